@@ -1,0 +1,3 @@
+from babysit.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""act: side effects on the world (start, signal and kill processes). Behind small seams."""

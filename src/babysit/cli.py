@@ -1,0 +1,261 @@
+"""The `babysit` command line.
+
+    babysit run --checkpoint 'out/ckpt_*.pt' -- python train.py --out-dir out
+    babysit status [RUN] [--json]
+    babysit logbook [RUN] [--format md|json]
+    babysit demo
+
+Errors babysit expects (a bad flag, a missing command, an unwritable home) print one line and
+exit with a documented code; only a bug in babysit prints a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+
+from babysit import __version__
+from babysit.config import Config, derive_run_name, load_config
+from babysit.errors import BabysitError, UsageError
+from babysit.records import ExitCode
+from babysit.store import Store
+from babysit.views.console import ConsoleReporter
+from babysit.views.document import run_document, supervisor_alive
+from babysit.views.render import logbook_markdown, runs_table, status_tables
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _fail(exc: BabysitError) -> None:
+    code = ExitCode.USAGE if isinstance(exc, UsageError) else ExitCode.INTERNAL
+    click.echo(f"babysit: error: {exc}", err=True)
+    sys.exit(int(code))
+
+
+def home_option(f: F) -> F:
+    return click.option(
+        "--home",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="babysit's home directory (the store, the logs). Default: .babysit in the working "
+        "directory, or [run] home in babysit.toml.",
+    )(f)
+
+
+def _home(home: Path | None) -> Path:
+    if home is not None:
+        return home
+    try:
+        return Path(load_config(None, {}).run.home)
+    except BabysitError:
+        return Path(".babysit")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="babysit")
+def cli() -> None:
+    """babysit: supervise a training run so nobody has to at 4am.
+
+    \b
+    Exit codes of `babysit run`:
+      0  the command finished successfully
+      1  a bug in babysit (please report it with the traceback)
+      2  usage or configuration error (bad flag, command not found, home not writable)
+      3  gave up: a human must fix code, config or data first (do not requeue as is)
+      4  gave up after the restart budget on transient failures (a requeue may help)
+      5  stopped by the operator (SIGINT/SIGTERM, e.g. Ctrl-C or scancel)
+    """
+
+
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option(
+    "--name", help="Run name (default: derived from the command, e.g. train.py -> train)."
+)
+@home_option
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path),
+    help="Config file (default: ./babysit.toml when present).",
+)
+@click.option("--max-restarts", type=int, help="Failed attempts in a row allowed (default 10).")
+@click.option(
+    "--backoff",
+    type=float,
+    help="Seconds before the first restart; doubles up to restart.backoff_max_s (default 10).",
+)
+@click.option(
+    "--grace", type=float, help="Seconds between SIGTERM and SIGKILL on stop (default 30)."
+)
+@click.option(
+    "--checkpoint",
+    help="Glob of checkpoints, e.g. 'out/ckpt_*.pt'; the newest "
+    "complete one is passed as {checkpoint} and BABYSIT_RESUME_FROM.",
+)
+@click.option(
+    "--resume-args",
+    help="Arguments appended only when resuming from a checkpoint, e.g. '--init_from=resume'.",
+)
+@click.option(
+    "--quiet",
+    "-q",
+    is_flag=True,
+    default=None,
+    help="Do not copy the run's output to this terminal (it is still logged).",
+)
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def run(
+    name: str | None,
+    home: Path | None,
+    config_path: Path | None,
+    max_restarts: int | None,
+    backoff: float | None,
+    grace: float | None,
+    checkpoint: str | None,
+    resume_args: str | None,
+    quiet: bool | None,
+    command: tuple[str, ...],
+) -> None:
+    """Launch COMMAND and keep it running: restart from checkpoints, stop on bugs, log it all.
+
+    \b
+    Example:
+      babysit run --checkpoint 'out/ckpt_*.pt' -- python train.py --out-dir out
+    """
+    from babysit.supervisor import Supervisor
+
+    try:
+        if not command:
+            raise UsageError("missing command: babysit run [OPTIONS] -- COMMAND [ARGS]...")
+        overrides = {
+            "run.name": name,
+            "run.home": str(home) if home else None,
+            "run.resume_args": resume_args,
+            "run.echo": (not quiet) if quiet else None,
+            "restart.max_restarts": max_restarts,
+            "restart.backoff_s": backoff,
+            "stop.grace_s": grace,
+            "checkpoint.glob": checkpoint,
+        }
+        if backoff is not None:
+            overrides["restart.backoff_max_s"] = max(backoff, Config().restart.backoff_max_s)
+        cfg = load_config(config_path, overrides)
+        run_name = cfg.run.name or derive_run_name(command)
+        sup = Supervisor(
+            cfg, list(command), run_name, Path(cfg.run.home), Path.cwd(), ConsoleReporter()
+        )
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda s, _f: sup.request_stop(s))
+        code = sup.run()
+    except BabysitError as exc:
+        _fail(exc)
+    sys.exit(int(code))
+
+
+def _open_store(home: Path | None) -> Store:
+    return Store.open(_home(home), create=False)
+
+
+def _docs(store: Store, run_name: str | None) -> list[dict[str, Any]]:
+    runs = [store.run(run_name)] if run_name else store.runs()
+    host = os.uname().nodename
+    return [
+        run_document(
+            r, store.attempts(r["name"]), store.events(r["name"]), supervisor_alive(r, host)
+        )
+        for r in runs
+    ]
+
+
+@cli.command()
+@click.argument("run_name", metavar="[RUN]", required=False)
+@home_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+def status(run_name: str | None, home: Path | None, as_json: bool) -> None:
+    """Live state of RUN (or of every run in the home): attempts, causes, recent events.
+
+    \b
+    Example:
+      babysit status train --json
+    """
+    try:
+        store = _open_store(home)
+        docs = _docs(store, run_name)
+    except BabysitError as exc:
+        _fail(exc)
+    if as_json:
+        out: Any = docs[0] if run_name else {"runs": docs}
+        click.echo(json.dumps(out, indent=2))
+        return
+    console = Console(highlight=False, soft_wrap=True)
+    if run_name:
+        status_tables(docs[0], console)
+    elif docs:
+        runs_table(docs, console)
+    else:
+        console.print(f"no runs in {store.home}")
+
+
+@cli.command()
+@click.argument("run_name", metavar="[RUN]", required=False)
+@home_option
+@click.option("--format", "fmt", type=click.Choice(["md", "json"]), default="md", show_default=True)
+def logbook(run_name: str | None, home: Path | None, fmt: str) -> None:
+    """The chronicle of RUN: every attempt and event (default: the most recent run).
+
+    \b
+    Example:
+      babysit logbook train --format md > logbook.md
+    """
+    try:
+        store = _open_store(home)
+        if run_name is None:
+            runs = store.runs()
+            if not runs:
+                raise UsageError(f"no runs in {store.home}")
+            run_name = runs[0]["name"]
+        doc = _docs(store, run_name)[0]
+    except BabysitError as exc:
+        _fail(exc)
+    click.echo(json.dumps(doc, indent=2) if fmt == "json" else logbook_markdown(doc), nl=False)
+    if fmt == "json":
+        click.echo()
+
+
+@cli.command()
+@click.option(
+    "--workdir",
+    type=click.Path(path_type=Path),
+    default=Path("babysit-demo"),
+    show_default=True,
+    help="Where the demo's checkpoints and logbook go (recreated).",
+)
+@click.option(
+    "--steps", type=int, default=300, show_default=True, help="Training steps of the tiny GPT."
+)
+def demo(workdir: Path, steps: int) -> None:
+    """Train a tiny GPT on the CPU under babysit, through injected faults, and show recovery.
+
+    \b
+    Example:
+      babysit demo
+    """
+    from babysit.demo import run_demo
+
+    try:
+        code = run_demo(workdir, steps)
+    except BabysitError as exc:
+        _fail(exc)
+    sys.exit(int(code))
+
+
+def main() -> None:
+    cli()

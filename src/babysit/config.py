@@ -1,0 +1,219 @@
+"""One typed config tree, validated when built; errors name the key and the unit.
+
+    cfg = load_config(Path("babysit.toml"), {"restart.max_restarts": 5})
+    cfg.restart.backoff_s   # -> 10.0
+
+Precedence: flags (the overrides mapping) > babysit.toml > defaults. babysit.toml looks like:
+
+    [run]
+    name = "gpt-small"
+    home = ".babysit"
+    resume_args = "--init_from=resume"
+    [restart]
+    max_restarts = 10
+    backoff_s = 10
+    [stop]
+    grace_s = 30
+    [checkpoint]
+    glob = "out/ckpt_*.pt"
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+import shlex
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from babysit.errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+DEFAULT_CONFIG_FILE = "babysit.toml"
+
+
+@dataclass(frozen=True)
+class RunSection:
+    name: str | None = None  # None: derived from the command
+    home: str = ".babysit"
+    resume_args: str = ""  # appended (shell-split) only to attempts that start from a checkpoint
+    echo: bool = True  # copy the run's output to babysit's terminal
+    poll_s: float = 0.2  # how often the log files and the child are looked at
+
+
+@dataclass(frozen=True)
+class RestartSection:
+    max_restarts: int = 10  # restarts in a row without new progress before giving up
+    backoff_s: float = 10.0  # delay before the first restart; grows by backoff_factor
+    backoff_factor: float = 2.0
+    backoff_max_s: float = 600.0
+    jitter: float = 0.25  # the delay is scaled by a random factor in [1 - jitter, 1 + jitter]
+    reset_after_s: float = 600.0  # an attempt that ran this long counts as healthy
+
+
+@dataclass(frozen=True)
+class StopSection:
+    grace_s: float = 30.0  # SIGTERM to the process group, then SIGKILL after this long
+
+
+@dataclass(frozen=True)
+class CheckpointSection:
+    glob: str | None = None  # e.g. "out/ckpt_*.pt"; relative to the working directory
+    settle_s: float = 2.0  # a file modified more recently than this is still being written
+
+
+@dataclass(frozen=True)
+class Config:
+    run: RunSection = field(default_factory=RunSection)
+    restart: RestartSection = field(default_factory=RestartSection)
+    stop: StopSection = field(default_factory=StopSection)
+    checkpoint: CheckpointSection = field(default_factory=CheckpointSection)
+
+
+_SECTIONS: dict[str, type[Any]] = {
+    "run": RunSection,
+    "restart": RestartSection,
+    "stop": StopSection,
+    "checkpoint": CheckpointSection,
+}
+
+# key -> (minimum, unit) checks; "unit" is how the error message names it.
+_MINIMUMS: dict[str, tuple[float, str]] = {
+    "run.poll_s": (0.01, "seconds"),
+    "restart.max_restarts": (0, "restarts"),
+    "restart.backoff_s": (0, "seconds"),
+    "restart.backoff_factor": (1, "(a factor)"),
+    "restart.backoff_max_s": (0, "seconds"),
+    "restart.jitter": (0, "(a fraction)"),
+    "restart.reset_after_s": (0, "seconds"),
+    "stop.grace_s": (0, "seconds"),
+    "checkpoint.settle_s": (0, "seconds"),
+}
+
+
+def _check_value(key: str, value: Any, default: Any) -> Any:
+    want: type[Any] = type(default) if default is not None else str
+    if isinstance(value, bool) != (want is bool):
+        raise ConfigError(f"{key} must be a {want.__name__}, got {value!r}")
+    if want is float and isinstance(value, int):
+        value = float(value)
+    if not isinstance(value, want):
+        raise ConfigError(f"{key} must be a {want.__name__}, got {value!r}")
+    if key in _MINIMUMS:
+        low, unit = _MINIMUMS[key]
+        if value < low:
+            raise ConfigError(f"{key} must be >= {low:g} {unit}, got {value!r}".replace("  ", " "))
+    if key == "restart.jitter" and value >= 1:
+        raise ConfigError(f"restart.jitter must be < 1 (a fraction), got {value!r}")
+    if key == "run.name" and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", value):
+        raise ConfigError(
+            f"run.name must be letters, digits, '.', '_' or '-' (at most 100), got {value!r}"
+        )
+    if key == "run.resume_args":
+        try:
+            shlex.split(value)
+        except ValueError as exc:
+            raise ConfigError(f"run.resume_args is not valid shell words: {exc}") from exc
+    return value
+
+
+def _suggest(word: str, choices: Sequence[str]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def build_config(values: Mapping[str, Any], source: str = "config") -> Config:
+    """Validate dotted `section.key` values over the defaults. Raises ConfigError."""
+    sections: dict[str, dict[str, Any]] = {name: {} for name in _SECTIONS}
+    for dotted, value in values.items():
+        if value is None:
+            continue
+        section, _, key = dotted.partition(".")
+        if section not in _SECTIONS:
+            raise ConfigError(
+                f"{source}: unknown section [{section}]{_suggest(section, list(_SECTIONS))}"
+            )
+        defaults = {f.name: f.default for f in dataclasses.fields(_SECTIONS[section])}
+        if key not in defaults:
+            raise ConfigError(
+                f"{source}: unknown key {dotted!r}{_suggest(key, list(defaults))}; "
+                f"known keys of [{section}]: {', '.join(defaults)}"
+            )
+        sections[section][key] = _check_value(dotted, value, defaults[key])
+    built = {name: cls(**sections[name]) for name, cls in _SECTIONS.items()}
+    if built["restart"].backoff_max_s < built["restart"].backoff_s:
+        raise ConfigError(
+            "restart.backoff_max_s must be >= restart.backoff_s (seconds), got "
+            f"{built['restart'].backoff_max_s:g} < {built['restart'].backoff_s:g}"
+        )
+    return Config(**built)
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Flatten babysit.toml into dotted keys. Raises ConfigError on unreadable or bad TOML."""
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError as exc:
+        raise ConfigError(f"config file {path} does not exist") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from exc
+    flat: dict[str, Any] = {}
+    for section, table in data.items():
+        if not isinstance(table, dict):
+            raise ConfigError(
+                f"{path}: {section!r} must be a [section] table{_suggest(section, list(_SECTIONS))}"
+            )
+        for key, value in table.items():
+            flat[f"{section}.{key}"] = value
+    return flat
+
+
+def load_config(path: Path | None, overrides: Mapping[str, Any]) -> Config:
+    """babysit.toml (when given or present in the working directory) plus flag overrides."""
+    values: dict[str, Any] = {}
+    source = "flags"
+    if path is None and Path(DEFAULT_CONFIG_FILE).is_file():
+        path = Path(DEFAULT_CONFIG_FILE)
+    if path is not None:
+        values.update(read_toml(path))
+        source = str(path)
+    build_config(values, source)  # name the file in errors that come from it
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    return build_config(values, "flags")
+
+
+_INTERPRETERS = re.compile(
+    r"^(python[\d.]*|pypy[\d.]*|torchrun|accelerate|deepspeed|srun|mpirun|mpiexec|uv|"
+    r"poetry|bash|sh|env|nohup|time|exec|composer|lightning)$"
+)
+
+
+def derive_run_name(command: Sequence[str]) -> str:
+    """A run name from the command: `python train.py` -> `train`, `torchrun ... pretrain.py` ->
+    `pretrain`, `./run_llama.sh` -> `run_llama`, else the program's name."""
+    for arg in command:
+        base = Path(arg).name
+        if base.endswith((".py", ".sh")) and not arg.startswith("-"):
+            return _slug(Path(base).stem)
+    for arg in command:
+        base = Path(arg).name
+        if arg.startswith("-") or "=" in arg or _INTERPRETERS.match(base):
+            continue
+        return _slug(base)
+    return _slug(Path(command[0]).name) if command else "run"
+
+
+def _slug(text: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-._")[:100]
+    return slug or "run"

@@ -1,0 +1,1 @@
+"""detect: records -> verdicts and incidents, with evidence. Pure."""

@@ -1,0 +1,116 @@
+"""What killed an attempt, in plain words: the verdict on an ended attempt.
+
+    judge(AttemptEvidence(exit=ExitStatus(1, None, t), errors=(err,), ...))
+    # -> Verdict(category=Category.USER_CODE, transient=False, summary="...")
+
+This is the seam that full triage (the knowledge base, multi-rank root cause) replaces; today it
+knows the start-up errors no restart can fix, and names signals. Pure: no clock, no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import signal
+from dataclasses import dataclass
+
+from babysit.records import Category, ExitStatus, PythonError, Verdict
+
+# Errors that no restart can fix when they happen before the first step: the code or the
+# command line is wrong.
+FATAL_AT_START = frozenset(
+    {
+        "SyntaxError",
+        "IndentationError",
+        "TabError",
+        "ImportError",
+        "ModuleNotFoundError",
+        "NameError",
+        "UnboundLocalError",
+        "AttributeError",
+        "TypeError",
+        "ArgumentError",
+    }
+)
+_SIGNAL_HINTS = {
+    signal.SIGKILL: "often the host's OOM killer, the scheduler, or a kill -9",
+    signal.SIGSEGV: "a segmentation fault in native code (a driver, a C extension, a DataLoader "
+    "worker)",
+    signal.SIGBUS: "a bus error, often /dev/shm too small for DataLoader workers",
+    signal.SIGABRT: "an abort, often the NCCL watchdog or a failed C++ assertion",
+    signal.SIGTERM: "someone or something (the scheduler?) asked it to stop",
+}
+
+
+@dataclass(frozen=True)
+class AttemptEvidence:
+    exit: ExitStatus
+    errors: tuple[PythonError, ...] = ()  # Python errors seen in the output, in order
+    first_step: int | None = None
+    last_step: int | None = None
+    stopped_by_babysit: bool = False
+
+
+def signal_name(sig: int) -> str:
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        return f"signal {sig}"
+
+
+def fingerprint(text: str) -> str:
+    """A stable id of an error's signature: numbers, addresses, paths and quotes' contents of
+    more than one word are normalised away, so the same failure hashes the same across attempts."""
+    norm = re.sub(r"0x[0-9a-fA-F]+", "<hex>", text)
+    norm = re.sub(r"(?:/[\w.\-]+)+", "<path>", norm)
+    norm = re.sub(r"\d+", "<n>", norm)
+    norm = re.sub(r"\s+", " ", norm).strip()
+    return hashlib.sha1(norm.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def judge(ev: AttemptEvidence) -> Verdict | None:
+    """None for a clean exit; otherwise the verdict on why the attempt died."""
+    if ev.exit.exit_code == 0:
+        return None
+    made_progress = ev.last_step is not None and ev.last_step != ev.first_step
+    started = ev.first_step is not None
+    error = ev.errors[-1] if ev.errors else None
+    if error is not None:
+        quoted = error.text if len(error.text) <= 300 else error.text[:297] + "..."
+        fp = fingerprint(f"{error.exc_type}: {error.message}")
+        if error.exc_type in FATAL_AT_START and not started:
+            return Verdict(
+                Category.USER_CODE,
+                False,
+                f"{quoted} (raised before the first step: the code or the command line must be "
+                "fixed; a restart cannot help)",
+                fp,
+                (error.text,),
+            )
+        where = f"after step {ev.last_step}" if made_progress else "before making progress"
+        return Verdict(Category.UNKNOWN, None, f"died {where} with {quoted}", fp, (error.text,))
+    if ev.exit.signal is not None:
+        name = signal_name(ev.exit.signal)
+        hint = (
+            _SIGNAL_HINTS.get(signal.Signals(ev.exit.signal))
+            if ev.exit.signal in _SIGNAL_HINTS
+            else None
+        )
+        summary = f"killed by {name}" + (f" ({hint})" if hint else "")
+        return Verdict(Category.UNKNOWN, None, summary, fingerprint(f"signal {name}"))
+    if ev.exit.exit_code is None:
+        return Verdict(
+            Category.UNKNOWN,
+            None,
+            "ended while babysit was away and its launcher is gone: exit status unknown",
+        )
+    code = ev.exit.exit_code
+    hint = ""
+    if code > 128 and code - 128 in _SIGNAL_HINTS:
+        hint = f" (128+{code - 128}: a child was killed by {signal_name(code - 128)})"
+    return Verdict(
+        Category.UNKNOWN,
+        None,
+        f"exited with code {code}{hint} and no Python error in its output",
+        fingerprint(f"exit {code}"),
+    )

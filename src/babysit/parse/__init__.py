@@ -1,0 +1,1 @@
+"""parse: output lines -> records (progress, Python errors)."""

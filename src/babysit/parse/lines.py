@@ -1,0 +1,60 @@
+"""Recognise what a line says: the step counter, a Python error. Pure functions of one line.
+
+    parse_line(OutputLine("stdout", 7, "iter 340: loss 5.4983, time 33.52ms", ts))
+    # -> [Progress(step=340, ...)]
+
+Launcher prefixes (`[rank3]:`, `[default0]:`, srun's `3: `) and ANSI colours are removed first.
+The full metric parsers come with the vital-signs work; they plug in here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from babysit.records import OutputLine, Progress, PythonError
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_PREFIX = re.compile(r"^(?:\[(?:rank|default)\d+\]:\s?|\d+:\s|\[\d+,\d+\]<std(?:out|err)>:\s?)")
+# nanoGPT `iter 340: loss ...`, `step 120 ...`, `step: 14  loss: ...`, Megatron `iteration  122/`,
+# llm.c `step   61/74 |`, DeepSpeed `step=35,`. Not `global_step`, not `steps`.
+_STEP = re.compile(r"(?<![\w/.-])(?:iter|step|iteration)(?:\s*[:=]\s*|\s+)(\d{1,12})(?![\d.])")
+_PY_ERROR = re.compile(
+    r"^(?:[A-Za-z_][\w]*\.)*(?P<type>[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Fault))"
+    r"(?::\s?(?P<msg>.*))?$"
+)
+_ARGPARSE = re.compile(r"^(?P<prog>\S+): error: (?P<msg>.+)$")
+
+
+def clean(text: str) -> str:
+    """The line without ANSI colour codes and launcher rank prefixes."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    return _PREFIX.sub("", text, count=1)
+
+
+def parse_line(line: OutputLine) -> list[Progress | PythonError]:
+    text = clean(line.text).strip()
+    out: list[Progress | PythonError] = []
+    if not text:
+        return out
+    step = _STEP.search(text) if ("iter" in text or "step" in text) else None
+    if step:
+        out.append(Progress(int(step.group(1)), line.ts, line.stream, line.number))
+    elif text[0].isalpha() and (err := _PY_ERROR.match(text)):
+        out.append(
+            PythonError(
+                err.group("type"),
+                (err.group("msg") or "").strip(),
+                text,
+                line.ts,
+                line.stream,
+                line.number,
+            )
+        )
+    elif ": error: " in text and (usage := _ARGPARSE.match(text)):
+        out.append(
+            PythonError(
+                "ArgumentError", usage.group("msg"), text, line.ts, line.stream, line.number
+            )
+        )
+    return out

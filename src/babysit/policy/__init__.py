@@ -1,0 +1,1 @@
+"""policy: (verdict, history) -> decision. Pure functions."""

@@ -1,0 +1,242 @@
+"""The vocabulary every stage speaks: record types, states, categories, exit codes.
+
+    from babysit.records import Progress, RunState, ExitCode
+
+Standard library only, and it imports nothing else of babysit's: sources, parse, detect,
+policy, act, store and views all depend on this module and on nothing of each other's.
+Records are frozen dataclasses; they carry their time (wall clock, seconds since the epoch)
+so that detectors and policies never read a clock themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum, IntEnum
+from typing import Any
+
+
+class ExitCode(IntEnum):
+    """How `babysit run` ended; documented in the README, stable for scripts and requeue logic."""
+
+    OK = 0  # the command finished successfully
+    INTERNAL = 1  # a bug in babysit (a traceback is printed)
+    USAGE = 2  # bad flags, bad config, command not found, home not writable
+    NEEDS_HUMAN = 3  # gave up: a human must fix code, config or data; do not requeue
+    BUDGET_EXHAUSTED = 4  # gave up after the restart budget on transient failures; requeue may help
+    STOPPED = 5  # stopped by the operator (SIGINT/SIGTERM to babysit, e.g. Ctrl-C or scancel)
+
+
+class Category(str, Enum):
+    """Failure categories shared by triage, policy, logbook and reports (see DESIGN.md)."""
+
+    NCCL_TIMEOUT = "nccl_timeout"
+    NCCL_ERROR = "nccl_error"
+    CUDA_OOM = "cuda_oom"
+    GPU_HARDWARE = "gpu_hardware"
+    CUDA_ERROR_OTHER = "cuda_error_other"
+    HOST_OOM = "host_oom"
+    SEGFAULT = "segfault"
+    FILESYSTEM_IO = "filesystem_io"
+    NETWORK = "network"
+    NUMERICAL = "numerical"
+    USER_CODE = "user_code"
+    PREEMPTION = "preemption"
+    HANG = "hang"
+    DATA = "data"
+    LOSS_SPIKE = "loss_spike"
+    THROUGHPUT_DROP = "throughput_drop"
+    UNKNOWN = "unknown"
+
+
+class RunState(str, Enum):
+    """Lifecycle of a run (all its attempts), as stored and shown by `babysit status`.
+
+        STARTING -> RUNNING                      first attempt launched (or re-attached)
+        RUNNING  -> BACKOFF                      attempt ended, policy said restart
+        BACKOFF  -> RUNNING                      next attempt launched
+        RUNNING  -> SUCCEEDED                    attempt exited 0
+        RUNNING  -> FAILED                       policy gave up (needs a human, or budget spent)
+        BACKOFF  -> FAILED                       launch failed while restarting
+        STARTING|RUNNING|BACKOFF -> STOPPING     operator asked babysit to stop
+        STOPPING -> STOPPED                      every process of the attempt is gone
+        STARTING -> FAILED                       the first launch failed
+    A run whose babysit was killed stays RUNNING in the store; `status` says the supervisor is
+    gone, and the next `babysit run` with the same name re-attaches (RUNNING -> RUNNING).
+    """
+
+    STARTING = "starting"
+    RUNNING = "running"
+    BACKOFF = "backoff"
+    STOPPING = "stopping"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    STOPPED = "stopped"
+
+    @property
+    def final(self) -> bool:
+        return self in (RunState.SUCCEEDED, RunState.FAILED, RunState.STOPPED)
+
+
+RUN_TRANSITIONS: Mapping[RunState, frozenset[RunState]] = {
+    RunState.STARTING: frozenset({RunState.RUNNING, RunState.STOPPING, RunState.FAILED}),
+    RunState.RUNNING: frozenset(
+        {RunState.RUNNING, RunState.BACKOFF, RunState.SUCCEEDED, RunState.FAILED, RunState.STOPPING}
+    ),
+    RunState.BACKOFF: frozenset({RunState.RUNNING, RunState.STOPPING, RunState.FAILED}),
+    RunState.STOPPING: frozenset({RunState.STOPPED}),
+    # A finished run may be started again under the same name (a requeue): it starts over.
+    RunState.SUCCEEDED: frozenset({RunState.STARTING}),
+    RunState.FAILED: frozenset({RunState.STARTING}),
+    RunState.STOPPED: frozenset({RunState.STARTING}),
+}
+
+
+def can_transition(old: RunState, new: RunState) -> bool:
+    return new in RUN_TRANSITIONS[old]
+
+
+class Outcome(str, Enum):
+    """How one attempt ended."""
+
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"  # exit code 0
+    FAILED = "failed"  # non-zero exit code
+    KILLED = "killed"  # died of a signal babysit did not send (OOM killer, kill -9, ...)
+    STOPPED = "stopped"  # babysit stopped it on the operator's request
+    LOST = "lost"  # gone, and nothing says how (its launcher was killed too)
+
+
+@dataclass(frozen=True)
+class OutputLine:
+    """One line of the run's output, as babysit read it from the attempt's log file."""
+
+    stream: str  # "stdout" or "stderr"
+    number: int  # 1-based line number within that stream of that attempt
+    text: str  # decoded (invalid UTF-8 replaced), without the line ending, maybe truncated
+    ts: float
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class Progress:
+    """The step counter, as read from an output line."""
+
+    step: int
+    ts: float
+    stream: str = "stdout"
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class PythonError:
+    """The last line of a Python traceback: `ModuleNotFoundError: No module named 'x'`."""
+
+    exc_type: str  # unqualified class name, e.g. "ModuleNotFoundError"
+    message: str
+    text: str  # the whole line as printed
+    ts: float
+    stream: str = "stderr"
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class ExitStatus:
+    """How the training command's process ended (exactly one of exit_code and signal is set)."""
+
+    exit_code: int | None
+    signal: int | None
+    ended: float
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A checkpoint found on disk, with what babysit could tell about whether it is complete."""
+
+    path: str
+    step: int | None  # from the name; None when the name has no number
+    mtime: float
+    size: int
+    complete: bool
+    problem: str | None = None  # why it is not complete (or not trusted)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What detect made of an ended attempt; the seam that full triage plugs into."""
+
+    category: Category
+    transient: bool | None  # True: a restart is a sane response; False: a human must act first
+    summary: str  # one line in plain words
+    fingerprint: str | None = None  # stable id of this failure's signature, None if no error seen
+    evidence: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AttemptRecord:
+    """One attempt as the policy sees it in the run's history."""
+
+    number: int
+    started: float
+    ended: float | None = None
+    outcome: Outcome = Outcome.RUNNING
+    exit_code: int | None = None
+    signal: int | None = None
+    first_step: int | None = None
+    last_step: int | None = None
+    category: Category | None = None
+    transient: bool | None = None
+    fingerprint: str | None = None
+    summary: str | None = None
+
+    @property
+    def made_progress(self) -> bool:
+        return self.last_step is not None and (
+            self.first_step is None or self.last_step > self.first_step
+        )
+
+
+class DecisionKind(str, Enum):
+    RESTART = "restart"
+    SUCCEED = "succeed"
+    GIVE_UP_NEEDS_HUMAN = "give_up_needs_human"
+    GIVE_UP_BUDGET = "give_up_budget"
+
+
+@dataclass(frozen=True)
+class Decision:
+    kind: DecisionKind
+    reason: str  # plain words, written to the logbook
+    delay_s: float = 0.0
+
+
+class EventKind(str, Enum):
+    RUN_STARTED = "run_started"
+    ATTEMPT_STARTED = "attempt_started"
+    ATTEMPT_ENDED = "attempt_ended"
+    REATTACHED = "reattached"
+    CHECKPOINT = "checkpoint"
+    RESTART_SCHEDULED = "restart_scheduled"
+    GAVE_UP = "gave_up"
+    SUCCEEDED = "succeeded"
+    STOP_REQUESTED = "stop_requested"
+    STOPPED = "stopped"
+    FORCE_KILLED = "force_killed"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+@dataclass(frozen=True)
+class Event:
+    """One logbook entry. `data` holds JSON-able details."""
+
+    run: str
+    kind: EventKind
+    message: str
+    ts: float
+    attempt: int | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)

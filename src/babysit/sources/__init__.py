@@ -1,0 +1,1 @@
+"""sources: where records come from (the run's log files, checkpoints on disk)."""

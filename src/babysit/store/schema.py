@@ -1,0 +1,62 @@
+"""Schema migrations: MIGRATIONS[i] brings the database from version i to i + 1.
+
+The version lives in SQLite's `PRAGMA user_version`. Append new migrations; never edit an old one.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[tuple[str, ...]] = [
+    (
+        """CREATE TABLE runs (
+            name TEXT PRIMARY KEY,
+            created REAL NOT NULL,
+            updated REAL NOT NULL,
+            state TEXT NOT NULL,
+            reason TEXT,
+            exit_code INTEGER,
+            command TEXT NOT NULL,
+            cwd TEXT NOT NULL,
+            config TEXT,
+            supervisor_pid INTEGER,
+            supervisor_started REAL,
+            supervisor_host TEXT,
+            budget_from INTEGER NOT NULL DEFAULT 1
+        )""",
+        """CREATE TABLE attempts (
+            run TEXT NOT NULL REFERENCES runs(name),
+            number INTEGER NOT NULL,
+            started REAL NOT NULL,
+            ended REAL,
+            host TEXT,
+            pid INTEGER,
+            launcher_pid INTEGER,
+            launcher_started REAL,
+            argv TEXT,
+            resume_from TEXT,
+            log_dir TEXT,
+            token TEXT,
+            outcome TEXT NOT NULL,
+            exit_code INTEGER,
+            signal INTEGER,
+            first_step INTEGER,
+            last_step INTEGER,
+            category TEXT,
+            transient INTEGER,
+            fingerprint TEXT,
+            summary TEXT,
+            stdout_offset INTEGER NOT NULL DEFAULT 0,
+            stderr_offset INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (run, number)
+        )""",
+        """CREATE TABLE events (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            run TEXT NOT NULL,
+            attempt INTEGER,
+            ts REAL NOT NULL,
+            kind TEXT NOT NULL,
+            message TEXT NOT NULL,
+            data TEXT
+        )""",
+        "CREATE INDEX events_run ON events (run, id)",
+    ),
+]

@@ -1,0 +1,1 @@
+"""views: render what the store holds (status, logbook) for people and programs."""

@@ -1,0 +1,146 @@
+"""Render run documents for people: the status tables and the Markdown logbook.
+
+print(logbook_markdown(doc))
+status_tables(doc, console)
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+_STATE_STYLE = {
+    "running": "green",
+    "backoff": "yellow",
+    "starting": "cyan",
+    "stopping": "yellow",
+    "succeeded": "bold green",
+    "failed": "bold red",
+    "stopped": "magenta",
+}
+
+
+def _dur(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    s = int(seconds)
+    if s < 60:
+        return f"{seconds:.1f}s"
+    h, rem = divmod(s, 3600)
+    return f"{h}h{rem // 60:02d}m" if h else f"{rem // 60}m{rem % 60:02d}s"
+
+
+def _how(a: Mapping[str, Any]) -> str:
+    if a["outcome"] == "running":
+        return "running"
+    if a.get("signal"):
+        import signal as _signal
+
+        try:
+            name = _signal.Signals(a["signal"]).name
+        except ValueError:
+            name = f"signal {a['signal']}"
+        return f"{a['outcome']} ({name})"
+    if a.get("exit_code") is not None:
+        return f"{a['outcome']} (exit {a['exit_code']})"
+    return str(a["outcome"])
+
+
+def _time(iso: str | None) -> str:
+    return iso.replace("T", " ")[:19] + "Z" if iso else "-"
+
+
+def runs_table(docs: Sequence[Mapping[str, Any]], console: Console) -> None:
+    table = Table(title="runs", title_justify="left")
+    for col in ("run", "state", "attempts", "last step", "updated", "supervisor"):
+        table.add_column(col)
+    for d in docs:
+        last = next(
+            (a["last_step"] for a in reversed(d["attempts"]) if a["last_step"] is not None), None
+        )
+        style = _STATE_STYLE.get(d["state"], "")
+        table.add_row(
+            d["run"],
+            f"[{style}]{d['state']}[/]",
+            str(len(d["attempts"])),
+            "-" if last is None else str(last),
+            _time(d["updated"]),
+            f"pid {d['supervisor_pid']}" if d["supervised"] else "none",
+        )
+    console.print(table)
+
+
+def status_tables(doc: Mapping[str, Any], console: Console, events: int = 10) -> None:
+    style = _STATE_STYLE.get(doc["state"], "")
+    sup = (
+        f"supervised by babysit pid {doc['supervisor_pid']}"
+        if doc["supervised"]
+        else "no babysit attached"
+    )
+    if doc["state"] in ("running", "backoff", "starting") and not doc["supervised"]:
+        sup += " (babysit died? run the same `babysit run` again to re-attach)"
+    console.print(f"[bold]{escape(doc['run'])}[/]: [{style}]{doc['state']}[/] — {escape(sup)}")
+    if doc.get("reason"):
+        console.print(f"  reason: {escape(str(doc['reason']))}")
+    console.print(f"  command: {escape(shlex.join(doc.get('command') or []))}")
+    table = Table(title="attempts", title_justify="left")
+    for col in ("#", "started", "duration", "outcome", "steps", "cause", "summary"):
+        table.add_column(col, overflow="fold")
+    for a in doc["attempts"]:
+        steps = (
+            "-"
+            if a["last_step"] is None
+            else (
+                f"{a['first_step']}→{a['last_step']}"
+                if a["first_step"] is not None
+                else str(a["last_step"])
+            )
+        )
+        table.add_row(
+            str(a["number"]),
+            _time(a["started"]),
+            _dur(a["duration_s"]),
+            _how(a),
+            steps,
+            a["cause"] or "",
+            escape(a["summary"] or ""),
+        )
+    console.print(table)
+    if events and doc["events"]:
+        console.print(f"last {min(events, len(doc['events']))} events:")
+        for e in doc["events"][-events:]:
+            console.print(f"  {_time(e['ts'])}  {escape(e['message'])}")
+
+
+def logbook_markdown(doc: Mapping[str, Any]) -> str:
+    out = [f"# Logbook: {doc['run']}", ""]
+    out.append(f"- command: `{shlex.join(doc.get('command') or [])}`")
+    out.append(f"- working directory: `{doc.get('cwd')}`")
+    out.append(
+        f"- state: **{doc['state']}**" + (f" — {doc['reason']}" if doc.get("reason") else "")
+    )
+    out.append(f"- attempts: {len(doc['attempts'])}")
+    out += [
+        "",
+        "## Attempts",
+        "",
+        "| # | started (UTC) | duration | outcome | steps | cause | summary |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for a in doc["attempts"]:
+        steps = "-" if a["last_step"] is None else f"{a['first_step']}–{a['last_step']}"
+        summary = (a["summary"] or "").replace("|", "\\|")
+        out.append(
+            f"| {a['number']} | {_time(a['started'])} | {_dur(a['duration_s'])} | "
+            f"{_how(a)} | {steps} | {a['cause'] or ''} | {summary} |"
+        )
+    out += ["", "## Events", ""]
+    for e in doc["events"]:
+        tag = f" (attempt {e['attempt']})" if e["attempt"] is not None else ""
+        out.append(f"- {_time(e['ts'])}{tag} **{e['kind']}**: {e['message']}")
+    return "\n".join(out) + "\n"

@@ -45,6 +45,7 @@ from babysit.records import (
     ExitCode,
     ExitStatus,
     Outcome,
+    OutputLine,
     Progress,
     PythonError,
     RunState,
@@ -80,6 +81,7 @@ class _Live:
     number: int
     handle: process.Handle
     followers: list[Follower]
+    started: float
     first_step: int | None = None
     last_step: int | None = None
     errors: list[PythonError] = field(default_factory=list)
@@ -111,6 +113,7 @@ class Supervisor:
         self._store_warned = False
         self.store: Store | None = None
         self.live: _Live | None = None
+        self.attempts_seen = 0
 
     # -- the operator -------------------------------------------------------------------------
 
@@ -204,6 +207,7 @@ class Supervisor:
         store = self.store
         existing = {r["name"]: r for r in store.runs()}.get(self.name)
         history = store.history(self.name) if existing else []
+        self.attempts_seen = len(history)
         self._check_command()
         self._check_checkpoint_glob()
         store.start_run(self.name, self.command, str(self.cwd), _config_dict(self.cfg))
@@ -295,10 +299,6 @@ class Supervisor:
 
     # -- launching -----------------------------------------------------------------------------
 
-    def _next_number(self) -> int:
-        assert self.store is not None
-        return len(self.store.attempts(self.name)) + 1
-
     def _pick_checkpoint(self, settle_s: float) -> Checkpoint | None:
         pattern = self.cfg.checkpoint.glob
         if not pattern:
@@ -337,7 +337,8 @@ class Supervisor:
     def _launch(self) -> _Live:
         assert self.store is not None
         store = self.store
-        number = self._next_number()
+        self.attempts_seen += 1  # counted here: the store may be refusing writes right now
+        number = self.attempts_seen
         ckpt = self._pick_checkpoint(self.cfg.checkpoint.settle_s if number == 1 else 0.0)
         argv = self._argv(ckpt)
         attempt_dir = self.run_dir / f"attempt-{number:04d}"
@@ -379,7 +380,7 @@ class Supervisor:
             launcher_pid=handle.launcher_pid,
             resume_from=fields["resume_from"],
         )
-        return _Live(number, handle, self._followers(attempt_dir, 0, 0))
+        return _Live(number, handle, self._followers(attempt_dir, 0, 0), started)
 
     def _followers(self, attempt_dir: Path, out_off: int, err_off: int) -> list[Follower]:
         return [
@@ -408,6 +409,7 @@ class Supervisor:
                 row.get("token") or "",
             ),
             followers,
+            row["started"],
             row["first_step"],
             row["last_step"],
         )
@@ -428,20 +430,26 @@ class Supervisor:
     def _pump(self, live: _Live, final: bool = False) -> None:
         now = self.seams.wall()
         for f in live.followers:
-            chunk = f.poll(now, final=final)
-            if chunk.data and self.cfg.run.echo:
-                self._echo(f.stream, chunk.data)
-            for line in chunk.lines:
-                for rec in parse_line(line):
-                    if isinstance(rec, Progress):
-                        if live.first_step is None:
-                            live.first_step = rec.step
-                        live.last_step = rec.step
-                    else:
-                        live.errors.append(rec)
-                        del live.errors[:-20]
+            while True:  # one bounded read per stream; at the end, read everything that is left
+                chunk = f.poll(now, final=final)
+                if chunk.data and self.cfg.run.echo:
+                    self._echo(f.stream, chunk.data)
+                self._parse(live, chunk.lines)
+                if not final or not chunk.data:
+                    break
         if final or self.seams.monotonic() - live.flushed_at >= PROGRESS_FLUSH_S:
             self._flush_progress(live)
+
+    def _parse(self, live: _Live, lines: list[OutputLine]) -> None:
+        for line in lines:
+            for rec in parse_line(line):
+                if isinstance(rec, Progress):
+                    if live.first_step is None:
+                        live.first_step = rec.step
+                    live.last_step = rec.step
+                else:
+                    live.errors.append(rec)
+                    del live.errors[:-20]
 
     def _flush_progress(self, live: _Live) -> None:
         assert self.store is not None
@@ -540,7 +548,7 @@ class Supervisor:
         history = self._budget_history()
         current = AttemptRecord(
             number,
-            history[-1].started if history and history[-1].number == number else 0.0,
+            live.started,
             status.ended,
             outcome,
             status.exit_code,

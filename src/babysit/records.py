@@ -138,6 +138,7 @@ class PythonError:
     ts: float
     stream: str = "stderr"
     line: int = 0
+    from_traceback: bool = False  # the line that ends a traceback (not a look-alike log line)
 
 
 @dataclass(frozen=True)

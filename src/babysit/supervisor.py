@@ -32,7 +32,7 @@ from babysit.act import process
 from babysit.config import Config
 from babysit.detect.outcome import AttemptEvidence, judge, signal_name
 from babysit.errors import CommandNotFound, ConfigError, LaunchError, RunBusy, StoreWriteError
-from babysit.parse.lines import parse_line
+from babysit.parse.lines import LineParser
 from babysit.policy.checkpoint import choose_checkpoint
 from babysit.policy.restart import RestartPolicy, decide
 from babysit.records import (
@@ -85,6 +85,7 @@ class _Live:
     first_step: int | None = None
     last_step: int | None = None
     errors: list[PythonError] = field(default_factory=list)
+    parser: LineParser = field(default_factory=LineParser)
     flushed_at: float = 0.0
 
 
@@ -442,7 +443,7 @@ class Supervisor:
 
     def _parse(self, live: _Live, lines: list[OutputLine]) -> None:
         for line in lines:
-            for rec in parse_line(line):
+            for rec in live.parser.feed(line):
                 if isinstance(rec, Progress):
                     if live.first_step is None:
                         live.first_step = rec.step

@@ -26,13 +26,20 @@ import time
 PR_SET_CHILD_SUBREAPER = 36
 
 
-def _write_json(path: str, data: dict[str, object]) -> None:
+def _write_json(path: str, data: dict[str, object]) -> bool:
+    """Write atomically; False when the disk refuses (babysit then reads our own exit status)."""
     tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(data, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        return False
+    return True
 
 
 def _become_subreaper() -> None:

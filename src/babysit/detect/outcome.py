@@ -72,9 +72,10 @@ def judge(ev: AttemptEvidence) -> Verdict | None:
     """None for a clean exit; otherwise the verdict on why the attempt died."""
     if ev.exit.exit_code == 0:
         return None
-    made_progress = ev.last_step is not None and ev.last_step != ev.first_step
     started = ev.first_step is not None
-    error = ev.errors[-1] if ev.errors else None
+    from_tracebacks = [e for e in ev.errors if e.from_traceback]
+    candidates = from_tracebacks or list(ev.errors)
+    error = candidates[-1] if candidates else None
     if error is not None:
         quoted = error.text if len(error.text) <= 300 else error.text[:297] + "..."
         fp = fingerprint(f"{error.exc_type}: {error.message}")
@@ -87,8 +88,7 @@ def judge(ev: AttemptEvidence) -> Verdict | None:
                 fp,
                 (error.text,),
             )
-        where = f"after step {ev.last_step}" if made_progress else "before making progress"
-        return Verdict(Category.UNKNOWN, None, f"died {where} with {quoted}", fp, (error.text,))
+        return Verdict(Category.UNKNOWN, None, quoted, fp, (error.text,))
     if ev.exit.signal is not None:
         name = signal_name(ev.exit.signal)
         hint = (

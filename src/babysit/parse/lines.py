@@ -9,6 +9,7 @@ The full metric parsers come with the vital-signs work; they plug in here.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from babysit.records import OutputLine, Progress, PythonError
@@ -32,8 +33,36 @@ def clean(text: str) -> str:
     return _PREFIX.sub("", text, count=1)
 
 
-def parse_line(line: OutputLine) -> list[Progress | PythonError]:
-    text = clean(line.text).strip()
+class LineParser:
+    """parse_line plus what one line cannot tell: whether an error line ends a traceback.
+
+    A traceback starts at `Traceback (most recent call last):` (or, for a SyntaxError raised
+    while compiling the script, at `  File "..."`); indented lines are its frames; the first
+    line that is not indented is the exception. Kept per stream, since ranks interleave."""
+
+    def __init__(self) -> None:
+        self._in_frames: dict[str, bool] = {}
+
+    def feed(self, line: OutputLine) -> list[Progress | PythonError]:
+        raw = clean(line.text)
+        in_frames = self._in_frames.get(line.stream, False)
+        if raw.startswith("Traceback (most recent call last)") or raw.startswith('  File "'):
+            self._in_frames[line.stream] = True
+            return []
+        if in_frames and raw[:1] in (" ", "\t"):
+            return []
+        self._in_frames[line.stream] = False
+        records = parse_line(line, cleaned=raw)
+        if in_frames:
+            records = [
+                dataclasses.replace(r, from_traceback=True) if isinstance(r, PythonError) else r
+                for r in records
+            ]
+        return records
+
+
+def parse_line(line: OutputLine, cleaned: str | None = None) -> list[Progress | PythonError]:
+    text = (clean(line.text) if cleaned is None else cleaned).strip()
     out: list[Progress | PythonError] = []
     if not text:
         return out

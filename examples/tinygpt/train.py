@@ -1,0 +1,377 @@
+"""Tiny byte-level GPT trained on the CPU, with fault injection for babysit demos and tests.
+
+Usage:
+    python examples/tinygpt/train.py --out-dir runs/tg --max-steps 300
+    python examples/tinygpt/train.py --out-dir runs/tg --crash-at 60   # fires once
+    BABYSIT_SKIP_STEPS=120-160 BABYSIT_LR_SCALE=0.5 python train.py --out-dir runs/tg
+
+The training text is the standard library's own ``.py`` sources (sorted, first ~2 MB),
+so nothing is downloaded. The batch for step ``s`` comes from a generator seeded by
+``(seed, s)``, so a resumed run sees the same data at the same step.
+
+Progress (stdout): ``iter {step}: loss {loss:.4f}, time {dt_ms:.2f}ms``; evals print
+``step {step}: train loss {x:.4f}, val loss {y:.4f}``. Checkpoints are
+``{out_dir}/ckpt_{completed_steps:06d}.pt``. Faults fired are recorded in
+``{out_dir}/faults_fired.json`` so none fires twice in the same out-dir.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import signal
+import sys
+import sysconfig
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+Pair = tuple[Tensor, Tensor]
+
+DATA_BYTES = 2_000_000
+EVAL_BATCHES = 4
+SPIKE_STEPS = 5
+SPIKE_LR_MULT = 10.0
+MODEL_KEYS = ("n_layer", "n_head", "n_embd", "block_size")
+CKPT_RE = re.compile(r"^ckpt_(\d+)\.pt$")
+
+
+class DistBackendError(RuntimeError):
+    """Stand-in for torch.distributed.DistBackendError (a transient NCCL failure)."""
+
+
+DistBackendError.__module__ = "torch.distributed"
+NCCL_MESSAGE = (
+    "NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled system "
+    "error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5\nncclSystemError: System "
+    "call (e.g. socket, malloc) or external library call failed or device error.\nLast error:\n"
+    "socket recv failed"
+)
+
+
+def die(msg: str) -> None:
+    print(f"error: {msg}", file=sys.stderr, flush=True)
+    sys.exit(2)
+
+
+def load_text() -> Tensor:
+    """Concatenate stdlib .py files (top level first, then subpackages, sorted) up to DATA_BYTES."""
+    root = Path(sysconfig.get_paths()["stdlib"])
+    skip_dirs = {"site-packages", "dist-packages", "__pycache__"}
+    buf = bytearray()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in skip_dirs)
+        for name in sorted(filenames):
+            if name.endswith(".py") and not name.startswith("_sysconfigdata"):
+                buf += (Path(dirpath) / name).read_bytes()
+                if len(buf) >= DATA_BYTES:
+                    return torch.frombuffer(buf[:DATA_BYTES], dtype=torch.uint8).long()
+    return torch.frombuffer(buf, dtype=torch.uint8).long()
+
+
+def get_batch(data: Tensor, seed: int, step: int, batch: int, block: int) -> Pair:
+    gen = torch.Generator().manual_seed((seed * 1_000_000_007 + step) % 2**63)
+    ix = torch.randint(len(data) - block - 1, (batch,), generator=gen)
+    offs = ix[:, None] + torch.arange(block)
+    return data[offs], data[offs + 1]
+
+
+class Block(nn.Module):
+    def __init__(self, n_embd: int, n_head: int) -> None:
+        super().__init__()
+        self.n_head = n_head
+        self.ln1, self.ln2 = nn.LayerNorm(n_embd), nn.LayerNorm(n_embd)
+        self.qkv = nn.Linear(n_embd, 3 * n_embd)
+        self.proj = nn.Linear(n_embd, n_embd)
+        hid = 4 * n_embd
+        self.mlp = nn.Sequential(nn.Linear(n_embd, hid), nn.GELU(), nn.Linear(hid, n_embd))
+
+    def forward(self, x: Tensor) -> Tensor:
+        b, t, c = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(c, dim=2)
+        q, k, v = (z.view(b, t, self.n_head, c // self.n_head).transpose(1, 2) for z in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.proj(y.transpose(1, 2).reshape(b, t, c))
+        return x + self.mlp(self.ln2(x))
+
+
+class GPT(nn.Module):
+    def __init__(self, n_layer: int, n_head: int, n_embd: int, block_size: int) -> None:
+        vocab = 256  # bytes
+        super().__init__()
+        self.tok = nn.Embedding(vocab, n_embd)
+        self.pos = nn.Embedding(block_size, n_embd)
+        self.blocks = nn.ModuleList(Block(n_embd, n_head) for _ in range(n_layer))
+        self.ln_f = nn.LayerNorm(n_embd)
+        self.head = nn.Linear(n_embd, vocab, bias=False)
+
+    def forward(self, idx: Tensor, targets: Tensor, poison: bool = False) -> Tensor:
+        x = self.tok(idx) + self.pos(torch.arange(idx.shape[1]))
+        for blk in self.blocks:
+            x = blk(x)
+        logits = self.head(self.ln_f(x))
+        if poison:  # --nan-at: a NaN that flows into the weights, like a real divergence
+            logits = logits * float("nan")
+        return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+
+
+def parse_skip(raw: str) -> list[tuple[int, int]]:
+    ranges = []
+    for part in raw.split(","):
+        m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
+        if not m:
+            die(f"malformed BABYSIT_SKIP_STEPS={raw!r}: expected ranges like '120-160,300-310'")
+        a, b = int(m.group(1)), int(m.group(2) or m.group(1))
+        if b < a:
+            die(f"malformed BABYSIT_SKIP_STEPS={raw!r}: range {a}-{b} ends before it starts")
+        ranges.append((a, b))
+    return ranges
+
+
+def parse_lr_scale(raw: str) -> float:
+    try:
+        scale = float(raw)
+    except ValueError:
+        scale = math.nan
+    if not math.isfinite(scale) or scale <= 0:
+        die(f"malformed BABYSIT_LR_SCALE={raw!r}: expected a positive number")
+    return scale
+
+
+class AdamW:
+    """Plain AdamW (torch.optim's defaults). torch.optim imports torch._dynamo, ~3 s per start."""
+
+    def __init__(self, params: list[nn.Parameter], betas: tuple[float, float] = (0.9, 0.999)):
+        self.params, self.betas, self.t = params, betas, 0
+        self.m = [torch.zeros_like(p) for p in params]
+        self.v = [torch.zeros_like(p) for p in params]
+
+    @torch.no_grad()
+    def step(self, lr: float, eps: float = 1e-8, weight_decay: float = 0.01) -> None:
+        b1, b2 = self.betas
+        self.t += 1
+        bc1, bc2 = 1 - b1**self.t, 1 - b2**self.t
+        for p, m, v in zip(self.params, self.m, self.v, strict=True):
+            assert p.grad is not None
+            p.mul_(1 - lr * weight_decay)
+            m.lerp_(p.grad, 1 - b1)
+            v.mul_(b2).addcmul_(p.grad, p.grad, value=1 - b2)
+            p.addcdiv_(m, (v.sqrt() / math.sqrt(bc2)).add_(eps), value=-lr / bc1)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"t": self.t, "m": self.m, "v": self.v}
+
+    def load_state_dict(self, sd: dict[str, Any]) -> None:
+        self.t = int(sd["t"])
+        for dst, src in zip(self.m + self.v, sd["m"] + sd["v"], strict=True):
+            dst.copy_(src)
+
+
+class Faults:
+    """Faults, recorded in faults_fired.json before firing, fire at most once per out-dir."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.path = out_dir / "faults_fired.json"
+        self.fired: dict[str, int] = json.loads(self.path.read_text()) if self.path.exists() else {}
+        self.this_run: set[str] = set()
+
+    def fire(self, name: str, step: int) -> bool:
+        if name in self.fired:
+            return False
+        self.fired[name] = step
+        self.this_run.add(name)
+        tmp = self.path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(self.fired, indent=1) + "\n")
+        os.replace(tmp, self.path)
+        return True
+
+
+def list_ckpts(out_dir: Path) -> list[tuple[int, Path]]:
+    found = [(int(m.group(1)), p) for p in out_dir.iterdir() if (m := CKPT_RE.match(p.name))]
+    return sorted(found)
+
+
+def parse_args() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description="Tiny byte-level GPT on stdlib source, for babysit.")
+    p.add_argument("--out-dir", required=True)
+    p.add_argument("--max-steps", type=int, default=300)
+    p.add_argument("--ckpt-every", type=int, default=50, help="0 = only the final checkpoint")
+    p.add_argument("--keep-ckpts", type=int, default=3, help="0 = keep all")
+    p.add_argument("--eval-every", type=int, default=100, help="0 = off")
+    p.add_argument("--log-every", type=int, default=1)
+    p.add_argument("--batch-size", type=int, default=8)
+    p.add_argument("--block-size", type=int, default=64)
+    p.add_argument("--n-layer", type=int, default=2)
+    p.add_argument("--n-head", type=int, default=2)
+    p.add_argument("--n-embd", type=int, default=64)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--seed", type=int, default=1337)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--resume", default=None, help="checkpoint to resume from")
+    g = p.add_argument_group("fault injection (each fires at most once per out-dir)")
+    g.add_argument("--crash-at", type=int, default=None)
+    g.add_argument("--crash-message", default=NCCL_MESSAGE)
+    g.add_argument("--kill-at", type=int, default=None)
+    g.add_argument("--hang-at", type=int, default=None)
+    g.add_argument("--nan-at", type=int, default=None)
+    g.add_argument("--spike-at", type=int, default=None)
+    g.add_argument("--slow-ckpt-at", type=int, default=None)
+    g.add_argument("--slow-ckpt-s", type=float, default=30.0)
+    g.add_argument("--ignore-sigterm", action="store_true")
+    args = p.parse_args()
+    if args.n_embd % args.n_head:
+        p.error("--n-embd must be divisible by --n-head")
+    counts = (args.max_steps, args.ckpt_every, args.keep_ckpts, args.eval_every)
+    if min(counts) < 0 or args.log_every < 1:
+        p.error("step counts must be >= 0 and --log-every >= 1")
+    return args
+
+
+def on_sigterm(ignore: bool) -> None:
+    def handler(signum: int, frame: Any) -> None:
+        if ignore:
+            print("ignoring SIGTERM", flush=True)
+            return
+        print("received SIGTERM, exiting", flush=True)
+        sys.stderr.flush()
+        os._exit(143)  # promptly: no interpreter teardown
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+def all_reduce_gradients(step: int, message: str) -> None:
+    """Where a real multi-node job would meet its transient NCCL failure."""
+    raise DistBackendError(message)
+
+
+def main() -> None:
+    args = parse_args()
+    on_sigterm(args.ignore_sigterm)
+    out_dir = Path(args.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for stale in out_dir.glob("ckpt_*.pt.tmp"):
+        stale.unlink()
+    raw_skip = os.environ.get("BABYSIT_SKIP_STEPS", "")
+    raw_scale = os.environ.get("BABYSIT_LR_SCALE", "")
+    skip = parse_skip(raw_skip) if raw_skip else []
+    lr_scale = parse_lr_scale(raw_scale) if raw_scale else 1.0
+
+    resume = args.resume or os.environ.get("BABYSIT_RESUME_FROM") or None
+    if resume is not None and not Path(resume).is_file():
+        src = "--resume" if args.resume else "BABYSIT_RESUME_FROM"
+        die(f"{src} checkpoint not found: {resume}")
+    if resume is None and (ckpts := list_ckpts(out_dir)):
+        resume = str(ckpts[-1][1])
+    state = torch.load(resume, map_location="cpu", weights_only=True) if resume else None
+    if state is not None:  # the model shape comes from the checkpoint
+        for k in MODEL_KEYS:
+            setattr(args, k, state["args"][k])
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    data = load_text()
+    n_train = int(0.9 * len(data))
+    train_data, val_data = data[:n_train], data[n_train:]
+    model = GPT(args.n_layer, args.n_head, args.n_embd, args.block_size)
+    opt = AdamW(list(model.parameters()))
+    step = 0
+    if state is not None:
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        step = int(state["step"])
+        print(f"resuming from {resume} at step {step}", flush=True)
+    for later, path in list_ckpts(out_dir):  # a rollback: newer checkpoints are another timeline
+        if later > step:
+            print(f"setting aside {path} (newer than step {step}) as {path}.abandoned", flush=True)
+            os.replace(path, f"{path}.abandoned")
+    if lr_scale != 1.0:
+        print(f"scaling lr by {lr_scale:g} (BABYSIT_LR_SCALE): {args.lr * lr_scale:g}", flush=True)
+    faults = Faults(out_dir)
+
+    def batch(d: Tensor, s: int) -> Pair:
+        return get_batch(d, args.seed, s, args.batch_size, args.block_size)
+
+    @torch.no_grad()
+    def evaluate() -> tuple[float, float]:
+        model.eval()
+        out = [
+            sum(model(*batch(d, -1 - i)).item() for i in range(EVAL_BATCHES)) / EVAL_BATCHES
+            for d in (train_data, val_data)
+        ]
+        model.train()
+        return out[0], out[1]
+
+    def save(done: int) -> None:
+        path = out_dir / f"ckpt_{done:06d}.pt"
+        tmp = Path(f"{path}.tmp")
+        print(f"saving checkpoint to {path}", flush=True)
+        ckpt = {"model": model.state_dict(), "optimizer": opt.state_dict(), "step": done}
+        torch.save({**ckpt, "args": vars(args)}, tmp)
+        slow = args.slow_ckpt_at is not None and done >= args.slow_ckpt_at
+        if slow and faults.fire("slow_ckpt", done):  # after the tmp write, before the rename
+            time.sleep(args.slow_ckpt_s)
+        os.replace(tmp, path)
+        if args.keep_ckpts:
+            for _, old in list_ckpts(out_dir)[: -args.keep_ckpts]:
+                old.unlink(missing_ok=True)
+
+    announced: set[tuple[int, int]] = set()
+    last_saved = step
+    model.train()
+    while step < args.max_steps:
+        window = next((r for r in skip if r[0] <= step <= r[1]), None)
+        if window is not None:
+            if window not in announced:
+                announced.add(window)
+                a, b = window
+                print(f"skipping data for steps {a}-{b} (BABYSIT_SKIP_STEPS)", flush=True)
+        else:
+            if step == args.crash_at and faults.fire("crash", step):
+                all_reduce_gradients(step, args.crash_message)
+            if step == args.kill_at and faults.fire("kill", step):
+                print(f"injecting SIGKILL at step {step}", file=sys.stderr, flush=True)
+                os.kill(os.getpid(), signal.SIGKILL)
+            if step == args.hang_at and faults.fire("hang", step):
+                print(f"injecting hang at step {step}", file=sys.stderr, flush=True)
+                while True:
+                    time.sleep(3600)
+            poison = step == args.nan_at and faults.fire("nan", step)
+            if step == args.spike_at:
+                faults.fire("spike", step)
+            s0 = args.spike_at
+            spiking = "spike" in faults.this_run and s0 <= step < s0 + SPIKE_STEPS
+            t0 = time.perf_counter()
+            x, y = batch(train_data, step)
+            if spiking:  # garbage batch (targets: bytes 128-255, absent from the text) + lr x10:
+                gen = torch.Generator().manual_seed(args.seed + step)  # loss ~3x, back in ~20 steps
+                x = torch.randint(256, x.shape, generator=gen)
+                y = torch.randint(128, 256, y.shape, generator=gen)
+            loss = model(x, y, poison=poison)
+            model.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step(args.lr * lr_scale * (SPIKE_LR_MULT if spiking else 1.0))
+            lossf = loss.item()
+            dt_ms = (time.perf_counter() - t0) * 1000
+            if step % args.log_every == 0:
+                print(f"iter {step}: loss {lossf:.4f}, time {dt_ms:.2f}ms", flush=True)
+        step += 1
+        if args.eval_every and step % args.eval_every == 0:
+            tl, vl = evaluate()
+            print(f"step {step}: train loss {tl:.4f}, val loss {vl:.4f}", flush=True)
+        if args.ckpt_every and step % args.ckpt_every == 0:
+            save(step)
+            last_saved = step
+    if last_saved != step:
+        save(step)
+    print(f"training done: {step} steps", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,150 @@
+"""`babysit demo`: a real tiny GPT trained on the CPU under babysit, through injected faults.
+
+    run_demo(Path("babysit-demo"), steps=300)   # -> ExitCode.OK when babysit brought it home
+
+The trainer (examples/tinygpt/train.py) crashes with a realistic NCCL error at 40% of the run and
+SIGKILLs itself (as the host OOM killer would) at 73%; each fault fires once. babysit restarts it
+from the newest complete checkpoint each time and the run finishes. Needs torch (the CPU build).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from babysit.config import build_config
+from babysit.errors import UsageError
+from babysit.records import ExitCode
+from babysit.store import Store
+from babysit.supervisor import Supervisor
+from babysit.views.console import ConsoleReporter
+
+RUN_NAME = "tinygpt"
+MARKER = ".babysit-demo"
+
+
+def trainer_path() -> Path:
+    """The tiny GPT trainer: shipped in the wheel, or examples/ in a source checkout."""
+    shipped = Path(__file__).parent / "_examples" / "tinygpt_train.py"
+    if shipped.is_file():
+        return shipped
+    in_repo = Path(__file__).resolve().parents[2] / "examples" / "tinygpt" / "train.py"
+    if in_repo.is_file():
+        return in_repo
+    raise UsageError("the demo trainer (examples/tinygpt/train.py) is missing from this install")
+
+
+def _prepare(workdir: Path) -> None:
+    if workdir.exists():
+        if not (workdir / MARKER).exists() and any(workdir.iterdir()):
+            raise UsageError(
+                f"{workdir} exists and is not a babysit demo directory; pass --workdir NEW_DIR"
+            )
+        shutil.rmtree(workdir)
+    workdir.mkdir(parents=True)
+    (workdir / MARKER).write_text("made by `babysit demo`; safe to delete\n")
+
+
+def run_demo(workdir: Path, steps: int = 300) -> ExitCode:
+    if importlib.util.find_spec("torch") is None:
+        raise UsageError(
+            "the demo trains a tiny GPT with PyTorch, which is not installed in this "
+            "environment: pip install 'torch==2.13.0' (the CPU build is enough), or run `make demo`"
+        )
+    if steps < 50:
+        raise UsageError(f"--steps must be >= 50 for the demo's faults to fire, got {steps}")
+    workdir = workdir.resolve()
+    _prepare(workdir)
+    out = workdir / "out"
+    home = workdir / ".babysit"
+    crash_at, kill_at = int(steps * 0.4), int(steps * 0.73)
+    ckpt_every = max(steps // 6, 10)
+    command = [
+        sys.executable,
+        str(trainer_path()),
+        "--out-dir",
+        str(out),
+        "--max-steps",
+        str(steps),
+        "--ckpt-every",
+        str(ckpt_every),
+        "--log-every",
+        "10",
+        "--eval-every",
+        str(steps // 2),
+        "--crash-at",
+        str(crash_at),
+        "--kill-at",
+        str(kill_at),
+    ]
+    cfg = build_config(
+        {
+            "run.name": RUN_NAME,
+            "run.home": str(home),
+            "restart.backoff_s": 1.0,
+            "restart.max_restarts": 5,
+            "stop.grace_s": 10.0,
+            "checkpoint.glob": str(out / "ckpt_*.pt"),
+        }
+    )
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    console.rule("[bold]babysit demo[/]")
+    console.print(
+        f"A tiny GPT trains for {steps} steps on the CPU, checkpointing every {ckpt_every}.\n"
+        f"Injected faults: an NCCL error at step {crash_at}, a SIGKILL (as from the OOM killer) "
+        f"at step {kill_at}.\nbabysit restarts it from the newest complete checkpoint each time.\n"
+    )
+    sup = Supervisor(cfg, command, RUN_NAME, home, workdir, ConsoleReporter(console))
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda s, _f: sup.request_stop(s))
+    began = time.monotonic()
+    code = sup.run()
+    _summary(console, home, time.monotonic() - began, code)
+    return code
+
+
+def _summary(console: Console, home: Path, wall_s: float, code: ExitCode) -> None:
+    store = Store.open(home, create=False)
+    try:
+        attempts = store.attempts(RUN_NAME)
+    finally:
+        store.close()
+    table = Table(title="attempts", title_justify="left")
+    for col in ("#", "outcome", "steps", "resumed from"):
+        table.add_column(col, no_wrap=True)
+    table.add_column("cause", no_wrap=True, overflow="ellipsis", max_width=60)
+    lost = 0
+    prev: dict[str, Any] | None = None
+    for a in attempts:
+        if prev is not None and prev["last_step"] is not None and a["first_step"] is not None:
+            lost += max(0, prev["last_step"] - a["first_step"] + 1)
+        how = a["outcome"] + (
+            f" (signal {a['signal']})"
+            if a["signal"]
+            else f" (exit {a['exit_code']})"
+            if a["exit_code"] is not None
+            else ""
+        )
+        steps = "-" if a["last_step"] is None else f"{a['first_step']}→{a['last_step']}"
+        resumed = Path(a["resume_from"]).name if a["resume_from"] else "scratch"
+        table.add_row(str(a["number"]), how, steps, resumed, a["summary"] or "")
+        prev = a
+    console.rule("[bold]summary[/]")
+    console.print(table)
+    verdict = (
+        "[green]finished[/]" if code == ExitCode.OK else f"[red]ended with exit {int(code)}[/]"
+    )
+    console.print(
+        f"The run {verdict} after {len(attempts)} attempts in {wall_s:.0f}s; "
+        f"{lost} steps were redone after restarts (work since the last checkpoint).\n"
+        f"Logbook: babysit logbook {RUN_NAME} --home {home}\n"
+        f"Status:  babysit status {RUN_NAME} --home {home}"
+    )

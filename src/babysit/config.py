@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import re
 import shlex
 import sys
@@ -107,6 +108,8 @@ def _check_value(key: str, value: Any, default: Any) -> Any:
         value = float(value)
     if not isinstance(value, want):
         raise ConfigError(f"{key} must be a {want.__name__}, got {value!r}")
+    if want is float and not math.isfinite(value):
+        raise ConfigError(f"{key} must be a finite number, got {value!r}")
     if key in _MINIMUMS:
         low, unit = _MINIMUMS[key]
         if value < low:

@@ -489,11 +489,12 @@ class Supervisor:
             self._flush_pending()
             status = live.handle.poll()
             if status is not None:
+                live.handle.close()
                 self._pump(live, final=True)
                 return status
             if self._stop_signals:
                 return None
-            self.seams.sleep(self.cfg.run.poll_s)
+            live.handle.wait(self.cfg.run.poll_s, self.seams.sleep)  # wakes at once on exit
 
     def _ended(self, live: _Live, status: ExitStatus) -> Decision:
         assert self.store is not None
@@ -642,6 +643,7 @@ class Supervisor:
             self.seams.sleep(min(self.cfg.run.poll_s, 0.1))
         self._pump(live, final=True)
         status = live.handle.poll() or ExitStatus(None, sig, self.seams.wall())
+        live.handle.close()
         fields = {
             "ended": status.ended,
             "outcome": Outcome.STOPPED,

@@ -257,11 +257,6 @@ def test_resume_after_cr_before_lf(log: Path) -> None:
     assert texts(g.poll(0.0)) == ["b"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: inside an over-long line `consumed` points into its middle, so a resumed "
-    "Follower emits the rest of that line as a spurious line",
-)
 def test_resume_inside_an_over_long_line(log: Path) -> None:
     log.write_bytes(b"HEAD" + b"x" * 1000)
     f = Follower(log, "stdout", max_line_bytes=100)

@@ -18,11 +18,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -46,6 +48,7 @@ class Handle:
     attempt_dir: Path
     token: str
     popen: subprocess.Popen[bytes] | None = None
+    _pidfd: int | None = field(default=None, repr=False)
 
     @property
     def pgid(self) -> int:
@@ -55,6 +58,27 @@ class Handle:
         info = _read_json(self.attempt_dir / "launcher.json")
         pid = info.get("pid") if info else None
         return int(pid) if isinstance(pid, int) else None
+
+    def wait(self, timeout_s: float, sleep: Callable[[float], None] = time.sleep) -> None:
+        """Block until the launcher exits or timeout_s passes, whichever comes first. Uses a
+        pidfd where the kernel has them (no polling, and it works after a re-attach too)."""
+        if self._pidfd is None:
+            self._pidfd = -1
+            if hasattr(os, "pidfd_open"):
+                with contextlib.suppress(OSError):
+                    self._pidfd = os.pidfd_open(self.launcher_pid)
+        if self._pidfd >= 0:
+            select.select([self._pidfd], [], [], timeout_s)
+        elif self.popen is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.popen.wait(timeout_s)
+        else:
+            sleep(timeout_s)
+
+    def close(self) -> None:
+        if self._pidfd is not None and self._pidfd >= 0:
+            os.close(self._pidfd)
+        self._pidfd = None
 
     def poll(self) -> ExitStatus | None:
         """How the training command ended, or None while the launcher is still running."""

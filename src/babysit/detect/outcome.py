@@ -48,7 +48,6 @@ class AttemptEvidence:
     errors: tuple[PythonError, ...] = ()  # Python errors seen in the output, in order
     first_step: int | None = None
     last_step: int | None = None
-    stopped_by_babysit: bool = False
 
 
 def signal_name(sig: int) -> str:
@@ -59,13 +58,17 @@ def signal_name(sig: int) -> str:
 
 
 def fingerprint(text: str) -> str:
-    """A stable id of an error's signature: numbers, addresses, paths and quotes' contents of
-    more than one word are normalised away, so the same failure hashes the same across attempts."""
+    """A stable id of an error's signature: numbers, hex addresses and paths are normalised away
+    (names in quotes stay), so the same failure hashes the same across attempts and nodes."""
     norm = re.sub(r"0x[0-9a-fA-F]+", "<hex>", text)
     norm = re.sub(r"(?:/[\w.\-]+)+", "<path>", norm)
     norm = re.sub(r"\d+", "<n>", norm)
     norm = re.sub(r"\s+", " ", norm).strip()
     return hashlib.sha1(norm.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def _exact(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
 def judge(ev: AttemptEvidence) -> Verdict | None:
@@ -97,7 +100,7 @@ def judge(ev: AttemptEvidence) -> Verdict | None:
             else None
         )
         summary = f"killed by {name}" + (f" ({hint})" if hint else "")
-        return Verdict(Category.UNKNOWN, None, summary, fingerprint(f"signal {name}"))
+        return Verdict(Category.UNKNOWN, None, summary, _exact(f"signal {name}"))
     if ev.exit.exit_code is None:
         return Verdict(
             Category.UNKNOWN,
@@ -112,5 +115,5 @@ def judge(ev: AttemptEvidence) -> Verdict | None:
         Category.UNKNOWN,
         None,
         f"exited with code {code}{hint} and no Python error in its output",
-        fingerprint(f"exit {code}"),
+        _exact(f"exit {code}"),
     )

@@ -66,24 +66,13 @@ def parse_line(line: OutputLine, cleaned: str | None = None) -> list[Progress | 
     out: list[Progress | PythonError] = []
     if not text:
         return out
-    step = _STEP.search(text) if ("iter" in text or "step" in text) else None
-    if step:
-        out.append(Progress(int(step.group(1)), line.ts, line.stream, line.number))
-    elif text[0].isalpha() and (err := _PY_ERROR.match(text)):
-        out.append(
-            PythonError(
-                err.group("type"),
-                (err.group("msg") or "").strip(),
-                text,
-                line.ts,
-                line.stream,
-                line.number,
-            )
-        )
+    # An error line first: `RuntimeError: loss is NaN at step 1200` is an error, not progress.
+    if text[0].isalpha() and (err := _PY_ERROR.match(text)):
+        msg = (err.group("msg") or "").strip()
+        out.append(PythonError(err.group("type"), msg, text, line.ts, line.stream, line.number))
     elif ": error: " in text and (usage := _ARGPARSE.match(text)):
-        out.append(
-            PythonError(
-                "ArgumentError", usage.group("msg"), text, line.ts, line.stream, line.number
-            )
-        )
+        msg = usage.group("msg")
+        out.append(PythonError("ArgumentError", msg, text, line.ts, line.stream, line.number))
+    elif ("iter" in text or "step" in text) and (step := _STEP.search(text)):
+        out.append(Progress(int(step.group(1)), line.ts, line.stream, line.number))
     return out

@@ -5,8 +5,9 @@
 Rules, in order:
 1. exit 0 -> succeed.
 2. a verdict that says a restart cannot help (transient is False) -> give up, a human must act.
-3. the same error fingerprint as the attempt before, and no progress this time -> give up: it is
-   a loop, not bad luck.
+3. the same error fingerprint as the attempt before, and no progress this time (its step counter
+   did not move, and it reached no step that an earlier attempt had not) -> give up: it is a
+   loop, not bad luck.
 4. more than max_restarts failed attempts in a row without a healthy one -> give up, budget spent.
    An attempt is healthy when it reached a step no earlier attempt reached, or ran for at least
    reset_after_s.
@@ -32,9 +33,14 @@ class RestartPolicy:
     reset_after_s: float = 600.0
 
 
-def healthy(attempt: AttemptRecord, earlier: Sequence[AttemptRecord], reset_after_s: float) -> bool:
+def new_high(attempt: AttemptRecord, earlier: Sequence[AttemptRecord]) -> bool:
+    """The attempt reached a step that no earlier attempt reached."""
     best = max((a.last_step for a in earlier if a.last_step is not None), default=None)
-    if attempt.last_step is not None and (best is None or attempt.last_step > best):
+    return attempt.last_step is not None and (best is None or attempt.last_step > best)
+
+
+def healthy(attempt: AttemptRecord, earlier: Sequence[AttemptRecord], reset_after_s: float) -> bool:
+    if new_high(attempt, earlier):
         return True
     return attempt.ended is not None and attempt.ended - attempt.started >= reset_after_s
 
@@ -53,7 +59,10 @@ def failures_in_a_row(history: Sequence[AttemptRecord], reset_after_s: float) ->
 
 
 def backoff_delay(n: int, policy: RestartPolicy, uniform: float) -> float:
-    base = min(policy.backoff_s * policy.backoff_factor ** max(n - 1, 0), policy.backoff_max_s)
+    try:
+        base = min(policy.backoff_s * policy.backoff_factor ** max(n - 1, 0), policy.backoff_max_s)
+    except OverflowError:  # a long streak with a large factor: the cap applies
+        base = policy.backoff_max_s
     return max(0.0, base * (1 + policy.jitter * (2 * uniform - 1)))
 
 
@@ -71,6 +80,7 @@ def decide(history: Sequence[AttemptRecord], policy: RestartPolicy, uniform: flo
         and current.fingerprint is not None
         and current.fingerprint == previous.fingerprint
         and not current.made_progress
+        and not new_high(current, history[:-1])
     ):
         return Decision(
             DecisionKind.GIVE_UP_NEEDS_HUMAN,

@@ -61,7 +61,7 @@ def inspect_checkpoint(path: Path, now: float, settle_s: float) -> Checkpoint:
         mtime = max([st.st_mtime, *(_mtime(p) for p in files)])
         problem = None if files else "empty directory"
         for member in files:
-            problem = problem or _file_problem(member, now, settle_s)
+            problem = problem or _file_problem(member, now, settle_s, member=True)
             if problem:
                 problem = f"{member.name}: {problem}"
                 break
@@ -71,9 +71,11 @@ def inspect_checkpoint(path: Path, now: float, settle_s: float) -> Checkpoint:
     return Checkpoint(str(path), step, mtime, size, problem is None, problem)
 
 
-def _file_problem(path: Path, now: float, settle_s: float) -> str | None:
+def _file_problem(path: Path, now: float, settle_s: float, member: bool = False) -> str | None:
+    """Why this file is not a finished checkpoint (None: it is). Inside a checkpoint directory
+    (`member`) dot-files are normal: torch.distributed.checkpoint writes `.metadata` last."""
     name = path.name
-    if name.startswith(".") or name.endswith(_TEMP_SUFFIXES):
+    if (name.startswith(".") and not member) or name.endswith(_TEMP_SUFFIXES):
         return "temporary name (still being written?)"
     try:
         st = path.stat()
@@ -113,11 +115,12 @@ def _safetensors_problem(fh: BinaryIO, head: bytes, size: int) -> str | None:
         return f"truncated safetensors file (header says {header_len} bytes, file has {size})"
     try:
         header = json.loads(fh.read(header_len))
-    except (ValueError, UnicodeDecodeError):
+        end = max(
+            (int(v["data_offsets"][1]) for k, v in header.items() if k != "__metadata__"),
+            default=0,
+        )
+    except (ValueError, UnicodeDecodeError, AttributeError, KeyError, TypeError, IndexError):
         return "corrupt safetensors header"
-    end = max(
-        (int(v["data_offsets"][1]) for k, v in header.items() if k != "__metadata__"), default=0
-    )
     if 8 + header_len + end > size:
         return f"truncated safetensors file (needs {8 + header_len + end} bytes, has {size})"
     return None

@@ -46,10 +46,15 @@ class Follower:
         self.line_number = line_number
         self._pending = b""
         self._skipping = False  # inside an over-long line, dropping bytes until its end
+        self._skip_start = 0  # where that over-long line began
 
     @property
     def consumed(self) -> int:
-        """Offset of the end of the last complete line: where a re-attach resumes reading."""
+        """Offset of the end of the last complete line: where a re-attach resumes reading.
+        Inside an over-long line, its start (a resumed follower emits its head once more
+        rather than its tail as a line of its own)."""
+        if self._skipping:
+            return self._skip_start
         return self.offset - len(self._pending)
 
     def poll(self, now: float, final: bool = False, max_bytes: int = 8 * READ_CHUNK) -> Chunk:
@@ -97,6 +102,7 @@ class Follower:
         elif len(rest) > self.max_line_bytes:
             self._emit(chunk, rest[: self.max_line_bytes], now, truncated=True)
             self._skipping = True
+            self._skip_start = self.offset - len(rest)
             rest = b""
         self._pending = rest
 

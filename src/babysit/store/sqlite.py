@@ -11,6 +11,7 @@ Views only read through this class.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -134,10 +135,14 @@ class Store:
         self._conn.execute("BEGIN IMMEDIATE")
         try:
             yield self._conn
+            self._conn.execute("COMMIT")
         except BaseException:
-            self._conn.execute("ROLLBACK")
+            # Also when COMMIT itself failed (disk full): leave no transaction open, or every
+            # later write would fail with "cannot start a transaction within a transaction".
+            if self._conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("ROLLBACK")
             raise
-        self._conn.execute("COMMIT")
 
     def _write(self, sql: str, params: Mapping[str, Any] | tuple[Any, ...]) -> None:
         try:

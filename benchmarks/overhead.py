@@ -1,0 +1,70 @@
+"""Overhead on training: the tiny GPT's steps/s under babysit vs bare, alternating runs.
+
+    python benchmarks/overhead.py [--pairs 4] [--steps 200]
+
+Each pair runs the same command twice, bare and under `babysit run`, in alternating order, both
+with stdout going to a file (as under Slurm). Throughput comes from the trainer's own per-step
+times (`iter N: ..., time X ms`; the median, first 10 steps dropped), so interpreter and torch
+start-up do not count. Target (issue 2): under babysit < 1% slower.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from _common import TINYGPT, babysit
+
+STEP_MS = re.compile(r"^iter (\d+): loss \S+, time ([\d.]+)ms", re.M)
+
+
+def step_ms(text: str) -> float:
+    times = [float(ms) for step, ms in STEP_MS.findall(text) if int(step) >= 10]
+    return statistics.median(times)
+
+
+def one(work: Path, steps: int, under: bool, tag: str) -> float:
+    out = work / f"out-{tag}"
+    cmd = [sys.executable, str(TINYGPT), "--out-dir", str(out), "--max-steps", str(steps),
+           "--ckpt-every", "0", "--eval-every", "0"]
+    log = work / f"{tag}.log"
+    if under:
+        home = work / f"h-{tag}"
+        subprocess.run(babysit("run", "--home", str(home), "--quiet", "--name", "o", "--", *cmd),
+                       check=True, cwd=work, stdout=subprocess.DEVNULL)
+        text = (home / "runs" / "o" / "attempt-0001" / "stdout.log").read_text()
+    else:
+        with log.open("w") as fh:
+            subprocess.run(cmd, check=True, stdout=fh, cwd=work)
+        text = log.read_text()
+    return step_ms(text)
+
+
+def main() -> dict[str, float]:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pairs", type=int, default=4)
+    ap.add_argument("--steps", type=int, default=200)
+    args = ap.parse_args()
+    bare, under = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        for i in range(args.pairs):
+            order = (False, True) if i % 2 == 0 else (True, False)
+            for u in order:
+                ms = one(work, args.steps, u, f"{i}-{int(u)}")
+                (under if u else bare).append(ms)
+    b, u = statistics.median(bare), statistics.median(under)
+    print(f"median step time bare: {b:.3f} ms ({1000 / b:.1f} steps/s), samples {bare}")
+    print(f"median step time under babysit: {u:.3f} ms ({1000 / u:.1f} steps/s), samples {under}")
+    print(f"under babysit / bare steps/s: {b / u:.4f} ({(u / b - 1) * 100:+.2f}% step time)")
+    return {"bare_step_ms": b, "babysit_step_ms": u, "slowdown_pct": (u / b - 1) * 100}
+
+
+if __name__ == "__main__":
+    print(json.dumps(main()))

@@ -1,0 +1,54 @@
+"""The real tiny GPT under babysit: crash, resume from its checkpoint, finish. Needs torch."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TINYGPT, run_babysit, status_json
+
+pytest.importorskip("torch")
+pytestmark = [pytest.mark.e2e, pytest.mark.torch]
+
+
+def test_tinygpt_crash_resumes_from_checkpoint_and_step_continues(workdir: Path) -> None:
+    home, out = workdir / "h", workdir / "out"
+    res = run_babysit(
+        "run", "--home", str(home), "--backoff", "0", "--checkpoint", "out/ckpt_*.pt", "--",
+        sys.executable, str(TINYGPT), "--out-dir", str(out), "--max-steps", "60",
+        "--ckpt-every", "20", "--eval-every", "0", "--crash-at", "45", "--kill-at", "52",
+        cwd=workdir, timeout=240,
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert "DistBackendError: NCCL error" in res.stderr
+    doc = status_json(home, "train", workdir)
+    attempts = doc["attempts"]
+    assert [a["outcome"] for a in attempts] == ["failed", "killed", "succeeded"]
+    assert attempts[1]["resume_from"] == str(out / "ckpt_000040.pt")
+    assert attempts[2]["resume_from"] == str(out / "ckpt_000040.pt")  # 60 not reached yet
+    # The step counter continues from the checkpoint instead of starting over.
+    assert attempts[0]["first_step"] == 0 and attempts[0]["last_step"] == 44
+    assert attempts[1]["first_step"] == 40
+    assert attempts[1]["last_step"] in (51, 52)  # "injecting SIGKILL at step 52" counts
+    assert attempts[2]["first_step"] == 40 and attempts[2]["last_step"] == 59
+    assert "resuming from" in (Path(attempts[1]["log_dir"]) / "stdout.log").read_text()
+    assert attempts[1]["signal"] == 9
+
+
+def test_demo_command(tmp_path: Path) -> None:
+    res = run_babysit("demo", "--workdir", str(tmp_path / "demo"), "--steps", "120",
+                      cwd=tmp_path, timeout=240)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert "The run finished after 3 attempts" in res.stderr
+    assert "babysit logbook tinygpt --home" in res.stderr
+    again = run_babysit("demo", "--workdir", str(tmp_path / "demo"), "--steps", "50",
+                        cwd=tmp_path, timeout=240)  # reruns over its own directory
+    assert again.returncode == 0, again.stderr[-3000:]
+    other = tmp_path / "precious"
+    other.mkdir()
+    (other / "data.txt").write_text("keep me")
+    refused = run_babysit("demo", "--workdir", str(other), cwd=tmp_path)
+    assert refused.returncode == 2 and "not a babysit demo directory" in refused.stderr
+    assert (other / "data.txt").read_text() == "keep me"

@@ -60,10 +60,15 @@ def main() -> dict[str, float]:
                 ms = one(work, args.steps, u, f"{i}-{int(u)}")
                 (under if u else bare).append(ms)
     b, u = statistics.median(bare), statistics.median(under)
+    paired = [ub / bb - 1 for bb, ub in zip(bare, under)]
+    print(f"paired (same pair, alternating order) step-time change under babysit: median "
+          f"{statistics.median(paired) * 100:+.2f}%, each: "
+          + ", ".join(f"{p * 100:+.1f}%" for p in paired))
     print(f"median step time bare: {b:.3f} ms ({1000 / b:.1f} steps/s), samples {bare}")
     print(f"median step time under babysit: {u:.3f} ms ({1000 / u:.1f} steps/s), samples {under}")
     print(f"under babysit / bare steps/s: {b / u:.4f} ({(u / b - 1) * 100:+.2f}% step time)")
-    return {"bare_step_ms": b, "babysit_step_ms": u, "slowdown_pct": (u / b - 1) * 100}
+    return {"bare_step_ms": b, "babysit_step_ms": u, "slowdown_pct": (u / b - 1) * 100,
+            "paired_median_slowdown_pct": statistics.median(paired) * 100}
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -157,6 +158,16 @@ def run(
         code = sup.run()
     except BabysitError as exc:
         _fail(exc)
+    except Exception:
+        # A bug in babysit. The training runs in its own session and goes on without us.
+        traceback.print_exc()
+        click.echo(
+            "babysit: internal error (a bug; please report the traceback above). The training, "
+            "if it was started, is still running: run the same `babysit run` command again to "
+            "re-attach to it.",
+            err=True,
+        )
+        sys.exit(int(ExitCode.INTERNAL))
     sys.exit(int(code))
 
 

@@ -55,7 +55,8 @@ from babysit.sources.follow import Follower
 from babysit.store import Store
 
 Say = Callable[[str, str], None]
-PROGRESS_FLUSH_S = 2.0  # how often the last step and log offsets are committed while running
+PROGRESS_FLUSH_S = 2.0
+LOW_DISK_BYTES = 1 << 30  # how often the last step and log offsets are committed while running
 
 
 @dataclass
@@ -283,6 +284,14 @@ class Supervisor:
 
     def _check_checkpoint_glob(self) -> None:
         pattern = self.cfg.checkpoint.glob
+        uses_placeholder = any("{checkpoint}" in a for a in self.command) or (
+            "{checkpoint}" in self.cfg.run.resume_args
+        )
+        if uses_placeholder and not pattern:
+            raise ConfigError(
+                "the command uses {checkpoint} but no checkpoint glob is set: pass "
+                "--checkpoint 'out/ckpt_*.pt' (or [checkpoint] glob in babysit.toml)"
+            )
         if not pattern:
             return
         fixed = []
@@ -311,6 +320,8 @@ class Supervisor:
             self.say("warn", f"skipping checkpoint {ckpt.path}: {ckpt.problem}")
         if chosen is None and found:
             self.say("warn", f"no usable checkpoint among {len(found)} matching {pattern!r}")
+        elif not found:
+            self.say("info", f"no checkpoint matches {pattern!r} yet: starting from scratch")
         if chosen is not None or passed_over:
             self._event(
                 EventKind.CHECKPOINT,
@@ -356,6 +367,7 @@ class Supervisor:
         if ckpt is not None:
             env["BABYSIT_RESUME_FROM"] = ckpt.path
         token = f"{self.name}/{number}/{uuid.uuid4().hex}"
+        self._warn_if_disk_low(attempt_dir.parent)
         handle = process.launch(argv, env, self.cwd, attempt_dir, self.cfg.stop.grace_s, token)
         started = self.seams.wall()
         fields = {
@@ -382,6 +394,18 @@ class Supervisor:
             resume_from=fields["resume_from"],
         )
         return _Live(number, handle, self._followers(attempt_dir, 0, 0), started)
+
+    def _warn_if_disk_low(self, directory: Path) -> None:
+        try:
+            free = shutil.disk_usage(directory).free
+        except OSError:
+            return
+        if free < LOW_DISK_BYTES:
+            self.say(
+                "warn",
+                f"only {free / 2**20:.0f} MiB free under {directory}: the run's "
+                "output files are there, and a program whose print fails may crash",
+            )
 
     def _followers(self, attempt_dir: Path, out_off: int, err_off: int) -> list[Follower]:
         return [

@@ -137,6 +137,7 @@ def test_corrupt_newest_checkpoint_is_passed_over(workdir: Path) -> None:
         (["--", "./nope.sh"], "command not found: ./nope.sh"),
         (["--max-restarts", "-1", "--", "true"], "restart.max_restarts must be >= 0"),
         (["--grace", "-5", "--", "true"], "stop.grace_s must be >= 0 seconds, got -5.0"),
+        (["--", "echo", "--resume={checkpoint}"], "uses {checkpoint} but no checkpoint glob"),
     ],
 )
 def test_usage_errors_exit_2(workdir: Path, args: list[str], message: str) -> None:

@@ -60,7 +60,7 @@ def main() -> dict[str, float]:
                 ms = one(work, args.steps, u, f"{i}-{int(u)}")
                 (under if u else bare).append(ms)
     b, u = statistics.median(bare), statistics.median(under)
-    paired = [ub / bb - 1 for bb, ub in zip(bare, under)]
+    paired = [ub / bb - 1 for bb, ub in zip(bare, under, strict=False)]
     print(f"paired (same pair, alternating order) step-time change under babysit: median "
           f"{statistics.median(paired) * 100:+.2f}%, each: "
           + ", ".join(f"{p * 100:+.1f}%" for p in paired))

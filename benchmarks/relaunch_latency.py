@@ -13,6 +13,7 @@ Target (issue 2): <= 1 s.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import subprocess
@@ -47,7 +48,7 @@ def measure_babysit(work: Path, restarts: int) -> list[float]:
     )
     gaps = []
     dirs = sorted((home / "runs" / "lat").glob("attempt-*"))
-    for prev, nxt in zip(dirs, dirs[1:]):
+    for prev, nxt in itertools.pairwise(dirs):
         ended = json.loads((prev / "exit.json").read_text())["ended"]
         started = json.loads((nxt / "launcher.json").read_text())["started"]
         gaps.append(started - ended)
@@ -57,9 +58,9 @@ def measure_babysit(work: Path, restarts: int) -> list[float]:
 def child_gaps(stamps: Path) -> list[float]:
     """End of one child to the first line of the next, from the children's own stamps."""
     lines = stamps.read_text().split()
-    starts = [float(v) for k, v in zip(lines[::2], lines[1::2]) if k == "start"]
-    ends = [float(v) for k, v in zip(lines[::2], lines[1::2]) if k == "end"]
-    return [s - e for e, s in zip(ends, starts[1:])]
+    starts = [float(v) for k, v in zip(lines[::2], lines[1::2], strict=False) if k == "start"]
+    ends = [float(v) for k, v in zip(lines[::2], lines[1::2], strict=False) if k == "end"]
+    return [s - e for e, s in zip(ends, starts[1:], strict=False)]
 
 
 def measure_shell_loop(work: Path, restarts: int) -> list[float]:

@@ -26,7 +26,7 @@ def test_unreadable_checkpoint_directory_is_a_config_error(
         os, "access", lambda p, mode: False if str(p).endswith("ckpts") else real_access(p, mode)
     )
     sup = make(tmp_path, ["true"], **{"checkpoint.glob": "ckpts/*.pt"})
-    with pytest.raises(ConfigError, match="cannot read directory .*ckpts"):
+    with pytest.raises(ConfigError, match=r"cannot read directory .*ckpts"):
         sup._check_checkpoint_glob()
 
 

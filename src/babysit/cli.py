@@ -198,8 +198,8 @@ def status(run_name: str | None, home: Path | None, as_json: bool) -> None:
       babysit status train --json
     """
     try:
-        store = _open_store(home)
-        docs = _docs(store, run_name)
+        with _open_store(home) as store:
+            docs = _docs(store, run_name)
     except BabysitError as exc:
         _fail(exc)
     if as_json:
@@ -227,13 +227,13 @@ def logbook(run_name: str | None, home: Path | None, fmt: str) -> None:
       babysit logbook train --format md > logbook.md
     """
     try:
-        store = _open_store(home)
-        if run_name is None:
-            runs = store.runs()
-            if not runs:
-                raise UsageError(f"no runs in {store.home}")
-            run_name = runs[0]["name"]
-        doc = _docs(store, run_name)[0]
+        with _open_store(home) as store:
+            if run_name is None:
+                runs = store.runs()
+                if not runs:
+                    raise UsageError(f"no runs in {store.home}")
+                run_name = runs[0]["name"]
+            doc = _docs(store, run_name)[0]
     except BabysitError as exc:
         _fail(exc)
     click.echo(json.dumps(doc, indent=2) if fmt == "json" else logbook_markdown(doc), nl=False)

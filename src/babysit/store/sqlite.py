@@ -99,7 +99,11 @@ class Store:
                 f"cannot use babysit home {home}: {exc}; pass --home DIR on a writable local disk"
             ) from exc
         store = cls(home, conn)
-        store._migrate()
+        try:
+            store._migrate()
+        except BaseException:
+            conn.close()
+            raise
         fstype = _fs_type(home)
         if fstype in _NETWORK_FS:
             store.warnings.append(
@@ -110,6 +114,12 @@ class Store:
 
     def close(self) -> None:
         self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def _migrate(self) -> None:
         try:

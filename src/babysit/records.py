@@ -129,6 +129,74 @@ class Progress:
 
 
 @dataclass(frozen=True)
+class Metric:
+    """The metrics one output line (or one client call) reported, at one step."""
+
+    step: int | None  # None when the line carries metrics but no step counter
+    values: Mapping[str, float]  # name -> value; NaN and +-inf are kept as such
+    ts: float
+    source: str  # the format that matched: "nanogpt", "hf", "megatron", "client", ...
+    rank: int | None = None  # from a launcher prefix ([rank3]:, srun's `3: `, mpirun's [1,3])
+    stream: str = "stdout"
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Activity:
+    """A sign of life that is not a step: a checkpoint save or an eval under way, a write in the
+    checkpoint directory. While one is recent, a hang needs the longer pause allowance."""
+
+    kind: str  # "checkpoint" | "eval" | "checkpoint_write"
+    ts: float
+    text: str = ""
+    line: int = 0
+
+
+class IncidentKind(str, Enum):
+    LOSS_SPIKE = "loss_spike"
+    GRAD_NORM_SPIKE = "grad_norm_spike"
+    NONFINITE = "nonfinite"
+    LOSS_SCALE_COLLAPSE = "loss_scale_collapse"
+    THROUGHPUT_DROP = "throughput_drop"
+    ENTROPY_COLLAPSE = "entropy_collapse"
+    KL_BLOWUP = "kl_blowup"
+    NO_LEARNING_SIGNAL = "no_learning_signal"
+    HANG = "hang"
+
+
+INCIDENT_CATEGORY: Mapping[IncidentKind, Category] = {
+    IncidentKind.LOSS_SPIKE: Category.LOSS_SPIKE,
+    IncidentKind.GRAD_NORM_SPIKE: Category.LOSS_SPIKE,
+    IncidentKind.NONFINITE: Category.NUMERICAL,
+    IncidentKind.LOSS_SCALE_COLLAPSE: Category.NUMERICAL,
+    IncidentKind.THROUGHPUT_DROP: Category.THROUGHPUT_DROP,
+    IncidentKind.ENTROPY_COLLAPSE: Category.NUMERICAL,
+    IncidentKind.KL_BLOWUP: Category.NUMERICAL,
+    IncidentKind.NO_LEARNING_SIGNAL: Category.NUMERICAL,
+    IncidentKind.HANG: Category.HANG,
+}
+
+
+@dataclass(frozen=True)
+class Incident:
+    """Something wrong with the run's vital signs, with the evidence that shows it."""
+
+    kind: IncidentKind
+    message: str  # one line in plain words
+    ts: float
+    step: int | None = None
+    metric: str | None = None
+    value: float | None = None
+    baseline: float | None = None
+    line: int | None = None
+    window: tuple[tuple[int | None, float], ...] = ()  # (step, value) around the incident
+
+    @property
+    def category(self) -> Category:
+        return INCIDENT_CATEGORY[self.kind]
+
+
+@dataclass(frozen=True)
 class PythonError:
     """The last line of a Python traceback: `ModuleNotFoundError: No module named 'x'`."""
 

@@ -1,0 +1,94 @@
+"""All vital-sign detectors behind one door: records in, incidents out.
+
+    v = VitalSigns(VitalsRules())
+    v.new_attempt(ts)
+    for rec in records:            # Metric, Progress, Activity from parse
+        incidents += v.feed(rec)
+    incidents += v.tick(now)       # the hang detector needs the time to pass
+
+`babysit run` and `babysit watch` both use this, so a replay of a log decides what live
+supervision decided. Pure: time comes from the records and from `now`. Memory is bounded by the
+detectors' windows, whatever the length of the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from babysit.detect.hang import HangDetector, HangRule
+from babysit.detect.numerics import NumericsDetector
+from babysit.detect.rl import RLDetector, RLRule
+from babysit.detect.spike import GRAD_NORM_RULE, LOSS_RULE, SpikeDetector, SpikeRule
+from babysit.detect.throughput import ThroughputDetector, ThroughputRule
+from babysit.records import Activity, Incident, IncidentKind, Metric, Progress
+
+
+@dataclass(frozen=True)
+class VitalsRules:
+    loss: SpikeRule = LOSS_RULE
+    grad_norm: SpikeRule = GRAD_NORM_RULE
+    throughput: ThroughputRule = field(default_factory=ThroughputRule)
+    rl: RLRule = field(default_factory=RLRule)
+    hang: HangRule = field(default_factory=HangRule)
+
+
+class VitalSigns:
+    def __init__(self, rules: VitalsRules | None = None) -> None:
+        rules = rules or VitalsRules()
+        self.rules = rules
+        self.loss = SpikeDetector("loss", rules.loss, IncidentKind.LOSS_SPIKE)
+        self.grad_norm = SpikeDetector("grad_norm", rules.grad_norm, IncidentKind.GRAD_NORM_SPIKE)
+        self.numerics = NumericsDetector()
+        self.throughput = ThroughputDetector(rules.throughput)
+        self.rl = RLDetector(rules.rl)
+        self.hang = HangDetector(rules.hang)
+        self.metric_names: set[str] = set()
+        self.first_step: int | None = None
+        self.last_step: int | None = None
+
+    def new_attempt(self, ts: float) -> None:
+        """A new attempt: the step counter may start over; warm-ups and allowances apply again."""
+        self.hang.new_attempt(ts)
+        self.throughput.new_attempt()
+        self.numerics.reset()
+
+    def _step(self, step: int, ts: float) -> None:
+        if self.first_step is None:
+            self.first_step = step
+        self.last_step = step
+        self.hang.progress(step, ts)
+
+    def feed(self, rec: Metric | Progress | Activity) -> list[Incident]:
+        if isinstance(rec, Progress):
+            self._step(rec.step, rec.ts)
+            return []
+        if isinstance(rec, Activity):
+            self.hang.activity(rec)
+            return []
+        out: list[Incident] = []
+        values = rec.values
+        if len(self.metric_names) < 512:  # bounded, whatever a trainer invents
+            self.metric_names.update(values)
+        if rec.step is not None:
+            self._step(rec.step, rec.ts)
+        loss = values.get("loss")
+        if loss is not None and (inc := self.loss.feed(rec.step, loss, rec.ts, rec.line)):
+            out.append(inc)
+        gn = values.get("grad_norm")
+        if gn is not None and (inc := self.grad_norm.feed(rec.step, gn, rec.ts, rec.line)):
+            out.append(inc)
+        out += self.numerics.feed(rec)
+        if (inc := self.throughput.feed(rec)) is not None:
+            out.append(inc)
+        if (
+            "entropy" in values
+            or "kl" in values
+            or "reward_std" in values
+            or ("frac_reward_zero_std" in values)
+        ):
+            out += self.rl.feed(rec)
+        return out
+
+    def tick(self, now: float) -> list[Incident]:
+        inc = self.hang.check(now)
+        return [inc] if inc is not None else []

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -72,11 +74,38 @@ def file_text(path: Path) -> str:
         return ""
 
 
+def _procs_under(root: str) -> list[int]:
+    """Processes whose command line or BABYSIT_HOME points under `root` (a test's tmp_path)."""
+    found = []
+    me = os.getpid()
+    needle_env = f"BABYSIT_HOME={root}".encode()
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as fh:
+                cmdline = fh.read()
+            with open(f"/proc/{name}/environ", "rb") as fh:
+                environ = fh.read()
+        except OSError:
+            continue
+        if root.encode() in cmdline or any(
+            e.startswith(needle_env) for e in environ.split(b"\0")
+        ):
+            found.append(int(name))
+    return found
+
+
 @pytest.fixture
-def workdir(tmp_path: Path) -> Path:
+def workdir(tmp_path: Path) -> Iterator[Path]:
+    """A working directory; every process a test left running under it is killed afterwards,
+    so a failing test cannot leave babysits or trainers behind."""
     d = tmp_path / "work"
     d.mkdir()
-    return d
+    yield d
+    for pid in _procs_under(str(tmp_path)):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
 
 
 @pytest.fixture(autouse=True)

@@ -36,9 +36,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _fail(exc: BabysitError) -> None:
-    code = ExitCode.USAGE if isinstance(exc, UsageError) else ExitCode.INTERNAL
+    """One line and exit 2: babysit's own expected errors (bad flags or config, a store it
+    cannot use) all need the operator to change something before trying again."""
     click.echo(f"babysit: error: {exc}", err=True)
-    sys.exit(int(code))
+    sys.exit(int(ExitCode.USAGE))
 
 
 def home_option(f: F) -> F:
@@ -69,7 +70,8 @@ def cli() -> None:
     Exit codes of `babysit run`:
       0  the command finished successfully
       1  a bug in babysit (please report it with the traceback)
-      2  usage or configuration error (bad flag, command not found, home not writable)
+      2  usage, configuration or store error (bad flag, command not found, home not
+         writable, run already supervised)
       3  gave up: a human must fix code, config or data first (do not requeue as is)
       4  gave up after the restart budget on transient failures (a requeue may help)
       5  stopped by the operator (SIGINT/SIGTERM, e.g. Ctrl-C or scancel)
@@ -155,6 +157,8 @@ def run(
         )
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda s, _f: sup.request_stop(s))
+        # A closed terminal (ssh dropped) must not end the supervision; the run never sees it.
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
         code = sup.run()
     except BabysitError as exc:
         _fail(exc)

@@ -16,6 +16,8 @@ Precedence: flags (the overrides mapping) > babysit.toml > defaults. babysit.tom
     grace_s = 30
     [checkpoint]
     glob = "out/ckpt_*.pt"
+    [hang]
+    action = "restart"
 """
 
 from __future__ import annotations
@@ -72,11 +74,21 @@ class CheckpointSection:
 
 
 @dataclass(frozen=True)
+class HangSection:
+    action: str = "restart"  # "restart": kill the hung attempt and restart; "alert": only report
+    mult: float = 2.0  # timeout = mult * p99(step interval) + floor_s
+    floor_s: float = 4.0
+    startup_s: float = 1800.0  # allowance before the first steps of an attempt
+    pause_s: float = 1800.0  # allowance while a checkpoint save or an eval is under way
+
+
+@dataclass(frozen=True)
 class Config:
     run: RunSection = field(default_factory=RunSection)
     restart: RestartSection = field(default_factory=RestartSection)
     stop: StopSection = field(default_factory=StopSection)
     checkpoint: CheckpointSection = field(default_factory=CheckpointSection)
+    hang: HangSection = field(default_factory=HangSection)
 
 
 _SECTIONS: dict[str, type[Any]] = {
@@ -84,6 +96,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "restart": RestartSection,
     "stop": StopSection,
     "checkpoint": CheckpointSection,
+    "hang": HangSection,
 }
 
 # key -> (minimum, unit) checks; "unit" is how the error message names it.
@@ -97,6 +110,10 @@ _MINIMUMS: dict[str, tuple[float, str]] = {
     "restart.reset_after_s": (0, "seconds"),
     "stop.grace_s": (0, "seconds"),
     "checkpoint.settle_s": (0, "seconds"),
+    "hang.mult": (1, "(a factor)"),
+    "hang.floor_s": (0, "seconds"),
+    "hang.startup_s": (1, "seconds"),
+    "hang.pause_s": (1, "seconds"),
 }
 
 
@@ -120,6 +137,8 @@ def _check_value(key: str, value: Any, default: Any) -> Any:
         raise ConfigError(
             f"run.name must be letters, digits, '.', '_' or '-' (at most 100), got {value!r}"
         )
+    if key == "hang.action" and value not in ("restart", "alert"):
+        raise ConfigError(f"hang.action must be 'restart' or 'alert', got {value!r}")
     if key == "run.resume_args":
         try:
             shlex.split(value)

@@ -61,8 +61,9 @@ class RunState(str, Enum):
         STARTING|RUNNING|BACKOFF -> STOPPING     operator asked babysit to stop
         STOPPING -> STOPPED                      every process of the attempt is gone
         STARTING -> FAILED                       the first launch failed
+        any      -> STARTING                     a babysit starts (or starts again) on the run
     A run whose babysit was killed stays RUNNING in the store; `status` says the supervisor is
-    gone, and the next `babysit run` with the same name re-attaches (RUNNING -> RUNNING).
+    gone, and the next `babysit run` with the same name re-attaches (-> STARTING -> RUNNING).
     """
 
     STARTING = "starting"
@@ -79,12 +80,24 @@ class RunState(str, Enum):
 
 
 RUN_TRANSITIONS: Mapping[RunState, frozenset[RunState]] = {
-    RunState.STARTING: frozenset({RunState.RUNNING, RunState.STOPPING, RunState.FAILED}),
-    RunState.RUNNING: frozenset(
-        {RunState.RUNNING, RunState.BACKOFF, RunState.SUCCEEDED, RunState.FAILED, RunState.STOPPING}
+    RunState.STARTING: frozenset(
+        {RunState.STARTING, RunState.RUNNING, RunState.STOPPING, RunState.FAILED}
     ),
-    RunState.BACKOFF: frozenset({RunState.RUNNING, RunState.STOPPING, RunState.FAILED}),
-    RunState.STOPPING: frozenset({RunState.STOPPED}),
+    RunState.RUNNING: frozenset(
+        {
+            RunState.STARTING,
+            RunState.RUNNING,
+            RunState.BACKOFF,
+            RunState.SUCCEEDED,
+            RunState.FAILED,
+            RunState.STOPPING,
+        }
+    ),
+    RunState.BACKOFF: frozenset(
+        {RunState.STARTING, RunState.RUNNING, RunState.STOPPING, RunState.FAILED}
+    ),
+    # A babysit killed mid-stop and started again (a requeue) starts over: -> STARTING.
+    RunState.STOPPING: frozenset({RunState.STARTING, RunState.STOPPED}),
     # A finished run may be started again under the same name (a requeue): it starts over.
     RunState.SUCCEEDED: frozenset({RunState.STARTING}),
     RunState.FAILED: frozenset({RunState.STARTING}),
@@ -216,6 +229,7 @@ class ExitStatus:
     exit_code: int | None
     signal: int | None
     ended: float
+    signals_received: tuple[int, ...] = ()  # stop signals the launcher saw before the end
 
     @property
     def ok(self) -> bool:
@@ -296,6 +310,7 @@ class EventKind(str, Enum):
     STOPPED = "stopped"
     FORCE_KILLED = "force_killed"
     WARNING = "warning"
+    INCIDENT = "incident"
     NOTE = "note"
 
 

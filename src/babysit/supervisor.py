@@ -1,22 +1,24 @@
 """The supervisor loop: the one module that wires sources, parse, detect, policy, act and store.
 
     sup = Supervisor(cfg, ["python", "train.py"], name="train", home=Path(".babysit"),
-                     cwd=Path.cwd())
-    code = sup.run()          # -> ExitCode
+                     cwd=Path.cwd(), say=ConsoleReporter())
+    code = sup.run()                  # -> ExitCode
     sup.request_stop(signal.SIGINT)   # from a signal handler: pass it on, escalate after grace
 
 One attempt at a time: launch (or re-attach to the attempt an earlier babysit left running),
-follow its log files, echo them, read progress and errors from them; when it ends, judge it,
-commit the verdict, ask the policy, commit the decision, then act. A failure to write the store
-is reported and retried, never allowed to stop the supervision of the run.
+follow its log files, echo them, read progress, metrics and errors from them, watch for hangs;
+when it ends, judge it, record the verdict, ask the policy, record the decision, then act.
+Every store write goes through the Journal, which retries what the store refuses: a store
+problem never stops the supervision of the run. The policy's history is kept in memory (seeded
+from the store), so budgets hold even while the store refuses writes.
 """
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import os
 import random
+import re
 import shlex
 import shutil
 import signal
@@ -29,34 +31,40 @@ from pathlib import Path
 from typing import IO, Any
 
 from babysit.act import process
+from babysit.act.echo import Echo
 from babysit.config import Config
+from babysit.detect.hang import HangRule
 from babysit.detect.outcome import AttemptEvidence, judge, signal_name
-from babysit.errors import CommandNotFound, ConfigError, LaunchError, RunBusy, StoreWriteError
-from babysit.parse.lines import LineParser
+from babysit.detect.vitals import VitalsRules
+from babysit.errors import LaunchError, RunBusy
+from babysit.journal import Journal
+from babysit.pipeline import Pipeline
 from babysit.policy.checkpoint import choose_checkpoint
 from babysit.policy.restart import RestartPolicy, decide
+from babysit.prepare import attempt_env, build_argv, check_checkpoint_glob, check_command
 from babysit.records import (
+    Activity,
     AttemptRecord,
     Checkpoint,
     Decision,
     DecisionKind,
-    Event,
     EventKind,
     ExitCode,
     ExitStatus,
+    Incident,
+    IncidentKind,
     Outcome,
-    OutputLine,
-    Progress,
-    PythonError,
     RunState,
 )
-from babysit.sources.checkpoints import scan_checkpoints
+from babysit.sources.checkpoints import DirectoryPulse, scan_checkpoints
 from babysit.sources.follow import Follower
 from babysit.store import Store
 
 Say = Callable[[str, str], None]
-PROGRESS_FLUSH_S = 2.0
-LOW_DISK_BYTES = 1 << 30  # how often the last step and log offsets are committed while running
+PROGRESS_FLUSH_S = 2.0  # how often the last step, log offsets and metrics are committed
+PULSE_S = 1.0  # how often the checkpoint directory is looked at for writes
+LOW_DISK_BYTES = 1 << 30
+_ATTEMPT_DIR = re.compile(r"^attempt-(\d+)$")
 
 
 @dataclass
@@ -83,11 +91,26 @@ class _Live:
     handle: process.Handle
     followers: list[Follower]
     started: float
-    first_step: int | None = None
-    last_step: int | None = None
-    errors: list[PythonError] = field(default_factory=list)
-    parser: LineParser = field(default_factory=LineParser)
+    pipeline: Pipeline
     flushed_at: float = 0.0
+    pulsed_at: float = 0.0
+    metrics_flushed: int = -1  # pipeline.metric_records at the last metrics sample
+    hang: Incident | None = None  # set when the hang detector fired
+
+    @property
+    def first_step(self) -> int | None:
+        return self.pipeline.first_step
+
+    @property
+    def last_step(self) -> int | None:
+        return self.pipeline.last_step
+
+
+def vitals_rules(cfg: Config) -> VitalsRules:
+    h = cfg.hang
+    return VitalsRules(
+        hang=HangRule(mult=h.mult, floor_s=h.floor_s, startup_s=h.startup_s, pause_s=h.pause_s)
+    )
 
 
 class Supervisor:
@@ -110,12 +133,14 @@ class Supervisor:
         self.seams = seams or Seams()
         self.run_dir = home / "runs" / name
         self.policy = RestartPolicy(**asdict(cfg.restart))
-        self._stop_signals: list[int] = []
-        self._pending: list[Callable[[], None]] = []
-        self._store_warned = False
-        self.store: Store | None = None
-        self.live: _Live | None = None
+        self.pipeline = Pipeline(vitals_rules(cfg))
+        self.history: list[AttemptRecord] = []  # the attempts the budget counts, in memory
         self.attempts_seen = 0
+        self._stop_signals: list[int] = []
+        self._journal: Journal | None = None
+        self._echo: dict[str, Echo] = {}
+        self._pulse_watch: DirectoryPulse | None = None
+        self.live: _Live | None = None
 
     # -- the operator -------------------------------------------------------------------------
 
@@ -123,67 +148,44 @@ class Supervisor:
         """Async-signal-safe enough: only appends; the loop does the work."""
         self._stop_signals.append(sig)
 
-    # -- store writes that never take the run down -----------------------------------------------
-
-    def _record(self, write: Callable[[], None]) -> None:
-        self._pending.append(write)
-        self._flush_pending()
-
-    def _flush_pending(self) -> None:
-        while self._pending:
-            try:
-                self._pending[0]()
-            except StoreWriteError as exc:
-                if not self._store_warned:
-                    self.say(
-                        "warn",
-                        f"{exc}. Supervision goes on; the entries are kept in memory "
-                        "and written when the store accepts them again.",
-                    )
-                    self._store_warned = True
-                return
-            self._pending.pop(0)
-            if self._store_warned and not self._pending:
-                self.say("info", "the store accepts writes again; nothing was lost")
-                self._store_warned = False
-
-    def _event(
-        self, kind: EventKind, message: str, attempt: int | None = None, **data: Any
-    ) -> None:
-        assert self.store is not None
-        store = self.store
-        event = Event(self.name, kind, message, self.seams.wall(), attempt, data)
-        self._record(lambda: store.add_event(event))
-
-    def _state(
-        self, state: RunState, reason: str | None = None, exit_code: int | None = None
-    ) -> None:
-        assert self.store is not None
-        store = self.store
-        self._record(lambda: store.set_run_state(self.name, state, reason, exit_code))
+    @property
+    def journal(self) -> Journal:
+        assert self._journal is not None
+        return self._journal
 
     # -- entry ---------------------------------------------------------------------------------
 
     def run(self) -> ExitCode:
-        self.store = Store.open(self.home)
-        for warning in self.store.warnings:
+        store = Store.open(self.home)
+        for warning in store.warnings:
             self.say("warn", warning)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        lock = self._lock()
+        self._journal = Journal(store, self.name, self.say, self.seams.wall)
+        self._echo = {"stdout": Echo(self.seams.stdout), "stderr": Echo(self.seams.stderr)}
+        lock = None
         try:
-            return self._supervise()
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            lock = self._lock()
+            return self._supervise(store)
         finally:
-            with contextlib.suppress(StoreWriteError):
-                self.store.release_run(self.name)
-            self._flush_pending()
-            if self._pending:
-                self.say(
-                    "error",
-                    f"{len(self._pending)} logbook entries could not be written to "
-                    f"{self.home}: the store still refuses writes (disk full?)",
-                )
-            lock.close()
-            self.store.close()
+            for echo in self._echo.values():
+                echo.close()
+                if echo.dropped:
+                    self.say(
+                        "warn",
+                        f"the terminal was too slow: {echo.dropped} bytes of output "
+                        "were not shown here (the log files have them all)",
+                    )
+            if lock is not None:
+                self.journal.write(lambda s: s.release_run(self.name))
+                self.journal.flush()
+                if self.journal.pending:
+                    self.say(
+                        "error",
+                        f"{len(self.journal.pending)} logbook entries could not be written to "
+                        f"{self.home}: the store still refuses writes (is the disk full?)",
+                    )
+                lock.close()
+            store.close()
 
     def _lock(self) -> IO[str]:
         path = self.run_dir / "supervisor.lock"
@@ -204,25 +206,30 @@ class Supervisor:
         fh.flush()
         return fh
 
-    def _supervise(self) -> ExitCode:
-        assert self.store is not None
-        store = self.store
-        existing = {r["name"]: r for r in store.runs()}.get(self.name)
-        history = store.history(self.name) if existing else []
-        self.attempts_seen = len(history)
-        self._check_command()
-        self._check_checkpoint_glob()
-        store.start_run(self.name, self.command, str(self.cwd), _config_dict(self.cfg))
-        if existing is None or RunState(existing["state"]) in (RunState.SUCCEEDED, RunState.FAILED):
-            self._record(lambda: store.set_budget_from(self.name, len(history) + 1))
-        self._event(
+    def _supervise(self, store: Store) -> ExitCode:
+        existing = next((r for r in store.runs() if r["name"] == self.name), None)
+        rows = store.attempts(self.name) if existing else []
+        every = store.history(self.name) if existing else []
+        check_checkpoint_glob(
+            self.cfg.checkpoint.glob, self.command, self.cfg.run.resume_args, self.cwd
+        )
+        store.start_run(self.name, self.command, str(self.cwd), asdict(self.cfg))
+        self.journal.run_state = RunState.STARTING
+        budget_from = int(existing["budget_from"]) if existing else 1
+        if existing is None or existing["state"] in (RunState.SUCCEEDED, RunState.FAILED):
+            budget_from = len(every) + 1  # started again after it ended: a fresh budget
+            self.journal.write(lambda s: s.set_budget_from(self.name, budget_from))
+        self.history = [a for a in every if a.number >= budget_from]
+        self.attempts_seen = max(len(every), self._highest_attempt_dir())
+        self.journal.event(
             EventKind.RUN_STARTED,
             f"babysit {os.getpid()} supervises {shlex.join(self.command)}",
             command=self.command,
             cwd=str(self.cwd),
         )
-
-        resumed = self._resume_unfinished(history)
+        resumed = self._resume_unfinished(rows)
+        if resumed is None:
+            check_command(self.command, self.cwd)  # only before a new launch: re-attach needs none
         while True:
             if resumed is not None:
                 self.live, resumed = resumed, None
@@ -233,88 +240,71 @@ class Supervisor:
                     self.live = self._launch()
                 except LaunchError as exc:
                     self.say("error", str(exc))
-                    self._state(RunState.FAILED, str(exc), ExitCode.NEEDS_HUMAN)
+                    self.journal.state(RunState.FAILED, str(exc), ExitCode.NEEDS_HUMAN)
                     return ExitCode.NEEDS_HUMAN
             status = self._watch(self.live)
             if status is None:  # the operator stopped it
                 return self._stopped(self.live)
             decision = self._ended(self.live, status)
             self.live = None
-            if decision.kind == DecisionKind.SUCCEED:
-                self.say("ok", decision.reason)
-                self._event(EventKind.SUCCEEDED, decision.reason)
-                self._state(RunState.SUCCEEDED, decision.reason, ExitCode.OK)
-                return ExitCode.OK
-            if decision.kind != DecisionKind.RESTART:
-                code = (
-                    ExitCode.NEEDS_HUMAN
-                    if decision.kind == DecisionKind.GIVE_UP_NEEDS_HUMAN
-                    else ExitCode.BUDGET_EXHAUSTED
-                )
-                advice = (
-                    "a human must fix this before the next try; do not requeue as is"
-                    if code == ExitCode.NEEDS_HUMAN
-                    else "the failures looked transient; a requeue (on other nodes?) may help"
-                )
-                self.say("error", f"giving up: {decision.reason} ({advice}; exit code {int(code)})")
-                self._event(EventKind.GAVE_UP, decision.reason, exit_code=int(code), advice=advice)
-                self._state(RunState.FAILED, decision.reason, code)
+            code = self._decided(decision)
+            if code is not None:
                 return code
-            self.say("warn", decision.reason)
-            self._event(EventKind.RESTART_SCHEDULED, decision.reason, delay_s=decision.delay_s)
-            self._state(RunState.BACKOFF, decision.reason)
             if not self._backoff(decision.delay_s):
                 return self._stopped(None)
 
-    # -- checks before launching ----------------------------------------------------------------
-
-    def _check_command(self) -> None:
-        prog = self.command[0]
-        if os.sep in prog:
-            path = prog if os.path.isabs(prog) else str(self.cwd / prog)
-            if not os.path.exists(path):
-                raise CommandNotFound(f"command not found: {prog} (no such file)")
-            if not os.access(path, os.X_OK) or os.path.isdir(path):
-                raise CommandNotFound(f"command not executable: {prog} (check its mode: chmod +x)")
-        elif shutil.which(prog) is None:
-            raise CommandNotFound(
-                f"command not found: {prog!r} is not on PATH (activate the environment that "
-                "has it, or give its full path)"
+    def _decided(self, decision: Decision) -> ExitCode | None:
+        """Record and announce the decision; the exit code when the run is over."""
+        if decision.kind == DecisionKind.SUCCEED:
+            self.say("ok", decision.reason)
+            self.journal.event(EventKind.SUCCEEDED, decision.reason)
+            self.journal.state(RunState.SUCCEEDED, decision.reason, ExitCode.OK)
+            return ExitCode.OK
+        if decision.kind == DecisionKind.RESTART:
+            self.say("warn", decision.reason)
+            self.journal.event(
+                EventKind.RESTART_SCHEDULED, decision.reason, delay_s=decision.delay_s
             )
-
-    def _check_checkpoint_glob(self) -> None:
-        pattern = self.cfg.checkpoint.glob
-        uses_placeholder = any("{checkpoint}" in a for a in self.command) or (
-            "{checkpoint}" in self.cfg.run.resume_args
+            self.journal.state(RunState.BACKOFF, decision.reason)
+            return None
+        code = (
+            ExitCode.NEEDS_HUMAN
+            if decision.kind == DecisionKind.GIVE_UP_NEEDS_HUMAN
+            else ExitCode.BUDGET_EXHAUSTED
         )
-        if uses_placeholder and not pattern:
-            raise ConfigError(
-                "the command uses {checkpoint} but no checkpoint glob is set: pass "
-                "--checkpoint 'out/ckpt_*.pt' (or [checkpoint] glob in babysit.toml)"
-            )
-        if not pattern:
-            return
-        fixed = []
-        for part in Path(os.path.expanduser(pattern)).parts:
-            if any(c in part for c in "*?["):
-                break
-            fixed.append(part)
-        base = self.cwd / Path(*fixed) if fixed else self.cwd
-        while not base.exists() and base != base.parent:
-            base = base.parent
-        if base.is_dir() and not os.access(base, os.R_OK | os.X_OK):
-            raise ConfigError(
-                f"checkpoint.glob {pattern!r}: cannot read directory {base} (permission denied)"
-            )
+        advice = (
+            "a human must fix this before the next try; do not requeue as is"
+            if code == ExitCode.NEEDS_HUMAN
+            else "the failures looked transient; a requeue (on other nodes?) may help"
+        )
+        self.say("error", f"giving up: {decision.reason} ({advice}; exit code {int(code)})")
+        self.journal.event(EventKind.GAVE_UP, decision.reason, exit_code=int(code), advice=advice)
+        self.journal.state(RunState.FAILED, decision.reason, code)
+        return code
 
     # -- launching -----------------------------------------------------------------------------
 
-    def _pick_checkpoint(self, settle_s: float) -> Checkpoint | None:
+    def _highest_attempt_dir(self) -> int:
+        """Attempt directories can exist that the store does not know (babysit died around a
+        launch): their numbers are never reused."""
+        try:
+            names = os.listdir(self.run_dir)
+        except OSError:
+            return 0
+        return max((int(m.group(1)) for n in names if (m := _ATTEMPT_DIR.match(n))), default=0)
+
+    def _checkpoint_pattern(self) -> str | None:
         pattern = self.cfg.checkpoint.glob
         if not pattern:
             return None
-        full = pattern if os.path.isabs(os.path.expanduser(pattern)) else str(self.cwd / pattern)
-        found = scan_checkpoints(full, self.seams.wall(), settle_s)
+        expanded = os.path.expanduser(pattern)
+        return expanded if os.path.isabs(expanded) else str(self.cwd / expanded)
+
+    def _pick_checkpoint(self, settle_s: float) -> Checkpoint | None:
+        pattern = self._checkpoint_pattern()
+        if pattern is None:
+            return None
+        found = scan_checkpoints(pattern, self.seams.wall(), settle_s)
         chosen, passed_over = choose_checkpoint(found)
         for ckpt in passed_over:
             self.say("warn", f"skipping checkpoint {ckpt.path}: {ckpt.problem}")
@@ -323,7 +313,7 @@ class Supervisor:
         elif not found:
             self.say("info", f"no checkpoint matches {pattern!r} yet: starting from scratch")
         if chosen is not None or passed_over:
-            self._event(
+            self.journal.event(
                 EventKind.CHECKPOINT,
                 f"resuming from {chosen.path}" if chosen else "no usable checkpoint",
                 path=chosen.path if chosen else None,
@@ -332,60 +322,37 @@ class Supervisor:
             )
         return chosen
 
-    def _argv(self, ckpt: Checkpoint | None) -> list[str]:
-        argv = []
-        for arg in self.command:
-            if "{checkpoint}" in arg:
-                if ckpt is None:
-                    continue  # `--resume={checkpoint}` is dropped when there is nothing to resume
-                arg = arg.replace("{checkpoint}", ckpt.path)
-            argv.append(arg)
-        if ckpt is not None and self.cfg.run.resume_args:
-            argv += [
-                a.replace("{checkpoint}", ckpt.path) for a in shlex.split(self.cfg.run.resume_args)
-            ]
-        return argv
-
     def _launch(self) -> _Live:
-        assert self.store is not None
-        store = self.store
         self.attempts_seen += 1  # counted here: the store may be refusing writes right now
         number = self.attempts_seen
-        ckpt = self._pick_checkpoint(self.cfg.checkpoint.settle_s if number == 1 else 0.0)
-        argv = self._argv(ckpt)
+        first = not self.history
+        ckpt = self._pick_checkpoint(self.cfg.checkpoint.settle_s if first else 0.0)
+        argv = build_argv(self.command, self.cfg.run.resume_args, ckpt)
         attempt_dir = self.run_dir / f"attempt-{number:04d}"
-        env = dict(os.environ)
-        env.setdefault("PYTHONUNBUFFERED", "1")  # progress lines reach the log file as printed
-        env.update(
-            {
-                "BABYSIT_RUN": self.name,
-                "BABYSIT_ATTEMPT": str(number),
-                "BABYSIT_HOME": str(self.home.resolve()),
-            }
-        )
-        env.pop("BABYSIT_RESUME_FROM", None)
-        if ckpt is not None:
-            env["BABYSIT_RESUME_FROM"] = ckpt.path
+        env = attempt_env(os.environ, self.name, number, self.home, ckpt)
         token = f"{self.name}/{number}/{uuid.uuid4().hex}"
-        self._warn_if_disk_low(attempt_dir.parent)
-        handle = process.launch(argv, env, self.cwd, attempt_dir, self.cfg.stop.grace_s, token)
+        self._warn_if_disk_low(self.run_dir)
         started = self.seams.wall()
         fields = {
             "started": started,
             "host": os.uname().nodename,
-            "pid": None,
-            "launcher_pid": handle.launcher_pid,
-            "launcher_started": handle.launcher_started,
             "argv": argv,
             "resume_from": ckpt.path if ckpt else None,
             "log_dir": str(attempt_dir),
             "token": token,
         }
-        self._record(lambda: store.add_attempt(self.name, number, fields))
-        self._state(RunState.RUNNING)
+        # The intent first: a babysit that dies right after the launch finds the attempt.
+        self.journal.write(lambda s: s.add_attempt(self.name, number, fields))
+        handle = process.launch(argv, env, self.cwd, attempt_dir, self.cfg.stop.grace_s, token)
+        launched = {
+            "launcher_pid": handle.launcher_pid,
+            "launcher_started": handle.launcher_started,
+        }
+        self.journal.write(lambda s: s.update_attempt(self.name, number, launched))
+        self.journal.state(RunState.RUNNING)
         where = f", resuming from {ckpt.path}" if ckpt else ""
         self.say("info", f"attempt {number} started{where}; output in {attempt_dir}")
-        self._event(
+        self.journal.event(
             EventKind.ATTEMPT_STARTED,
             f"attempt {number} started{where}",
             number,
@@ -393,7 +360,8 @@ class Supervisor:
             launcher_pid=handle.launcher_pid,
             resume_from=fields["resume_from"],
         )
-        return _Live(number, handle, self._followers(attempt_dir, 0, 0), started)
+        self.pipeline.new_attempt(started)
+        return _Live(number, handle, self._followers(attempt_dir, 0, 0), started, self.pipeline)
 
     def _warn_if_disk_low(self, directory: Path) -> None:
         try:
@@ -413,32 +381,39 @@ class Supervisor:
             Follower(attempt_dir / process.STDERR_NAME, "stderr", err_off),
         ]
 
-    def _resume_unfinished(self, history: list[AttemptRecord]) -> _Live | None:
-        """Re-attach to an attempt left running by a babysit that died, or close it."""
-        assert self.store is not None
-        if not history or history[-1].outcome != Outcome.RUNNING:
+    def _resume_unfinished(self, rows: list[dict[str, Any]]) -> _Live | None:
+        """Re-attach to an attempt left running by a babysit that died (or record how it ended
+        meanwhile): the last attempt the store has as running, or an attempt directory the
+        store does not know whose processes still live."""
+        row = rows[-1] if rows and rows[-1]["outcome"] == Outcome.RUNNING.value else None
+        known = {r["number"] for r in rows}
+        if row is None:
+            for n in range(self._highest_attempt_dir(), 0, -1):
+                if n in known:
+                    break
+                adopted = process.adopt(self.run_dir / f"attempt-{n:04d}")
+                if adopted is not None and adopted.poll() is None:
+                    row = self._adopt_row(n, adopted)
+                    break
+        if row is None:
             return None
-        row = self.store.attempts(self.name)[-1]
         attempt_dir = Path(row["log_dir"])
+        here = os.uname().nodename
+        if row.get("host") and row["host"] != here and not (attempt_dir / "exit.json").exists():
+            raise RunBusy(
+                f"attempt {row['number']} of run {self.name!r} was started on host "
+                f"{row['host']}, and babysit can only watch processes of its own host: run "
+                f"this command there, or pick another --name"
+            )
         handle = process.reattach(
             row["launcher_pid"], row["launcher_started"], attempt_dir, row.get("token") or ""
-        )
+        ) or process.adopt(attempt_dir, row.get("token"))
+        if handle is None:  # never launched: the intent was written, the launch never happened
+            handle = process.Handle(0, 0.0, attempt_dir, row.get("token") or "")
         followers = self._followers(attempt_dir, row["stdout_offset"], row["stderr_offset"])
-        live = _Live(
-            row["number"],
-            handle
-            or process.Handle(
-                row["launcher_pid"] or 0,
-                row["launcher_started"] or 0.0,
-                attempt_dir,
-                row.get("token") or "",
-            ),
-            followers,
-            row["started"],
-            row["first_step"],
-            row["last_step"],
-        )
-        if handle is not None:
+        self.pipeline.new_attempt(self.seams.wall(), row["first_step"], row["last_step"])
+        live = _Live(row["number"], handle, followers, row["started"], self.pipeline)
+        if handle.poll() is None:
             msg = (
                 f"re-attached to attempt {live.number} (launcher pid {handle.launcher_pid}), "
                 "still running; following its output"
@@ -446,9 +421,35 @@ class Supervisor:
         else:
             msg = f"attempt {live.number} ended while babysit was away; recording how"
         self.say("info", msg)
-        self._event(EventKind.REATTACHED, msg, live.number, alive=handle is not None)
-        self._state(RunState.RUNNING)
+        self.journal.event(EventKind.REATTACHED, msg, live.number)
+        self.journal.state(RunState.RUNNING)
         return live
+
+    def _adopt_row(self, number: int, handle: process.Handle) -> dict[str, Any]:
+        attempt_dir = handle.attempt_dir
+        fields = {
+            "started": os.path.getmtime(attempt_dir),
+            "host": os.uname().nodename,
+            "launcher_pid": handle.launcher_pid,
+            "launcher_started": handle.launcher_started,
+            "log_dir": str(attempt_dir),
+            "token": handle.token,
+        }
+        self.journal.write(lambda s: s.add_attempt(self.name, number, fields))
+        self.say(
+            "warn",
+            f"found attempt {number} running without a record (babysit died while "
+            "launching it): adopting it",
+        )
+        return {
+            "number": number,
+            "outcome": Outcome.RUNNING.value,
+            "first_step": None,
+            "last_step": None,
+            "stdout_offset": 0,
+            "stderr_offset": 0,
+            **fields,
+        }
 
     # -- watching ------------------------------------------------------------------------------
 
@@ -458,29 +459,33 @@ class Supervisor:
             while True:  # one bounded read per stream; at the end, read everything that is left
                 chunk = f.poll(now, final=final)
                 if chunk.data and self.cfg.run.echo:
-                    self._echo(f.stream, chunk.data)
-                self._parse(live, chunk.lines)
+                    self._echo[f.stream].write(chunk.data)
+                for inc in live.pipeline.lines(chunk.lines):
+                    self._incident(live, inc)
                 if not final or not chunk.data:
                     break
         if final or self.seams.monotonic() - live.flushed_at >= PROGRESS_FLUSH_S:
             self._flush_progress(live)
 
-    def _parse(self, live: _Live, lines: list[OutputLine]) -> None:
-        for line in lines:
-            for rec in live.parser.feed(line):
-                if isinstance(rec, Progress):
-                    if live.first_step is None:
-                        live.first_step = rec.step
-                    live.last_step = rec.step
-                else:
-                    live.errors.append(rec)
-                    del live.errors[:-20]
+    def _incident(self, live: _Live, inc: Incident) -> None:
+        number = live.number
+        self.journal.write(lambda s: s.add_incident(self.name, number, inc))
+        self.journal.event(
+            EventKind.INCIDENT,
+            inc.message,
+            number,
+            incident=inc.kind.value,
+            category=inc.category.value,
+            step=inc.step,
+            metric=inc.metric,
+        )
+        self.say("warn", f"{inc.kind.value.replace('_', ' ')}: {inc.message}")
+        if inc.kind == IncidentKind.HANG:
+            live.hang = inc
 
     def _flush_progress(self, live: _Live) -> None:
-        assert self.store is not None
-        store = self.store
         live.flushed_at = self.seams.monotonic()
-        fields = {
+        fields: dict[str, Any] = {
             "first_step": live.first_step,
             "last_step": live.last_step,
             "stdout_offset": live.followers[0].consumed,
@@ -490,27 +495,29 @@ class Supervisor:
         if pid is not None:
             fields["pid"] = pid
         number = live.number
-        self._record(lambda: store.update_attempt(self.name, number, fields))
+        self.journal.write(lambda s: s.update_attempt(self.name, number, fields))
+        p = live.pipeline
+        if p.latest and p.metric_records != live.metrics_flushed:
+            live.metrics_flushed = p.metric_records
+            sample = (self.seams.wall(), p.latest_step, dict(p.latest))
+            self.journal.write(lambda s: s.add_metrics(self.name, number, *sample))
 
-    def _echo(self, stream: str, data: bytes) -> None:
-        target = self.seams.stdout if stream == "stdout" else self.seams.stderr
-        if target is None:
+    def _pulse(self, live: _Live) -> None:
+        """Writes in the checkpoint directory are a sign of life (a save under way)."""
+        pattern = self._checkpoint_pattern()
+        if pattern is None or self.seams.monotonic() - live.pulsed_at < PULSE_S:
             return
-        try:
-            target.write(data)
-            target.flush()
-        except (OSError, ValueError):
-            # The terminal went away (closed, EPIPE): keep supervising, stop echoing there.
-            if stream == "stdout":
-                self.seams.stdout = None
-            else:
-                self.seams.stderr = None
+        live.pulsed_at = self.seams.monotonic()
+        if self._pulse_watch is None:
+            self._pulse_watch = DirectoryPulse(pattern)
+        if self._pulse_watch.changed():
+            live.pipeline.activity(Activity("checkpoint_write", self.seams.wall()))
 
     def _watch(self, live: _Live) -> ExitStatus | None:
         """Follow the attempt until it ends (its exit status) or the operator stops it (None)."""
         while True:
             self._pump(live)
-            self._flush_pending()
+            self.journal.flush()
             status = live.handle.poll()
             if status is not None:
                 live.handle.close()
@@ -518,37 +525,66 @@ class Supervisor:
                 return status
             if self._stop_signals:
                 return None
+            self._pulse(live)
+            for inc in live.pipeline.tick(self.seams.wall()):
+                self._incident(live, inc)
+            if live.hang is not None and self.cfg.hang.action == "restart":
+                self.say("warn", f"killing hung attempt {live.number} to restart it")
+                status, _ = self._terminate(live, signal.SIGTERM, "hung")
+                return status
             live.handle.wait(self.cfg.run.poll_s, self.seams.sleep)  # wakes at once on exit
 
-    def _ended(self, live: _Live, status: ExitStatus) -> Decision:
-        assert self.store is not None
-        store = self.store
-        verdict = judge(
-            AttemptEvidence(status, tuple(live.errors), live.first_step, live.last_step)
-        )
+    def _outcome(self, live: _Live, status: ExitStatus) -> Outcome:
+        stop_signals = {signal.SIGTERM, signal.SIGINT}
+        if live.hang is None and stop_signals & set(status.signals_received):
+            # Someone (a babysit that then died, the scheduler) stopped it before it finished.
+            return Outcome.STOPPED
         if status.exit_code == 0:
-            outcome = Outcome.SUCCEEDED
-        elif status.signal is not None:
-            outcome = Outcome.KILLED
-        elif status.exit_code is None:
-            outcome = Outcome.LOST
-        else:
-            outcome = Outcome.FAILED
+            return Outcome.SUCCEEDED
+        if status.signal is not None:
+            return Outcome.KILLED
+        if status.exit_code is None:
+            return Outcome.LOST
+        return Outcome.FAILED
+
+    def _ended(self, live: _Live, status: ExitStatus) -> Decision:
+        left = process.sweep(live.handle)
+        if left:
+            self.say(
+                "warn",
+                f"killed {len(left)} process(es) of attempt {live.number} left "
+                f"behind after it ended: {left}",
+            )
+        outcome = self._outcome(live, status)
+        verdict = judge(
+            AttemptEvidence(
+                status,
+                tuple(live.pipeline.errors),
+                live.first_step,
+                live.last_step,
+                live.hang.message if live.hang else None,
+            )
+        )
+        summary = verdict.summary if verdict is not None else None
+        if outcome == Outcome.STOPPED:
+            names = ", ".join(dict.fromkeys(signal_name(s) for s in status.signals_received))
+            summary = f"stopped by {names} before it finished"
+            verdict = None
         fields: dict[str, Any] = {
             "ended": status.ended,
             "outcome": outcome,
             "exit_code": status.exit_code,
             "signal": status.signal,
+            "summary": summary,
         }
         if verdict is not None:
             fields.update(
                 category=verdict.category,
                 transient=verdict.transient,
                 fingerprint=verdict.fingerprint,
-                summary=verdict.summary,
             )
         number = live.number
-        self._record(lambda: store.update_attempt(self.name, number, fields))
+        self.journal.write(lambda s: s.update_attempt(self.name, number, fields))
         how = (
             "finished"
             if outcome == Outcome.SUCCEEDED
@@ -559,7 +595,7 @@ class Supervisor:
             else f"exited with code {status.exit_code}"
         )
         steps = f" at step {live.last_step}" if live.last_step is not None else " before any step"
-        self._event(
+        self.journal.event(
             EventKind.ATTEMPT_ENDED,
             f"attempt {number} {how}{steps}",
             number,
@@ -569,9 +605,8 @@ class Supervisor:
             last_step=live.last_step,
             verdict=asdict(verdict) if verdict is not None else None,
         )
-        if verdict is not None:
-            self.say("warn", f"attempt {number} {how}{steps}: {verdict.summary}")
-        history = self._budget_history()
+        if summary is not None:
+            self.say("warn", f"attempt {number} {how}{steps}: {summary}")
         current = AttemptRecord(
             number,
             live.started,
@@ -584,18 +619,10 @@ class Supervisor:
             verdict.category if verdict else None,
             verdict.transient if verdict else None,
             verdict.fingerprint if verdict else None,
-            verdict.summary if verdict else None,
+            summary,
         )
-        history = [a for a in history if a.number != number] + [current]
-        return decide(history, self.policy, self.seams.uniform())
-
-    def _budget_history(self) -> list[AttemptRecord]:
-        assert self.store is not None
-        try:
-            start = int(self.store.run(self.name).get("budget_from") or 1)
-            return [a for a in self.store.history(self.name) if a.number >= start]
-        except Exception:
-            return []
+        self.history = [a for a in self.history if a.number != number] + [current]
+        return decide(self.history, self.policy, self.seams.uniform())
 
     def _backoff(self, delay_s: float) -> bool:
         """Sleep before the next attempt; False when the operator stopped babysit meanwhile."""
@@ -603,59 +630,43 @@ class Supervisor:
         while self.seams.monotonic() < deadline:
             if self._stop_signals:
                 return False
-            self._flush_pending()
+            self.journal.flush()
             self.seams.sleep(min(self.cfg.run.poll_s, max(deadline - self.seams.monotonic(), 0)))
         return not self._stop_signals
 
     # -- stopping ------------------------------------------------------------------------------
 
-    def _stopped(self, live: _Live | None) -> ExitCode:
-        assert self.store is not None
-        store = self.store
-        sig = self._stop_signals[0] if self._stop_signals else signal.SIGTERM
-        name = signal_name(sig)
-        self._state(RunState.STOPPING, f"operator sent {name}")
-        if live is None:
-            self._event(EventKind.STOPPED, f"stopped by {name} between attempts")
-            self.say("info", f"stopped by {name} between attempts")
-            self._state(RunState.STOPPED, f"stopped by {name}", ExitCode.STOPPED)
-            return ExitCode.STOPPED
+    def _terminate(self, live: _Live, sig: int, why: str) -> tuple[ExitStatus, bool]:
+        """Send sig to every process of the attempt; SIGKILL what is left after the grace
+        period (or at once on a second operator signal). Returns (exit status, forced)."""
         grace = self.cfg.stop.grace_s
-        self.say(
-            "info",
-            f"{name} received: passing it to attempt {live.number}'s processes; "
-            f"they are killed if still alive in {grace:g}s (send it again to kill now)",
-        )
-        self._event(
-            EventKind.STOP_REQUESTED,
-            f"operator sent {name}; passed to the process group",
-            live.number,
-            signal=sig,
-            grace_s=grace,
-        )
+        signals_before = len(self._stop_signals)
         process.signal_group(live.handle, sig)
         deadline = self.seams.monotonic() + grace
         forced = False
         while process.survivors(live.handle):
             self._pump(live)
-            if not forced and (len(self._stop_signals) > 1 or self.seams.monotonic() >= deadline):
+            again = len(self._stop_signals) > max(signals_before, 1)
+            if not forced and (again or self.seams.monotonic() >= deadline):
                 forced = True
-                why = "second signal" if len(self._stop_signals) > 1 else f"{grace:g}s grace over"
+                reason = "second signal" if again else f"{grace:g}s grace over"
                 left = process.survivors(live.handle)
                 self.say(
                     "warn",
-                    f"{why}: killing {len(left)} remaining process(es) of attempt "
+                    f"{reason}: killing {len(left)} remaining process(es) of attempt "
                     f"{live.number} with SIGKILL",
                 )
-                self._event(
+                self.journal.event(
                     EventKind.FORCE_KILLED,
-                    f"{why}: SIGKILL to {len(left)} process(es)",
+                    f"{reason}: SIGKILL to {len(left)} process(es) ({why})",
                     live.number,
                     pids=left,
                 )
                 deadline = self.seams.monotonic() + 10.0
             if forced:
-                process.kill_all(live.handle)
+                # The launcher last: it records how the command died, then exits by itself.
+                spare = self.seams.monotonic() < deadline - 5.0
+                process.kill_all(live.handle, spare_launcher=spare)
                 if self.seams.monotonic() >= deadline:
                     left = process.survivors(live.handle)
                     self.say(
@@ -668,6 +679,33 @@ class Supervisor:
         self._pump(live, final=True)
         status = live.handle.poll() or ExitStatus(None, sig, self.seams.wall())
         live.handle.close()
+        return status, forced
+
+    def _stopped(self, live: _Live | None) -> ExitCode:
+        sig = self._stop_signals[0] if self._stop_signals else signal.SIGTERM
+        name = signal_name(sig)
+        self.journal.state(RunState.STOPPING, f"operator sent {name}")
+        if live is None:
+            self.journal.event(EventKind.STOPPED, f"stopped by {name} between attempts")
+            self.say("info", f"stopped by {name} between attempts")
+            self.journal.state(RunState.STOPPED, f"stopped by {name}", ExitCode.STOPPED)
+            return ExitCode.STOPPED
+        grace = self.cfg.stop.grace_s
+        self.say(
+            "info",
+            f"{name} received: passing it to attempt {live.number}'s processes; "
+            f"they are killed if still alive in {grace:g}s (send it again to kill now)",
+        )
+        self.journal.event(
+            EventKind.STOP_REQUESTED,
+            f"operator sent {name}; passed to the process group",
+            live.number,
+            signal=sig,
+            grace_s=grace,
+        )
+        status, forced = self._terminate(live, sig, "stopped")
+        # The launcher keeps its own grace timer, and may have SIGKILLed the command itself.
+        forced = forced or status.signal == signal.SIGKILL
         fields = {
             "ended": status.ended,
             "outcome": Outcome.STOPPED,
@@ -676,15 +714,11 @@ class Supervisor:
             "summary": f"stopped by the operator ({name})",
         }
         number = live.number
-        self._record(lambda: store.update_attempt(self.name, number, fields))
+        self.journal.write(lambda s: s.update_attempt(self.name, number, fields))
         msg = f"attempt {number} stopped by the operator ({name})" + (
             " after SIGKILL" if forced else ""
         )
-        self._event(EventKind.STOPPED, msg, number, forced=forced)
-        self._state(RunState.STOPPED, msg, ExitCode.STOPPED)
+        self.journal.event(EventKind.STOPPED, msg, number, forced=forced)
+        self.journal.state(RunState.STOPPED, msg, ExitCode.STOPPED)
         self.say("info", msg)
         return ExitCode.STOPPED
-
-
-def _config_dict(cfg: Config) -> dict[str, Any]:
-    return asdict(cfg)

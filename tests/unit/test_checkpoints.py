@@ -225,8 +225,23 @@ def hf_dir(root: Path, step: int, mtime: float = T) -> Path:
     put(d / "config.json", b"{}", mtime)
     put(d / "model.safetensors", safetensors_bytes(), mtime)
     put(d / "optimizer.pt", b"opt", mtime)
+    put(d / "trainer_state.json", b"{}", mtime)  # HF Trainer writes it last
     os.utime(d, (mtime, mtime))
     return d
+
+
+def test_hf_directory_without_trainer_state_is_unfinished(tmp_path: Path) -> None:
+    d = hf_dir(tmp_path, 500)
+    (d / "trainer_state.json").unlink()
+    ckpt = check(d)
+    assert not ckpt.complete and "trainer_state.json" in (ckpt.problem or "")
+
+
+def test_dcp_directory_without_metadata_is_unfinished(tmp_path: Path) -> None:
+    d = tmp_path / "step-200"
+    put(d / "__0_0.distcp", b"shard", T)
+    ckpt = check(d)
+    assert not ckpt.complete and ".metadata" in (ckpt.problem or "")
 
 
 def test_directory_complete(tmp_path: Path) -> None:

@@ -19,6 +19,11 @@ from babysit.records import (
 
 S = RunState
 ALLOWED = {
+    # A babysit (re)starting on the run moves it to STARTING, whatever state it was left in.
+    (S.STARTING, S.STARTING),
+    (S.RUNNING, S.STARTING),
+    (S.BACKOFF, S.STARTING),
+    (S.STOPPING, S.STARTING),
     (S.STARTING, S.RUNNING),
     (S.STARTING, S.STOPPING),
     (S.STARTING, S.FAILED),

@@ -129,13 +129,13 @@ def test_start_run_and_read_it(store: Store) -> None:
     assert run["created"] <= run["updated"]
 
 
-def test_start_run_again_keeps_state_and_created(store: Store) -> None:
+def test_start_run_again_starts_over_and_keeps_created(store: Store) -> None:
     started(store)
-    store.set_run_state("gpt", RunState.RUNNING)
+    store.set_run_state("gpt", RunState.FAILED, "gave up", 3)
     created = store.run("gpt")["created"]
     store.start_run("gpt", ["python", "other.py"], "/elsewhere", {})
     run = store.run("gpt")
-    assert run["state"] == "running"
+    assert (run["state"], run["reason"], run["exit_code"]) == ("starting", None, None)
     assert run["created"] == created
     assert run["command"] == ["python", "other.py"]
     assert run["cwd"] == "/elsewhere"
@@ -153,9 +153,9 @@ def test_set_run_state(store: Store) -> None:
     store.set_run_state("gpt", RunState.FAILED, reason="gave up", exit_code=3)
     run = store.run("gpt")
     assert (run["state"], run["reason"], run["exit_code"]) == ("failed", "gave up", 3)
-    store.set_run_state("gpt", RunState.STARTING)  # no reason given: the old one stays
+    store.set_run_state("gpt", RunState.STARTING)  # no reason given: none (no stale reason)
     run = store.run("gpt")
-    assert (run["state"], run["reason"], run["exit_code"]) == ("starting", "gave up", None)
+    assert (run["state"], run["reason"], run["exit_code"]) == ("starting", None, None)
 
 
 def test_release_and_budget(store: Store) -> None:
@@ -275,11 +275,14 @@ def test_update_attempt_rejects_unknown_fields(store: Store) -> None:
     assert store.attempts("gpt")[0]["exit_code"] is None  # nothing written
 
 
-def test_duplicate_attempt_is_a_write_error(store: Store) -> None:
+def test_duplicate_attempt_is_refused_for_good(store: Store) -> None:
+    """A constraint violation is a bug, not a full disk: StoreError, not the retriable
+    StoreWriteError (a retried write could never succeed and would block the rest)."""
     started(store)
     store.add_attempt("gpt", 1, {"started": 1.0})
-    with pytest.raises(StoreWriteError):
+    with pytest.raises(StoreError) as info:
         store.add_attempt("gpt", 1, {"started": 2.0})
+    assert not isinstance(info.value, StoreWriteError)
     assert store.attempts("gpt")[0]["started"] == 1.0
 
 
@@ -340,12 +343,12 @@ def test_jsonl_append_failure_is_a_write_error(store: Store) -> None:
 # -- write and read failures ---------------------------------------------------------------------
 
 
-def test_write_after_connection_closed_is_a_store_write_error(store: Store) -> None:
+def test_write_after_connection_closed_is_a_store_error(store: Store) -> None:
     store._conn.close()
-    with pytest.raises(StoreWriteError) as info:
+    with pytest.raises(StoreError) as info:
         store.add_event(Event("gpt", EventKind.NOTE, "x", 1.0))
     assert isinstance(info.value.__cause__, sqlite3.Error)
-    with pytest.raises(StoreWriteError):
+    with pytest.raises(StoreError):
         started(store)
 
 

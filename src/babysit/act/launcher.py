@@ -77,7 +77,16 @@ def _leftovers() -> list[int]:
     return out
 
 
-def _reap() -> None:
+def _kill_all(sig: int) -> list[int]:
+    """Send sig to every leftover process of the attempt; return whom it was sent to."""
+    left = _leftovers()
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, sig)
+    return left
+
+
+def _reap_any() -> None:
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
@@ -88,21 +97,40 @@ def _reap() -> None:
 
 
 def _clean_up(grace_s: float) -> None:
-    """SIGTERM what is left of the attempt, SIGKILL it after the grace period."""
-    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
-        _reap()
-        left = _leftovers()
-        if not left:
+    """SIGTERM what is left of the attempt, then SIGKILL, again and again, until nothing is left
+    (orphans keep arriving while their parents die)."""
+    _reap_any()
+    if not _kill_all(signal.SIGTERM):
+        return
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        _reap_any()
+        if not _leftovers():
             return
-        for pid in left:
-            with contextlib.suppress(OSError):
-                os.kill(pid, sig)
-        deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline:
-            _reap()
-            if not _leftovers():
-                return
-            time.sleep(0.05)
+        time.sleep(0.05)
+    deadline = time.monotonic() + 30.0
+    while time.monotonic() < deadline:
+        _reap_any()
+        if not _kill_all(signal.SIGKILL):
+            return
+        time.sleep(0.05)
+
+
+class _Stop:
+    """The operator's stop, owned here too: if babysit dies mid-stop, the grace period still
+    ends in a SIGKILL of the whole attempt."""
+
+    def __init__(self, grace_s: float) -> None:
+        self.grace_s = grace_s
+        self.signals: list[int] = []
+
+    def handler(self, sig: int, _frame: object) -> None:
+        self.signals.append(sig)
+        if len(self.signals) == 1 and sig in (signal.SIGTERM, signal.SIGINT):
+            signal.setitimer(signal.ITIMER_REAL, max(self.grace_s, 0.001))
+
+    def expired(self, _sig: int, _frame: object) -> None:
+        _kill_all(signal.SIGKILL)
 
 
 def main(argv: list[str]) -> int:
@@ -115,8 +143,10 @@ def main(argv: list[str]) -> int:
     grace_s = float(opts[opts.index("--grace") + 1])
     exit_path = os.path.join(attempt_dir, "exit.json")
 
+    stop = _Stop(grace_s)
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda *_: None)  # a handler, not SIG_IGN: the child gets defaults
+        signal.signal(sig, stop.handler)  # a handler, not SIG_IGN: the child gets defaults
+    signal.signal(signal.SIGALRM, stop.expired)
     _become_subreaper()
     try:
         child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL)
@@ -136,10 +166,22 @@ def main(argv: list[str]) -> int:
         return code
     _write_json(
         os.path.join(attempt_dir, "launcher.json"),
-        {"launcher_pid": os.getpid(), "pid": child.pid, "started": time.time()},
+        {
+            "launcher_pid": os.getpid(),
+            "pid": child.pid,
+            "started": time.time(),
+            "token": os.environ.get("BABYSIT_ATTEMPT_TOKEN"),
+        },
     )
-    status = child.wait()
+    # Reap every child as it ends (orphans come to us as the subreaper), until the command ends.
+    while True:
+        pid, wstatus = os.wait()
+        if pid == child.pid:
+            status = os.waitstatus_to_exitcode(wstatus)
+            break
+    child.returncode = status  # we reaped it ourselves; keep Popen from trying again
     ended = time.time()
+    signal.setitimer(signal.ITIMER_REAL, 0)
     _clean_up(grace_s)
     _write_json(
         exit_path,
@@ -148,6 +190,7 @@ def main(argv: list[str]) -> int:
             "exit_code": status if status >= 0 else None,
             "signal": -status if status < 0 else None,
             "ended": ended,
+            "signals_received": stop.signals,
         },
     )
     return status if status >= 0 else 128 - status

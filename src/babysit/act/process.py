@@ -81,7 +81,11 @@ class Handle:
         self._pidfd = None
 
     def poll(self) -> ExitStatus | None:
-        """How the training command ended, or None while the launcher is still running."""
+        """How the training command ended, or None while any process of the attempt lives.
+
+        The launcher writes exit.json when the command ends. If the launcher itself died (a
+        kill -9, the OOM killer) while the training lives on, the attempt is still running: it
+        ends when the last process carrying its token is gone, with an unknown status."""
         if self.popen is not None:
             code = self.popen.poll()
             if code is None:
@@ -92,10 +96,18 @@ class Handle:
             code = None
         info = _read_json(self.attempt_dir / "exit.json")
         if info is not None:
-            return ExitStatus(info.get("exit_code"), info.get("signal"), float(info["ended"]))
-        if code is None:  # re-attached, and the launcher died without saying how: unknown
+            return ExitStatus(
+                info.get("exit_code"),
+                info.get("signal"),
+                float(info["ended"]),
+                tuple(int(s) for s in info.get("signals_received") or ()),
+            )
+        if _token_bearers(self.token):
+            return None  # the launcher is gone, the training is not: keep watching it
+        if code is None or code == -signal.SIGKILL:
+            # Nothing says how the command ended (its launcher was killed too).
             return ExitStatus(None, None, time.time())
-        # The launcher itself was killed (SIGKILL to the group): its status is the attempt's.
+        # The launcher died of something else with the command: its status is the attempt's.
         return ExitStatus(code if code >= 0 else None, -code if code < 0 else None, time.time())
 
 
@@ -175,13 +187,42 @@ def reattach(
     return Handle(launcher_pid, launcher_started, attempt_dir, token)
 
 
+def adopt(attempt_dir: Path, token: str | None = None) -> Handle | None:
+    """A handle on the attempt in attempt_dir from what its launcher wrote (launcher.json), for
+    an attempt the store does not fully know (babysit died around its launch). None when the
+    launcher never started. Identity is the attempt's token in the launcher's environment."""
+    info = _read_json(attempt_dir / "launcher.json")
+    if info is None or not isinstance(info.get("launcher_pid"), int):
+        return None
+    token = token or info.get("token")
+    if not isinstance(token, str) or not token:
+        return None
+    pid = int(info["launcher_pid"])
+    started = 0.0  # a start time that matches nothing: "not alive", unless proven below
+    with contextlib.suppress(psutil.Error, OSError):
+        proc = psutil.Process(pid)
+        if proc.environ().get(TOKEN_VAR) == token:
+            started = proc.create_time()
+    return Handle(pid, started, attempt_dir, token)
+
+
+def sweep(handle: Handle) -> list[int]:
+    """SIGKILL any process still carrying the ended attempt's token; return their pids."""
+    left = _token_bearers(handle.token)
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    return left
+
+
 def signal_group(handle: Handle, sig: int) -> None:
     """Send sig to the attempt's process group, and to any process of it that left the group."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(handle.pgid, sig)
     for pid in _token_bearers(handle.token):
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, sig)
+            if os.getpgid(pid) != handle.pgid:  # the group got it already
+                os.kill(pid, sig)
 
 
 def survivors(handle: Handle) -> list[int]:
@@ -201,10 +242,12 @@ def survivors(handle: Handle) -> list[int]:
     return sorted(p for p in pids if _running(p))
 
 
-def kill_all(handle: Handle) -> None:
-    """SIGKILL every process of the attempt."""
-    signal_group(handle, signal.SIGKILL)
+def kill_all(handle: Handle, spare_launcher: bool = False) -> None:
+    """SIGKILL every process of the attempt. With spare_launcher, not the launcher: it then
+    reaps the command and writes down how it ended (SIGKILL) before it exits by itself."""
     for pid in survivors(handle):
+        if spare_launcher and pid == handle.launcher_pid:
+            continue
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
 

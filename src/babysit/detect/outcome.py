@@ -48,6 +48,7 @@ class AttemptEvidence:
     errors: tuple[PythonError, ...] = ()  # Python errors seen in the output, in order
     first_step: int | None = None
     last_step: int | None = None
+    hang: str | None = None  # the hang incident's message when babysit killed it as hung
 
 
 def signal_name(sig: int) -> str:
@@ -73,6 +74,9 @@ def _exact(text: str) -> str:
 
 def judge(ev: AttemptEvidence) -> Verdict | None:
     """None for a clean exit; otherwise the verdict on why the attempt died."""
+    if ev.hang is not None:
+        # No fingerprint: hangs are counted by the restart budget, not by the repeat rule.
+        return Verdict(Category.HANG, True, f"hung: {ev.hang}; babysit killed it to restart")
     if ev.exit.exit_code == 0:
         return None
     started = ev.first_step is not None

@@ -1,10 +1,10 @@
-"""Recognise what a line says: the step counter, a Python error. Pure functions of one line.
+"""Recognise what a line says: the step counter, metrics, a Python error, a pause under way.
 
-    parse_line(OutputLine("stdout", 7, "iter 340: loss 5.4983, time 33.52ms", ts))
-    # -> [Progress(step=340, ...)]
+    LineParser().feed(OutputLine("stdout", 7, "iter 340: loss 5.4983, time 33.52ms", ts))
+    # -> [Progress(step=340, ...), Metric(step=340, values={"loss": 5.4983, ...}, ...)]
 
 Launcher prefixes (`[rank3]:`, `[default0]:`, srun's `3: `) and ANSI colours are removed first.
-The full metric parsers come with the vital-signs work; they plug in here.
+The metric formats of each trainer live in `parse.metrics`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,10 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from babysit.records import OutputLine, Progress, PythonError
+from babysit.parse.metrics import parse_metrics
+from babysit.records import Activity, Metric, OutputLine, Progress, PythonError
+
+Record = Progress | PythonError | Metric | Activity
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _PREFIX = re.compile(r"^(?:\[(?:rank|default)\d+\]:\s?|\d+:\s|\[\d+,\d+\]<std(?:out|err)>:\s?)")
@@ -24,6 +27,12 @@ _PY_ERROR = re.compile(
     r"(?::\s?(?P<msg>.*))?$"
 )
 _ARGPARSE = re.compile(r"^(?P<prog>\S+): error: (?P<msg>.+)$")
+# A checkpoint save or an eval announced in the output (nanoGPT/tinygpt `saving checkpoint to`,
+# HF `Saving model checkpoint to`, Lightning `Validation DataLoader 0:`, `Evaluating ...`).
+_ACTIVITY = re.compile(
+    r"(?i)(?P<ckpt>\bsav(?:e|ing)\b.{0,40}?(?:checkpoint|model|state)|checkpoint\w*\s+(?:sav|writ))"
+    r"|(?P<eval>\bevaluat(?:e|ing|ion)\b|\bvalidat(?:e|ing|ion)\b|\brunning eval)"
+)
 
 
 def clean(text: str) -> str:
@@ -42,8 +51,9 @@ class LineParser:
 
     def __init__(self) -> None:
         self._in_frames: dict[str, bool] = {}
+        self._usage_seen: set[str] = set()  # streams where argparse printed `usage: ...`
 
-    def feed(self, line: OutputLine) -> list[Progress | PythonError]:
+    def feed(self, line: OutputLine) -> list[Record]:
         raw = clean(line.text)
         in_frames = self._in_frames.get(line.stream, False)
         if raw.startswith("Traceback (most recent call last)") or raw.startswith('  File "'):
@@ -52,12 +62,29 @@ class LineParser:
         if in_frames and raw[:1] in (" ", "\t"):
             return []
         self._in_frames[line.stream] = False
-        records = parse_line(line, cleaned=raw)
+        if raw.startswith("usage: "):
+            self._usage_seen.add(line.stream)
+        records: list[Record] = [
+            r for r in parse_line(line, cleaned=raw)
+            # `X: error: ...` is argparse's only after its `usage:` line (not nvcc's, ninja's)
+            if not (isinstance(r, PythonError) and r.exc_type == "ArgumentError"
+                    and line.stream not in self._usage_seen)
+        ]
         if in_frames:
             records = [
                 dataclasses.replace(r, from_traceback=True) if isinstance(r, PythonError) else r
                 for r in records
             ]
+        if records and isinstance(records[0], PythonError):
+            return records
+        metric = parse_metrics(line)
+        act = _ACTIVITY.search(raw)
+        if act is not None and (metric is None or metric.step is None):
+            # An eval's own progress bar is a sign of life, not training throughput.
+            kind = "eval" if act.group("eval") else "checkpoint"
+            records.append(Activity(kind, line.ts, raw[:200], line.number))
+        elif metric is not None:
+            records.append(metric)
         return records
 
 

@@ -1,13 +1,15 @@
 """Restart or give up: the decision after an attempt ends. Pure: inputs are values.
 
-    decide(current, history, RestartPolicy(max_restarts=10, ...), uniform=random.random())
+    decide(history, RestartPolicy(max_restarts=10, ...), uniform=random.random())
 
-Rules, in order:
-1. exit 0 -> succeed.
+`history` holds the attempts that count for the budget, oldest first, ending with the attempt
+that just ended. Rules, in order:
+1. exit 0 -> succeed. An attempt stopped by a signal before it finished (a preemption, a
+   babysit that died mid-stop and was started again) -> start it again at once; it counts
+   neither for nor against the budget.
 2. a verdict that says a restart cannot help (transient is False) -> give up, a human must act.
-3. the same error fingerprint as the attempt before, and no progress this time (its step counter
-   did not move, and it reached no step that an earlier attempt had not) -> give up: it is a
-   loop, not bad luck.
+3. the same error fingerprint as the attempt before, and no progress this time (it was not
+   healthy, see 4, and its step counter did not move) -> give up: it is a loop, not bad luck.
 4. more than max_restarts failed attempts in a row without a healthy one -> give up, budget spent.
    An attempt is healthy when it reached a step no earlier attempt reached, or ran for at least
    reset_after_s.
@@ -52,6 +54,8 @@ def failures_in_a_row(history: Sequence[AttemptRecord], reset_after_s: float) ->
         attempt = history[i]
         if attempt.outcome == Outcome.SUCCEEDED:
             break
+        if attempt.outcome == Outcome.STOPPED:
+            continue
         count += 1
         if healthy(attempt, history[:i], reset_after_s):
             break
@@ -73,6 +77,12 @@ def decide(history: Sequence[AttemptRecord], policy: RestartPolicy, uniform: flo
     if current.outcome == Outcome.SUCCEEDED:
         return Decision(DecisionKind.SUCCEED, f"attempt {current.number} finished successfully")
     what = current.summary or "failed"
+    if current.outcome == Outcome.STOPPED:
+        return Decision(
+            DecisionKind.RESTART,
+            f"attempt {current.number} was stopped before it finished ({what}); starting it "
+            "again (not counted against the restart budget)",
+        )
     if current.transient is False:
         return Decision(DecisionKind.GIVE_UP_NEEDS_HUMAN, f"attempt {current.number}: {what}")
     if (
@@ -80,7 +90,7 @@ def decide(history: Sequence[AttemptRecord], policy: RestartPolicy, uniform: flo
         and current.fingerprint is not None
         and current.fingerprint == previous.fingerprint
         and not current.made_progress
-        and not new_high(current, history[:-1])
+        and not healthy(current, history[:-1], policy.reset_after_s)
     ):
         return Decision(
             DecisionKind.GIVE_UP_NEEDS_HUMAN,
@@ -91,8 +101,8 @@ def decide(history: Sequence[AttemptRecord], policy: RestartPolicy, uniform: flo
     if n > policy.max_restarts:
         return Decision(
             DecisionKind.GIVE_UP_BUDGET,
-            f"{n} failed attempts in a row without progress (restart budget max_restarts="
-            f"{policy.max_restarts} spent); last: {what}",
+            f"{n} failed attempt{'s' if n != 1 else ''} in a row since the last one that made "
+            f"progress (restart budget max_restarts={policy.max_restarts} spent); last: {what}",
         )
     delay = backoff_delay(n, policy, uniform)
     return Decision(

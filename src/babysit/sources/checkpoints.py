@@ -6,7 +6,9 @@ The step is read from the name (`ckpt_000150.pt`, `checkpoint-500/`, `global_ste
 number after "step"/"iter"/"ckpt"/"checkpoint" when there is one, else the last number. A
 checkpoint is not complete when its name is temporary (`*.tmp`, `*.partial`, dot-files), when it
 was modified less than `settle_s` ago, or when its format says it is cut short: torch.save's zip
-archives without their central directory, safetensors files shorter than their header says.
+archives without their central directory, safetensors files shorter than their header says,
+torch.distributed checkpoint directories without `.metadata`, HF `checkpoint-N/` directories
+without `trainer_state.json`.
 """
 
 from __future__ import annotations
@@ -60,15 +62,29 @@ def inspect_checkpoint(path: Path, now: float, settle_s: float) -> Checkpoint:
         size = sum(_size(p) for p in files)
         mtime = max([st.st_mtime, *(_mtime(p) for p in files)])
         problem = None if files else "empty directory"
-        for member in files:
-            problem = problem or _file_problem(member, now, settle_s, member=True)
-            if problem:
-                problem = f"{member.name}: {problem}"
+        problem = problem or _directory_problem(path, files)
+        for member in files if problem is None else []:
+            member_problem = _file_problem(member, now, settle_s, member=True)
+            if member_problem:
+                problem = f"{member.name}: {member_problem}"
                 break
     else:
         size, mtime = st.st_size, st.st_mtime
         problem = _file_problem(path, now, settle_s)
     return Checkpoint(str(path), step, mtime, size, problem is None, problem)
+
+
+def _directory_problem(path: Path, files: list[Path]) -> str | None:
+    """Formats whose last file marks a finished save: torch.distributed.checkpoint writes
+    `.metadata` after its `*.distcp` shards; HF Trainer writes `trainer_state.json` last."""
+    names = {p.name for p in files}
+    if any(n.endswith(".distcp") for n in names) and ".metadata" not in names:
+        return "torch.distributed checkpoint without .metadata (the save did not finish)"
+    if path.name.startswith("checkpoint-") and "trainer_state.json" not in names and any(
+        n.endswith((".safetensors", ".bin", ".pt")) for n in names
+    ):
+        return "HF Trainer checkpoint without trainer_state.json (the save did not finish)"
+    return None
 
 
 def _file_problem(path: Path, now: float, settle_s: float, member: bool = False) -> str | None:
@@ -138,3 +154,45 @@ def _mtime(path: Path) -> float:
         return path.stat().st_mtime
     except OSError:
         return 0.0
+
+
+class DirectoryPulse:
+    """Notices writes in the directory a checkpoint glob points into (a save under way).
+
+    pulse = DirectoryPulse("/abs/out/ckpt_*.pt")
+    pulse.changed()   # True when a file there was added, grew or was touched since last time
+
+    Only the glob's fixed directory and its direct subdirectories are looked at (names, sizes,
+    modification times), which keeps a look at a checkpoint directory cheap.
+    """
+
+    def __init__(self, pattern: str) -> None:
+        fixed = []
+        for part in Path(os.path.expanduser(pattern)).parts:
+            if any(c in part for c in "*?["):
+                break
+            fixed.append(part)
+        base = Path(*fixed) if fixed else Path(".")
+        self.base = base if fixed and len(fixed) < len(Path(pattern).parts) else base.parent
+        self._last: int | None = None
+
+    def _signature(self) -> int:
+        entries = []
+        try:
+            with os.scandir(self.base) as it:
+                for entry in it:
+                    st = entry.stat(follow_symlinks=False)
+                    entries.append((entry.name, st.st_size, st.st_mtime_ns))
+                    if entry.is_dir(follow_symlinks=False):
+                        with os.scandir(entry.path) as sub:
+                            for e in sub:
+                                s2 = e.stat(follow_symlinks=False)
+                                entries.append((e.path, s2.st_size, s2.st_mtime_ns))
+        except OSError:
+            return 0
+        return hash(tuple(sorted(entries)))
+
+    def changed(self) -> bool:
+        sig = self._signature()
+        before, self._last = self._last, sig
+        return before is not None and sig != before

@@ -59,4 +59,30 @@ MIGRATIONS: list[tuple[str, ...]] = [
         )""",
         "CREATE INDEX events_run ON events (run, id)",
     ),
+    (
+        """CREATE TABLE incidents (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            run TEXT NOT NULL,
+            attempt INTEGER,
+            ts REAL NOT NULL,
+            kind TEXT NOT NULL,
+            category TEXT NOT NULL,
+            step INTEGER,
+            metric TEXT,
+            value REAL,
+            baseline REAL,
+            line INTEGER,
+            message TEXT NOT NULL,
+            window TEXT
+        )""",
+        "CREATE INDEX incidents_run ON incidents (run, id)",
+        """CREATE TABLE metrics (
+            run TEXT NOT NULL,
+            attempt INTEGER,
+            ts REAL NOT NULL,
+            step INTEGER,
+            vals TEXT NOT NULL
+        )""",
+        "CREATE INDEX metrics_run ON metrics (run, ts)",
+    ),
 ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import sqlite3
 import time
@@ -28,6 +29,7 @@ from babysit.records import (
     AttemptRecord,
     Category,
     Event,
+    Incident,
     Outcome,
     RunState,
 )
@@ -91,9 +93,9 @@ class Store:
             home.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(db, timeout=10.0, isolation_level=None)
             conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA busy_timeout=10000")  # first: two babysits may open at once
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
-            conn.execute("PRAGMA busy_timeout=10000")
         except (OSError, sqlite3.Error) as exc:
             raise HomeNotWritable(
                 f"cannot use babysit home {home}: {exc}; pass --home DIR on a writable local disk"
@@ -123,14 +125,17 @@ class Store:
 
     def _migrate(self) -> None:
         try:
-            version = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
-            if version > len(MIGRATIONS):
-                raise StoreError(
-                    f"{self.home / DB_NAME} was written by a newer babysit (schema {version}, "
-                    f"this one knows {len(MIGRATIONS)}); upgrade babysit"
-                )
-            for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
-                with self._tx() as conn:
+            # One transaction, the version read inside it: two babysits opening a new home at
+            # the same moment must not both create the tables.
+            with self._tx() as conn:
+                version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+                if version > len(MIGRATIONS):
+                    raise StoreError(
+                        f"{self.home / DB_NAME} was written by a newer babysit (schema "
+                        f"{version}, this one knows {len(MIGRATIONS)}): upgrade babysit, or "
+                        "pass --home DIR for a new store"
+                    )
+                for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
                     for statement in script:
                         conn.execute(statement)
                     conn.execute(f"PRAGMA user_version={number}")
@@ -158,8 +163,12 @@ class Store:
         try:
             with self._tx() as conn:
                 conn.execute(sql, params)
-        except sqlite3.Error as exc:
+        except sqlite3.OperationalError as exc:
+            # Disk full, I/O error, locked: worth retrying later.
             raise StoreWriteError(f"cannot write to {self.home / DB_NAME}: {exc}") from exc
+        except sqlite3.Error as exc:
+            # A constraint or a closed connection: retrying cannot help.
+            raise StoreError(f"store write refused by {self.home / DB_NAME}: {exc}") from exc
 
     # -- runs ----------------------------------------------------------------------------------
 
@@ -172,7 +181,8 @@ class Store:
             "supervisor_pid, supervisor_started, supervisor_host) "
             "VALUES (:name, :now, :now, :state, :command, :cwd, :config, :pid, :pst, :host) "
             "ON CONFLICT(name) DO UPDATE SET updated=:now, command=:command, cwd=:cwd, "
-            "config=:config, supervisor_pid=:pid, supervisor_started=:pst, supervisor_host=:host",
+            "config=:config, supervisor_pid=:pid, supervisor_started=:pst, supervisor_host=:host, "
+            "state=:state, reason=NULL, exit_code=NULL",
             {
                 "name": name,
                 "now": now,
@@ -190,7 +200,7 @@ class Store:
         self, name: str, state: RunState, reason: str | None = None, exit_code: int | None = None
     ) -> None:
         self._write(
-            "UPDATE runs SET state=?, reason=COALESCE(?, reason), exit_code=?, updated=? "
+            "UPDATE runs SET state=?, reason=?, exit_code=?, updated=? "
             "WHERE name=?",
             (state.value, reason, exit_code, time.time(), name),
         )
@@ -261,12 +271,19 @@ class Store:
     # -- events --------------------------------------------------------------------------------
 
     def add_event(self, event: Event) -> None:
-        """Commit the event, then append it to the JSONL mirror."""
+        """Commit the event, then append it to the JSONL mirror (two steps: a caller retrying
+        after a failure retries the one that failed, see add_event_row and mirror_event)."""
+        self.add_event_row(event)
+        self.mirror_event(event)
+
+    def add_event_row(self, event: Event) -> None:
         data = json.dumps(dict(event.data), default=_json_default)
         self._write(
             "INSERT INTO events (run, attempt, ts, kind, message, data) VALUES (?, ?, ?, ?, ?, ?)",
             (event.run, event.attempt, event.ts, event.kind.value, event.message, data),
         )
+
+    def mirror_event(self, event: Event) -> None:
         line = json.dumps(
             {
                 "run": event.run,
@@ -297,6 +314,60 @@ class Store:
             for r in rows
         ]
 
+    # -- vital signs ---------------------------------------------------------------------------
+
+    def add_incident(self, run: str, attempt: int | None, inc: Incident) -> None:
+        self._write(
+            "INSERT INTO incidents (run, attempt, ts, kind, category, step, metric, value, "
+            "baseline, line, message, window) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run,
+                attempt,
+                inc.ts,
+                inc.kind.value,
+                inc.category.value,
+                inc.step,
+                inc.metric,
+                _finite(inc.value),
+                _finite(inc.baseline),
+                inc.line,
+                inc.message,
+                json.dumps([[s, _json_number(v)] for s, v in inc.window]),
+            ),
+        )
+
+    def incidents(self, run: str) -> list[dict[str, Any]]:
+        rows = self._read("SELECT * FROM incidents WHERE run=? ORDER BY id", (run,))
+        out = []
+        for r in rows:
+            d = dict(r)
+            d["window"] = json.loads(d["window"] or "[]")
+            out.append(d)
+        return out
+
+    def add_metrics(
+        self,
+        run: str,
+        attempt: int | None,
+        ts: float,
+        step: int | None,
+        values: Mapping[str, float],
+    ) -> None:
+        """The latest value of each metric, sampled (the caller decides how often)."""
+        vals = json.dumps({k: _json_number(v) for k, v in values.items()})
+        self._write(
+            "INSERT INTO metrics (run, attempt, ts, step, vals) VALUES (?, ?, ?, ?, ?)",
+            (run, attempt, ts, step, vals),
+        )
+
+    def metrics(self, run: str, limit: int = 10_000) -> list[dict[str, Any]]:
+        rows = self._read(
+            "SELECT * FROM (SELECT * FROM metrics WHERE run=? ORDER BY ts DESC LIMIT ?) "
+            "ORDER BY ts",
+            (run, limit),
+        )
+        return [dict(r) | {"vals": json.loads(r["vals"])} for r in rows]
+
     # -- reading -------------------------------------------------------------------------------
 
     def _read(self, sql: str, params: tuple[Any, ...]) -> list[sqlite3.Row]:
@@ -308,6 +379,16 @@ class Store:
     def _read_one(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Row | None:
         rows = self._read(sql, params)
         return rows[0] if rows else None
+
+
+def _finite(value: float | None) -> float | None:
+    """SQLite stores NaN as NULL; keep +-inf, which it can store."""
+    return None if value is None or value != value else value
+
+
+def _json_number(value: float) -> float | str:
+    """JSON has no NaN or inf: those travel as the strings "nan", "inf", "-inf"."""
+    return value if math.isfinite(value) else str(value)
 
 
 def _encode(value: Any) -> Any:

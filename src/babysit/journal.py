@@ -1,0 +1,85 @@
+"""Store writes that never take the run down: queued in order, retried, reported once.
+
+    j = Journal(store, "train", say, time.time)
+    j.event(EventKind.NOTE, "hello", attempt=1, detail=42)
+    j.state(RunState.RUNNING)
+    j.write(lambda s: s.update_attempt("train", 1, {"last_step": 10}))
+    j.flush()            # retry what the store refused (disk full...); call it often
+
+Every write goes through one FIFO queue, so the store never sees them out of order. A write the
+store refuses for a reason that may pass (disk full, I/O error, locked) stays at the head and is
+retried on the next flush; the operator is told once, and told again when it clears. A write
+refused for good (a constraint: a bug) is reported and dropped, so it cannot block the rest.
+An event is two writes (its SQLite row, then its JSONL line): a failure of the second does not
+repeat the first.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from babysit.errors import StoreError, StoreWriteError
+from babysit.records import RUN_TRANSITIONS, Event, EventKind, RunState
+from babysit.store import Store
+
+Say = Callable[[str, str], None]
+Write = Callable[[Store], None]
+
+
+class Journal:
+    def __init__(self, store: Store, run: str, say: Say, wall: Callable[[], float]) -> None:
+        self.store = store
+        self.run = run
+        self.say = say
+        self.wall = wall
+        self.pending: deque[Write] = deque()
+        self.run_state: RunState | None = None
+        self._warned = False
+
+    def write(self, write: Write) -> None:
+        self.pending.append(write)
+        self.flush()
+
+    def flush(self) -> None:
+        while self.pending:
+            try:
+                self.pending[0](self.store)
+            except StoreWriteError as exc:
+                if not self._warned:
+                    self._warned = True
+                    self.say(
+                        "warn",
+                        f"{exc}. Supervision goes on; the entries are kept in memory and written "
+                        "when the store accepts them again.",
+                    )
+                return
+            except StoreError as exc:
+                self.say(
+                    "error", f"a logbook entry was refused and is dropped (a babysit bug?): {exc}"
+                )
+            self.pending.popleft()
+        if self._warned:
+            self._warned = False
+            self.say("info", "the store accepts writes again; nothing was lost")
+
+    def event(self, kind: EventKind, message: str, attempt: int | None = None, **data: Any) -> None:
+        event = Event(self.run, kind, message, self.wall(), attempt, data)
+        self.write(lambda s: s.add_event_row(event))
+        self.write(lambda s: s.mirror_event(event))
+
+    def state(
+        self, state: RunState, reason: str | None = None, exit_code: int | None = None
+    ) -> None:
+        """Move the run to `state` (see RunState for the lifecycle)."""
+        old = self.run_state
+        if old is not None and state not in RUN_TRANSITIONS[old]:
+            # Never expected; written anyway (the store must tell the truth), but visible.
+            self.say(
+                "warn",
+                f"internal: run state {old.value} -> {state.value} is not in the "
+                "lifecycle (please report)",
+            )
+        self.run_state = state
+        self.write(lambda s: s.set_run_state(self.run, state, reason, exit_code))

@@ -225,6 +225,7 @@ def parse_args() -> argparse.Namespace:
     g.add_argument("--slow-ckpt-at", type=int, default=None)
     g.add_argument("--slow-ckpt-s", type=float, default=30.0)
     g.add_argument("--ignore-sigterm", action="store_true")
+    g.add_argument("--eval-pause-s", type=float, default=0.0, help="extra seconds per eval")
     args = p.parse_args()
     if args.n_embd % args.n_head:
         p.error("--n-embd must be divisible by --n-head")
@@ -363,6 +364,9 @@ def main() -> None:
                 print(f"iter {step}: loss {lossf:.4f}, time {dt_ms:.2f}ms", flush=True)
         step += 1
         if args.eval_every and step % args.eval_every == 0:
+            print(f"evaluating at step {step}", flush=True)
+            if args.eval_pause_s:
+                time.sleep(args.eval_pause_s)  # a slow eval (a big val set, generation)
             tl, vl = evaluate()
             print(f"step {step}: train loss {tl:.4f}, val loss {vl:.4f}", flush=True)
         if args.ckpt_every and step % args.ckpt_every == 0:

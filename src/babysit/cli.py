@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 from babysit import __version__
 from babysit.config import Config, derive_run_name, load_config
@@ -184,7 +185,11 @@ def _docs(store: Store, run_name: str | None) -> list[dict[str, Any]]:
     host = os.uname().nodename
     return [
         run_document(
-            r, store.attempts(r["name"]), store.events(r["name"]), supervisor_alive(r, host)
+            r,
+            store.attempts(r["name"]),
+            store.events(r["name"]),
+            supervisor_alive(r, host),
+            store.incidents(r["name"]),
         )
         for r in runs
     ]
@@ -243,6 +248,70 @@ def logbook(run_name: str | None, home: Path | None, fmt: str) -> None:
     click.echo(json.dumps(doc, indent=2) if fmt == "json" else logbook_markdown(doc), nl=False)
     if fmt == "json":
         click.echo()
+
+
+@cli.command()
+@click.argument("logs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--follow",
+    "-f",
+    is_flag=True,
+    help="Keep watching as the files grow; record incidents in the store (hangs are detected "
+    "only then).",
+)
+@click.option("--name", help="Run name in the store with --follow (default: from the file name).")
+@home_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document (replay only).")
+def watch(
+    logs: tuple[Path, ...], follow: bool, name: str | None, home: Path | None, as_json: bool
+) -> None:
+    """Read the vital signs of a run babysit did not launch, from its log files.
+
+    \b
+    Examples:
+      babysit watch slurm-1234.out --json        # replay: what would babysit have seen?
+      babysit watch --follow slurm-1234.out      # live: report spikes, NaNs, slowdowns, hangs
+    """
+    from babysit.config import derive_run_name
+    from babysit.watch import follow as follow_logs
+    from babysit.watch import replay
+
+    paths = list(logs)
+    try:
+        if not follow:
+            report = replay(paths)
+            if as_json:
+                click.echo(json.dumps(report, indent=2))
+            else:
+                _print_replay(report)
+            return
+        stop: list[int] = []
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda s, _f: stop.append(s))
+        run_name = name or derive_run_name([str(paths[0])])
+        with Store.open(_home(home)) as store:
+            count = follow_logs(paths, store, run_name, ConsoleReporter(), lambda: bool(stop))
+        click.echo(
+            f"babysit: stopped watching; {count} incident(s) recorded in run {run_name!r}",
+            err=True,
+        )
+    except BabysitError as exc:
+        _fail(exc)
+
+
+def _print_replay(report: dict[str, Any]) -> None:
+    console = Console(highlight=False, soft_wrap=True)
+    prog = report["progress"]
+    console.print(
+        f"{', '.join(report['files'])}: {prog['lines']} lines, steps {prog['first_step']}→"
+        f"{prog['last_step']}, {prog['metric_records']} metric lines"
+    )
+    if report["metrics"]:
+        console.print("metrics: " + ", ".join(report["metrics"][:40]))
+    if not report["incidents"]:
+        console.print("[green]no incidents[/]")
+    for inc in report["incidents"]:
+        console.print(f"[yellow]{inc['kind']}[/] (line {inc['line']}): {escape(inc['message'])}")
 
 
 @cli.command()

@@ -31,8 +31,9 @@ class Pipeline:
         self.lines_seen = 0
         self.metric_records = 0
 
-    def new_attempt(self, ts: float, first_step: int | None = None,
-                    last_step: int | None = None) -> None:
+    def new_attempt(
+        self, ts: float, first_step: int | None = None, last_step: int | None = None
+    ) -> None:
         self.parser = LineParser()
         self.vitals.new_attempt(ts)
         self.errors.clear()

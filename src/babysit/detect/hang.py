@@ -11,9 +11,10 @@ between progress lines: `mult` (2) times their `quantile` (0.99) over the last `
 intervals, plus `floor_s` (4 s). With a steady cadence a real hang is flagged within about
 2x the step interval + 4 s. Before the first step of an attempt, and until `min_intervals` (5)
 intervals are known, the start-up allowance `startup_s` (30 min) applies instead. While a
-checkpoint save or an eval is visibly in progress (a line saying so, or writes in the checkpoint
-directory, since the last step), the pause allowance `pause_s` (30 min) applies, counted from the
-latest such sign. The step counter going back (a restart, a rollback) is not an anomaly. Time
+checkpoint save or an eval is announced in the output (a line saying so since the last step),
+the pause allowance `pause_s` (30 min) applies, counted from the announcement. A write in the
+checkpoint directory (a save in progress grows its file) is a sign of life: the learned timeout
+counts from the latest one instead of from the last step. The step counter going back (a restart, a rollback) is not an anomaly. Time
 comes only from the records and from `now`, never from a clock.
 """
 
@@ -45,6 +46,7 @@ class HangDetector:
         self.last_step: int | None = None
         self.started_ts: float | None = None
         self.pause: Activity | None = None
+        self.alive_ts: float | None = None  # the latest write seen in the checkpoint directory
         self.flagged = False
         self._cache: tuple[int, float] | None = None
 
@@ -53,6 +55,7 @@ class HangDetector:
         self.last_progress_ts = None
         self.last_step = None
         self.pause = None
+        self.alive_ts = None
         self.flagged = False
 
     def progress(self, step: int, ts: float) -> None:
@@ -63,10 +66,14 @@ class HangDetector:
         self.last_step = step
         self.last_progress_ts = ts
         self.pause = None
+        self.alive_ts = None
         self.flagged = False
 
     def activity(self, act: Activity) -> None:
-        self.pause = act
+        if act.kind == "checkpoint_write":
+            self.alive_ts = act.ts
+        else:
+            self.pause = act
         self.flagged = False
 
     def learned_timeout_s(self) -> float | None:
@@ -85,7 +92,8 @@ class HangDetector:
             return self.pause.ts + self.rule.pause_s, f"{self.pause.kind} in progress"
         learned = self.learned_timeout_s()
         if self.last_progress_ts is not None and learned is not None:
-            return self.last_progress_ts + learned, "learned cadence"
+            since = max(self.last_progress_ts, self.alive_ts or 0.0)
+            return since + learned, "learned cadence"
         since = self.last_progress_ts if self.last_progress_ts is not None else self.started_ts
         if since is None:
             return None

@@ -65,10 +65,14 @@ class LineParser:
         if raw.startswith("usage: "):
             self._usage_seen.add(line.stream)
         records: list[Record] = [
-            r for r in parse_line(line, cleaned=raw)
+            r
+            for r in parse_line(line, cleaned=raw)
             # `X: error: ...` is argparse's only after its `usage:` line (not nvcc's, ninja's)
-            if not (isinstance(r, PythonError) and r.exc_type == "ArgumentError"
-                    and line.stream not in self._usage_seen)
+            if not (
+                isinstance(r, PythonError)
+                and r.exc_type == "ArgumentError"
+                and line.stream not in self._usage_seen
+            )
         ]
         if in_frames:
             records = [

@@ -79,6 +79,10 @@ _UNITS = frozenset({"ms", "s", "sec", "secs", "us", "µs", "ns", "m", "min", "h"
                     "it/s", "s/it", "tok/s", "tokens/s", "samples/s"})
 # fmt: on
 _DIGITS = frozenset("0123456789")
+_SPECIAL = {
+    spelling: float(spelling)
+    for spelling in ("nan", "NaN", "inf", "-inf", "+inf", "Infinity", "-Infinity", "-nan")
+}
 
 
 def _parse_num(s: str) -> tuple[float, str] | None:
@@ -115,6 +119,9 @@ def _num(s: str) -> float | None:
 
 
 def _num_slow(s: str) -> float | None:
+    special = _SPECIAL.get(s)
+    if special is not None:
+        return special
     if not s:
         return None
     if "," in s:  # thousands separators (`tps: 10,050`); a trailing comma is handled above
@@ -260,8 +267,9 @@ def _key(raw: str) -> str | None:
 # -- format parsers ------------------------------------------------------------------------------
 # Each returns (source, step, values), or None when the line is not in its format after all.
 
-# A key starts a word: without the look-behind, a long path costs quadratic backtracking.
-_KV_COLON = re.compile(r"(?<![\w./@\-])([A-Za-z_][\w./@\-]*):\s*(\S+)")
+# A key starts a word (without the look-behind, a long path costs quadratic backtracking); a
+# value is not the next key (`loss= grad_norm=0.5`).
+_KV_COLON = re.compile(r"(?<![\w./@\-])([A-Za-z_][\w./@\-]*):\s*(?![A-Za-z_][\w./@\-]*:)(\S+)")
 
 
 def _titan(body: str, at: int) -> _Parsed | None:
@@ -444,11 +452,13 @@ def _tqdm(body: str) -> _Parsed | None:
     tail = body[m.end() :]
     if tail.strip():  # another line glued on after the bar: `...3.33s/it][2021-11-26 ...`
         glued = _dispatch(tail)
-        if glued is not None:
+        if glued is not None and glued[2]:
             return glued
+    # From here on the line is a bar: when it says nothing about training, it is claimed with no
+    # values, so that no other parser reads its postfix.
     desc = body[: m.start()].strip().rstrip(":").strip().lower()
     if desc.startswith(_NOT_TRAINING):
-        return None
+        return "tqdm", None, {}
     _, rate, unit, postfix = m.groups()
     values: _Values = {}
     epoch = _EPOCH_WORD.search(body, 0, m.start())
@@ -460,7 +470,7 @@ def _tqdm(body: str) -> _Parsed | None:
         if name is not None:
             _put(values, name, text)
     if epoch is None and not _gated(values):
-        return None  # a bare progress bar (downloads, eval loops, HF's own bar)
+        return "tqdm", None, {}  # a bare progress bar (downloads, eval loops, HF's own bar)
     speed = _num(rate)
     if speed is not None:
         if unit == "it/s":
@@ -554,7 +564,9 @@ def _dict(body: str) -> _Parsed | None:
         if key in _STEP_KEYS or key == "global_step/max_steps":  # ms-swift: '10/1000'
             step = _int(value)
         elif key == "train_loss":  # HF: the whole run's average, in the final summary
-            _put(values, "train_loss", value)
+            average = _num(value)
+            if average is not None:
+                values["train_loss"] = average
         else:
             _put(values, key, value)
     if not values or (step is None and not _gated(values)):
@@ -567,7 +579,9 @@ _STEP_WORD = re.compile(
     r"(?<![\w/.\-])(?:[Ss]tep|STEP|[Ii]ter(?:ation)?|ITER|global_step)\b[\s:=\[]*(\d+)(?![\d.])"
 )
 _SEPARATORS = ("|", "\t", " - ", ", ")
-_KV_ANY = re.compile(r"(?<![\w./@\-])([A-Za-z_][\w./@\-]*)\s*[:=]\s*(\S+)")
+_KV_ANY = re.compile(
+    r"(?<![\w./@\-])([A-Za-z_][\w./@\-]*)\s*[:=]\s*(?![A-Za-z_][\w./@\-]*[:=])(\S+)"
+)
 
 
 def _generic(body: str) -> _Parsed | None:

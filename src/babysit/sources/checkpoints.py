@@ -80,8 +80,10 @@ def _directory_problem(path: Path, files: list[Path]) -> str | None:
     names = {p.name for p in files}
     if any(n.endswith(".distcp") for n in names) and ".metadata" not in names:
         return "torch.distributed checkpoint without .metadata (the save did not finish)"
-    if path.name.startswith("checkpoint-") and "trainer_state.json" not in names and any(
-        n.endswith((".safetensors", ".bin", ".pt")) for n in names
+    if (
+        path.name.startswith("checkpoint-")
+        and "trainer_state.json" not in names
+        and any(n.endswith((".safetensors", ".bin", ".pt")) for n in names)
     ):
         return "HF Trainer checkpoint without trainer_state.json (the save did not finish)"
     return None

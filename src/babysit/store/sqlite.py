@@ -15,6 +15,7 @@ import contextlib
 import json
 import math
 import os
+import shutil
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping
@@ -98,7 +99,8 @@ class Store:
             conn.execute("PRAGMA synchronous=FULL")
         except (OSError, sqlite3.Error) as exc:
             raise HomeNotWritable(
-                f"cannot use babysit home {home}: {exc}; pass --home DIR on a writable local disk"
+                f"cannot use babysit home {home}: {exc}{_free_space_hint(home)}; pass --home DIR "
+                "on a writable local disk"
             ) from exc
         store = cls(home, conn)
         try:
@@ -200,8 +202,7 @@ class Store:
         self, name: str, state: RunState, reason: str | None = None, exit_code: int | None = None
     ) -> None:
         self._write(
-            "UPDATE runs SET state=?, reason=?, exit_code=?, updated=? "
-            "WHERE name=?",
+            "UPDATE runs SET state=?, reason=?, exit_code=?, updated=? WHERE name=?",
             (state.value, reason, exit_code, time.time(), name),
         )
 
@@ -379,6 +380,17 @@ class Store:
     def _read_one(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Row | None:
         rows = self._read(sql, params)
         return rows[0] if rows else None
+
+
+def _free_space_hint(path: Path) -> str:
+    """' (the disk is full: 0 MiB free)' when that is the likely reason, else ''."""
+    for candidate in (path, *path.parents):
+        try:
+            free = shutil.disk_usage(candidate).free
+        except OSError:
+            continue
+        return f" (the disk is full: {free / 2**20:.0f} MiB free)" if free < 16 << 20 else ""
+    return ""
 
 
 def _finite(value: float | None) -> float | None:

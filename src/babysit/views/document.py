@@ -3,7 +3,8 @@
     doc = run_document(store.run("gpt"), store.attempts("gpt"), store.events("gpt"), alive=True)
 
 Stable keys (scripts depend on them): run, state, attempts[].{number, pid, started, ended,
-exit_code, signal, last_step, cause}, events[]. Times are ISO 8601 in UTC.
+exit_code, signal, last_step, cause}, events[], incidents[].{kind, category, step, metric,
+value, baseline, message}. Times are ISO 8601 in UTC.
 """
 
 from __future__ import annotations
@@ -65,11 +66,27 @@ def event_document(e: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def incident_document(i: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "ts": iso(i["ts"]),
+        "attempt": i.get("attempt"),
+        "kind": i["kind"],
+        "category": i["category"],
+        "step": i.get("step"),
+        "metric": i.get("metric"),
+        "value": i.get("value"),
+        "baseline": i.get("baseline"),
+        "message": i["message"],
+        "window": i.get("window") or [],
+    }
+
+
 def run_document(
     run: Mapping[str, Any],
     attempts: Sequence[Mapping[str, Any]],
     events: Sequence[Mapping[str, Any]],
     alive: bool,
+    incidents: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     return {
         "run": run["name"],
@@ -84,4 +101,5 @@ def run_document(
         "updated": iso(run.get("updated")),
         "attempts": [attempt_document(a) for a in attempts],
         "events": [event_document(e) for e in events],
+        "incidents": [incident_document(i) for i in incidents],
     }

@@ -111,6 +111,11 @@ def status_tables(doc: Mapping[str, Any], console: Console, events: int = 10) ->
             escape(a["summary"] or ""),
         )
     console.print(table)
+    incidents = doc.get("incidents") or []
+    if incidents:
+        console.print(f"{len(incidents)} incident(s), the last {min(5, len(incidents))}:")
+        for i in incidents[-5:]:
+            console.print(f"  {_time(i['ts'])}  [yellow]{i['kind']}[/]  {escape(i['message'])}")
     if events and doc["events"]:
         console.print(f"last {min(events, len(doc['events']))} events:")
         for e in doc["events"][-events:]:
@@ -139,6 +144,21 @@ def logbook_markdown(doc: Mapping[str, Any]) -> str:
             f"| {a['number']} | {_time(a['started'])} | {_dur(a['duration_s'])} | "
             f"{_how(a)} | {steps} | {a['cause'] or ''} | {summary} |"
         )
+    incidents = doc.get("incidents") or []
+    if incidents:
+        out += [
+            "",
+            "## Incidents",
+            "",
+            "| when (UTC) | attempt | kind | step | what |",
+            "|---|---|---|---|---|",
+        ]
+        for i in incidents:
+            what = i["message"].replace("|", "\\|")
+            step = "-" if i["step"] is None else i["step"]
+            out.append(
+                f"| {_time(i['ts'])} | {i['attempt'] or '-'} | {i['kind']} | {step} | {what} |"
+            )
     out += ["", "## Events", ""]
     for e in doc["events"]:
         tag = f" (attempt {e['attempt']})" if e["attempt"] is not None else ""

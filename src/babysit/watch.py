@@ -1,0 +1,131 @@
+"""`babysit watch`: the vital signs of a run babysit did not launch, from its log files.
+
+    report = replay([Path("slurm-1234.out")])          # the whole file, then a report
+    follow([Path("slurm-1234.out")], store, "job1234", say, stop=lambda: False)
+
+The same Pipeline as `babysit run` (parse + detectors), so a replay of a log decides what live
+supervision decided, except for hangs: a replay has no clock of its own (lines rarely carry
+timestamps), so hangs are detected only when following live. Nothing is restarted here.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from babysit.detect.vitals import VitalsRules
+from babysit.errors import UsageError
+from babysit.pipeline import Pipeline
+from babysit.records import Event, EventKind, Incident, RunState
+from babysit.sources.follow import Follower
+from babysit.store import Store
+
+Say = Callable[[str, str], None]
+
+
+def _check(paths: list[Path]) -> None:
+    for path in paths:
+        if not path.exists():
+            raise UsageError(f"no such log file: {path}")
+        if path.is_dir():
+            raise UsageError(f"{path} is a directory: pass the log files in it")
+
+
+def incident_document(inc: Incident, file: str | None = None) -> dict[str, Any]:
+    def num(v: float | None) -> float | str | None:
+        return v if v is None or math.isfinite(v) else str(v)
+
+    return {
+        "kind": inc.kind.value,
+        "category": inc.category.value,
+        "step": inc.step,
+        "metric": inc.metric,
+        "value": num(inc.value),
+        "baseline": num(inc.baseline),
+        "line": inc.line,
+        "file": file,
+        "message": inc.message,
+    }
+
+
+def replay(paths: list[Path], rules: VitalsRules | None = None) -> dict[str, Any]:
+    """Read every file to its end through the pipeline; the JSON report of `watch --json`."""
+    _check(paths)
+    pipeline = Pipeline(rules)
+    incidents: list[dict[str, Any]] = []
+    now = time.time()
+    pipeline.new_attempt(now)
+    for path in paths:
+        follower = Follower(path, "stdout")
+        while True:
+            chunk = follower.poll(now, final=True)
+            incidents += [incident_document(i, str(path)) for i in pipeline.lines(chunk.lines)]
+            if not chunk.data:
+                break
+    return {
+        "files": [str(p) for p in paths],
+        "progress": {
+            "first_step": pipeline.vitals.first_step,
+            "last_step": pipeline.vitals.last_step,
+            "lines": pipeline.lines_seen,
+            "metric_records": pipeline.metric_records,
+        },
+        "metrics": pipeline.metric_names,
+        "latest": {k: (v if math.isfinite(v) else str(v)) for k, v in pipeline.latest.items()},
+        "incidents": incidents,
+    }
+
+
+def follow(
+    paths: list[Path],
+    store: Store,
+    name: str,
+    say: Say,
+    stop: Callable[[], bool],
+    rules: VitalsRules | None = None,
+    poll_s: float = 0.5,
+) -> int:
+    """Follow the files (from their start) until stop() says so; record incidents in the store
+    under run `name`. Returns the number of incidents."""
+    _check(paths)
+    store.start_run(name, ["babysit", "watch", *map(str, paths)], str(Path.cwd()), {})
+    store.set_run_state(name, RunState.RUNNING, "watched (babysit watch --follow)")
+    followers = [Follower(p, "stdout") for p in paths]
+    pipeline = Pipeline(rules)
+    pipeline.new_attempt(time.time())
+    count = 0
+
+    def record(inc: Incident, path: Path) -> None:
+        nonlocal count
+        count += 1
+        store.add_incident(name, None, inc)
+        store.add_event_row(_event(name, inc, path))
+        say("warn", f"{path.name}: {inc.kind.value.replace('_', ' ')}: {inc.message}")
+
+    say("info", f"watching {', '.join(map(str, paths))} as run {name!r} (Ctrl-C to stop)")
+    while not stop():
+        now = time.time()
+        for path, f in zip(paths, followers, strict=True):
+            chunk = f.poll(now)
+            for inc in pipeline.lines(chunk.lines):
+                record(inc, path)
+        for inc in pipeline.tick(now):
+            record(inc, paths[0])
+        time.sleep(poll_s)
+    store.set_run_state(name, RunState.STOPPED, "watch ended")
+    store.release_run(name)
+    return count
+
+
+def _event(run: str, inc: Incident, path: Path) -> Event:
+    return Event(
+        run,
+        EventKind.INCIDENT,
+        f"{path.name}: {inc.message}",
+        inc.ts,
+        None,
+        {"incident": inc.kind.value, "step": inc.step, "metric": inc.metric},
+    )

@@ -1,0 +1,82 @@
+"""Vital signs of the real tiny GPT under babysit: NaN, loss spike, hang, and long pauses that are
+not hangs. Needs torch."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TINYGPT, run_babysit, status_json
+
+pytest.importorskip("torch")
+pytestmark = [pytest.mark.e2e, pytest.mark.torch]
+
+
+def tinygpt(workdir: Path, *extra: str, steps: int = 80, eval_every: int = 0) -> list[str]:
+    return [sys.executable, str(TINYGPT), "--out-dir", str(workdir / "out"), "--max-steps",
+            str(steps), "--ckpt-every", "20", "--eval-every", str(eval_every), *extra]
+
+
+def test_nan_and_spike_are_incidents(workdir: Path) -> None:
+    home = workdir / "h"
+    res = run_babysit("run", "--home", str(home), "--name", "t", "--",
+                      *tinygpt(workdir, "--spike-at", "45", "--nan-at", "70"),
+                      cwd=workdir, timeout=240)
+    assert res.returncode == 0, res.stderr[-3000:]
+    incidents = status_json(home, "t", workdir)["incidents"]
+    spikes = [i for i in incidents if i["kind"] == "loss_spike"]
+    assert spikes and 45 <= spikes[0]["step"] <= 47, incidents
+    assert spikes[0]["value"] > 2 * spikes[0]["baseline"]
+    nan = [i for i in incidents if i["kind"] == "nonfinite" and i["metric"] == "loss"]
+    assert len(nan) == 1 and nan[0]["step"] == 70  # once, although every later loss is NaN
+    assert "loss spike" in res.stderr and "nonfinite: loss is nan at step 70" in res.stderr
+
+
+def test_hang_is_detected_killed_and_restarted(workdir: Path) -> None:
+    home = workdir / "h"
+    res = run_babysit(
+        "run", "--home", str(home), "--name", "t", "--backoff", "0", "--checkpoint",
+        "out/ckpt_*.pt", "--", *tinygpt(workdir, "--hang-at", "50"), cwd=workdir, timeout=240,
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    doc = status_json(home, "t", workdir)
+    first, second = doc["attempts"]
+    assert first["cause"] == "hang" and first["transient"] is True
+    assert second["resume_from"].endswith("ckpt_000040.pt") and second["outcome"] == "succeeded"
+    hang = next(i for i in doc["incidents"] if i["kind"] == "hang")
+    # Flagged within 3x the median step interval + 5 s of the last step (issue 3's bound).
+    assert hang["value"] <= 3 * hang["baseline"] + 5, hang
+    assert hang["step"] in (49, 50)  # "injecting hang at step 50" mentions step 50
+
+
+def test_announced_pauses_are_not_hangs(workdir: Path) -> None:
+    """A checkpoint save and an eval each pausing ~8 s (hundreds of step times, far past the
+    learned hang timeout of ~4 s), announced as trainers do: no hang."""
+    home = workdir / "h"
+    res = run_babysit(
+        "run", "--home", str(home), "--name", "t", "--checkpoint", "out/ckpt_*.pt", "--",
+        *tinygpt(workdir, "--slow-ckpt-at", "40", "--slow-ckpt-s", "8", "--eval-pause-s", "8",
+                 steps=70, eval_every=60),
+        cwd=workdir, timeout=240,
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    doc = status_json(home, "t", workdir)
+    assert len(doc["attempts"]) == 1
+    assert not [i for i in doc["incidents"] if i["kind"] == "hang"], doc["incidents"]
+
+
+def test_watch_replays_what_run_saw(workdir: Path) -> None:
+    home = workdir / "h"
+    run_babysit("run", "--home", str(home), "--name", "t", "--",
+                *tinygpt(workdir, "--spike-at", "45"), cwd=workdir, timeout=240)
+    live = [(i["kind"], i["step"]) for i in status_json(home, "t", workdir)["incidents"]]
+    log = home / "runs/t/attempt-0001/stdout.log"
+    res = run_babysit("watch", str(log), "--json", cwd=workdir)
+    assert res.returncode == 0, res.stderr
+    report = json.loads(res.stdout)
+    assert [(i["kind"], i["step"]) for i in report["incidents"]] == live
+    assert report["progress"]["last_step"] == 79
+    assert {"loss", "step_time_ms"} <= set(report["metrics"])

@@ -14,8 +14,9 @@ intervals are known, the start-up allowance `startup_s` (30 min) applies instead
 checkpoint save or an eval is announced in the output (a line saying so since the last step),
 the pause allowance `pause_s` (30 min) applies, counted from the announcement. A write in the
 checkpoint directory (a save in progress grows its file) is a sign of life: the learned timeout
-counts from the latest one instead of from the last step. The step counter going back (a restart, a rollback) is not an anomaly. Time
-comes only from the records and from `now`, never from a clock.
+counts from the latest one instead of from the last step. The step counter going back (a
+restart, a rollback) is not an anomaly. Time comes only from the records and from `now`, never
+from a clock.
 """
 
 from __future__ import annotations

@@ -109,6 +109,11 @@ def cli() -> None:
     help="Arguments appended only when resuming from a checkpoint, e.g. '--init_from=resume'.",
 )
 @click.option(
+    "--metrics-file",
+    help='A JSONL file of metrics the run writes ({"step": 10, "loss": 2.3} per line), '
+    "followed like the output.",
+)
+@click.option(
     "--quiet",
     "-q",
     is_flag=True,
@@ -125,6 +130,7 @@ def run(
     grace: float | None,
     checkpoint: str | None,
     resume_args: str | None,
+    metrics_file: str | None,
     quiet: bool | None,
     command: tuple[str, ...],
 ) -> None:
@@ -143,6 +149,7 @@ def run(
             "run.name": name,
             "run.home": str(home) if home else None,
             "run.resume_args": resume_args,
+            "run.metrics_file": metrics_file,
             "run.echo": (not quiet) if quiet else None,
             "restart.max_restarts": max_restarts,
             "restart.backoff_s": backoff,

@@ -50,6 +50,7 @@ class RunSection:
     resume_args: str = ""  # appended (shell-split) only to attempts that start from a checkpoint
     echo: bool = True  # copy the run's output to babysit's terminal
     poll_s: float = 0.2  # how often the log files and the child are looked at
+    metrics_file: str | None = None  # a JSONL metrics file the run writes, followed as a source
 
 
 @dataclass(frozen=True)

@@ -76,9 +76,16 @@ def build_argv(command: Sequence[str], resume_args: str, ckpt: Checkpoint | None
 
 
 def attempt_env(
-    base: Mapping[str, str], run: str, attempt: int, home: Path, ckpt: Checkpoint | None
+    base: Mapping[str, str],
+    run: str,
+    attempt: int,
+    home: Path,
+    ckpt: Checkpoint | None,
+    metrics_file: Path | None = None,
 ) -> dict[str, str]:
     env = dict(base)
+    if metrics_file is not None:
+        env["BABYSIT_METRICS_FILE"] = str(metrics_file.resolve())  # babysit.client writes here
     env.setdefault("PYTHONUNBUFFERED", "1")  # progress lines reach the log file as printed
     env.update(
         {"BABYSIT_RUN": run, "BABYSIT_ATTEMPT": str(attempt), "BABYSIT_HOME": str(home.resolve())}

@@ -64,6 +64,7 @@ Say = Callable[[str, str], None]
 PROGRESS_FLUSH_S = 2.0  # how often the last step, log offsets and metrics are committed
 PULSE_S = 1.0  # how often the checkpoint directory is looked at for writes
 LOW_DISK_BYTES = 1 << 30
+CLIENT_METRICS = "metrics.jsonl"  # in the attempt's directory: what babysit.client writes
 _ATTEMPT_DIR = re.compile(r"^attempt-(\d+)$")
 
 
@@ -329,7 +330,9 @@ class Supervisor:
         ckpt = self._pick_checkpoint(self.cfg.checkpoint.settle_s if first else 0.0)
         argv = build_argv(self.command, self.cfg.run.resume_args, ckpt)
         attempt_dir = self.run_dir / f"attempt-{number:04d}"
-        env = attempt_env(os.environ, self.name, number, self.home, ckpt)
+        env = attempt_env(
+            os.environ, self.name, number, self.home, ckpt, attempt_dir / CLIENT_METRICS
+        )
         token = f"{self.name}/{number}/{uuid.uuid4().hex}"
         self._warn_if_disk_low(self.run_dir)
         started = self.seams.wall()
@@ -376,10 +379,19 @@ class Supervisor:
             )
 
     def _followers(self, attempt_dir: Path, out_off: int, err_off: int) -> list[Follower]:
-        return [
+        """stdout and stderr (echoed), what babysit.client sends, and --metrics-file."""
+        followers = [
             Follower(attempt_dir / process.STDOUT_NAME, "stdout", out_off),
             Follower(attempt_dir / process.STDERR_NAME, "stderr", err_off),
+            Follower(attempt_dir / CLIENT_METRICS, "client"),
         ]
+        if self.cfg.run.metrics_file:
+            path = Path(os.path.expanduser(self.cfg.run.metrics_file))
+            path = path if path.is_absolute() else self.cwd / path
+            # A file of the run's own, across attempts: read only what is new from now on.
+            offset = path.stat().st_size if path.exists() else 0
+            followers.append(Follower(path, "metrics", offset))
+        return followers
 
     def _resume_unfinished(self, rows: list[dict[str, Any]]) -> _Live | None:
         """Re-attach to an attempt left running by a babysit that died (or record how it ended
@@ -458,7 +470,7 @@ class Supervisor:
         for f in live.followers:
             while True:  # one bounded read per stream; at the end, read everything that is left
                 chunk = f.poll(now, final=final)
-                if chunk.data and self.cfg.run.echo:
+                if chunk.data and self.cfg.run.echo and f.stream in self._echo:
                     self._echo[f.stream].write(chunk.data)
                 for inc in live.pipeline.lines(chunk.lines):
                     self._incident(live, inc)

@@ -128,6 +128,7 @@ def test_document_top_level_keys() -> None:
         "state",
         "reason",
         "exit_code",
+        "incidents",
         "supervised",
         "supervisor_pid",
         "command",

@@ -93,8 +93,8 @@ class HangDetector:
             return self.pause.ts + self.rule.pause_s, f"{self.pause.kind} in progress"
         learned = self.learned_timeout_s()
         if self.last_progress_ts is not None and learned is not None:
-            since = max(self.last_progress_ts, self.alive_ts or 0.0)
-            return since + learned, "learned cadence"
+            alive = max(self.last_progress_ts, self.alive_ts or 0.0)
+            return alive + learned, "learned cadence"
         since = self.last_progress_ts if self.last_progress_ts is not None else self.started_ts
         if since is None:
             return None

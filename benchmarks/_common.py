@@ -18,5 +18,7 @@ def babysit(*args: str) -> list[str]:
 def summary(samples: list[float], unit: str, scale: float = 1.0) -> str:
     s = sorted(x * scale for x in samples)
     p95 = s[min(len(s) - 1, round(0.95 * (len(s) - 1)))]
-    return (f"median {statistics.median(s):.2f}{unit}  p95 {p95:.2f}{unit}  "
-            f"max {s[-1]:.2f}{unit}  (n={len(s)})")
+    return (
+        f"median {statistics.median(s):.2f}{unit}  p95 {p95:.2f}{unit}  "
+        f"max {s[-1]:.2f}{unit}  (n={len(s)})"
+    )

@@ -30,8 +30,18 @@ def main() -> dict[str, float]:
         work = Path(tmp)
         import sys
 
-        cmd = babysit("run", "--home", str(work / "h"), "--name", "cpu", "--", sys.executable,
-                      str(FIXTURES / "chatty.py"), str(args.rate), str(args.seconds))
+        cmd = babysit(
+            "run",
+            "--home",
+            str(work / "h"),
+            "--name",
+            "cpu",
+            "--",
+            sys.executable,
+            str(FIXTURES / "chatty.py"),
+            str(args.rate),
+            str(args.seconds),
+        )
         t0 = time.monotonic()
         proc = subprocess.Popen(cmd, cwd=work, stdout=subprocess.DEVNULL)
         me = psutil.Process(proc.pid)
@@ -59,20 +69,28 @@ def main() -> dict[str, float]:
             time.sleep(0.5)
         end = time.monotonic()
         wall = end - t0
-        lines = (work / "h" / "runs" / "cpu" / "attempt-0001" / "stdout.log").read_text().count(
-            "\n")
+        lines = (
+            (work / "h" / "runs" / "cpu" / "attempt-0001" / "stdout.log").read_text().count("\n")
+        )
     del launcher, child
     pct = {k: 100 * v / wall for k, v in samples.items()}
     if steady is not None:
         pct["babysit_steady"] = 100 * (samples["babysit"] - steady[1]) / (end - steady[0])
     print(f"{lines} lines in {wall:.1f}s ({lines / wall:.0f}/s)")
-    print(f"CPU, % of one core: babysit {pct.get('babysit', 0):.2f}%  launcher "
-          f"{pct.get('launcher', 0):.2f}%  child (baseline) {pct.get('child', 0):.2f}%")
-    print(f"babysit in steady state (after the child started): "
-          f"{pct.get('babysit_steady', 0):.2f}% of one core")
-    return {"babysit_cpu_pct": pct.get("babysit", 0.0),
-            "babysit_steady_cpu_pct": pct.get("babysit_steady", 0.0), "launcher_cpu_pct":
-            pct.get("launcher", 0.0), "child_cpu_pct": pct.get("child", 0.0)}
+    print(
+        f"CPU, % of one core: babysit {pct.get('babysit', 0):.2f}%  launcher "
+        f"{pct.get('launcher', 0):.2f}%  child (baseline) {pct.get('child', 0):.2f}%"
+    )
+    print(
+        f"babysit in steady state (after the child started): "
+        f"{pct.get('babysit_steady', 0):.2f}% of one core"
+    )
+    return {
+        "babysit_cpu_pct": pct.get("babysit", 0.0),
+        "babysit_steady_cpu_pct": pct.get("babysit_steady", 0.0),
+        "launcher_cpu_pct": pct.get("launcher", 0.0),
+        "child_cpu_pct": pct.get("child", 0.0),
+    }
 
 
 if __name__ == "__main__":

@@ -31,13 +31,27 @@ def step_ms(text: str) -> float:
 
 def one(work: Path, steps: int, under: bool, tag: str) -> float:
     out = work / f"out-{tag}"
-    cmd = [sys.executable, str(TINYGPT), "--out-dir", str(out), "--max-steps", str(steps),
-           "--ckpt-every", "0", "--eval-every", "0"]
+    cmd = [
+        sys.executable,
+        str(TINYGPT),
+        "--out-dir",
+        str(out),
+        "--max-steps",
+        str(steps),
+        "--ckpt-every",
+        "0",
+        "--eval-every",
+        "0",
+    ]
     log = work / f"{tag}.log"
     if under:
         home = work / f"h-{tag}"
-        subprocess.run(babysit("run", "--home", str(home), "--quiet", "--name", "o", "--", *cmd),
-                       check=True, cwd=work, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            babysit("run", "--home", str(home), "--quiet", "--name", "o", "--", *cmd),
+            check=True,
+            cwd=work,
+            stdout=subprocess.DEVNULL,
+        )
         text = (home / "runs" / "o" / "attempt-0001" / "stdout.log").read_text()
     else:
         with log.open("w") as fh:
@@ -61,14 +75,20 @@ def main() -> dict[str, float]:
                 (under if u else bare).append(ms)
     b, u = statistics.median(bare), statistics.median(under)
     paired = [ub / bb - 1 for bb, ub in zip(bare, under, strict=False)]
-    print(f"paired (same pair, alternating order) step-time change under babysit: median "
-          f"{statistics.median(paired) * 100:+.2f}%, each: "
-          + ", ".join(f"{p * 100:+.1f}%" for p in paired))
+    print(
+        f"paired (same pair, alternating order) step-time change under babysit: median "
+        f"{statistics.median(paired) * 100:+.2f}%, each: "
+        + ", ".join(f"{p * 100:+.1f}%" for p in paired)
+    )
     print(f"median step time bare: {b:.3f} ms ({1000 / b:.1f} steps/s), samples {bare}")
     print(f"median step time under babysit: {u:.3f} ms ({1000 / u:.1f} steps/s), samples {under}")
     print(f"under babysit / bare steps/s: {b / u:.4f} ({(u / b - 1) * 100:+.2f}% step time)")
-    return {"bare_step_ms": b, "babysit_step_ms": u, "slowdown_pct": (u / b - 1) * 100,
-            "paired_median_slowdown_pct": statistics.median(paired) * 100}
+    return {
+        "bare_step_ms": b,
+        "babysit_step_ms": u,
+        "slowdown_pct": (u / b - 1) * 100,
+        "paired_median_slowdown_pct": statistics.median(paired) * 100,
+    }
 
 
 if __name__ == "__main__":

@@ -41,10 +41,26 @@ def measure_babysit(work: Path, restarts: int) -> list[float]:
     child.write_text(CHILD)
     home = work / "h"
     subprocess.run(
-        babysit("run", "--home", str(home), "--backoff", "0", "--max-restarts", "1000",
-                "--quiet", "--name", "lat", "--", sys.executable, str(child),
-                str(work / "stamps"), str(restarts + 1)),
-        check=True, cwd=work, capture_output=True,
+        babysit(
+            "run",
+            "--home",
+            str(home),
+            "--backoff",
+            "0",
+            "--max-restarts",
+            "1000",
+            "--quiet",
+            "--name",
+            "lat",
+            "--",
+            sys.executable,
+            str(child),
+            str(work / "stamps"),
+            str(restarts + 1),
+        ),
+        check=True,
+        cwd=work,
+        capture_output=True,
     )
     gaps = []
     dirs = sorted((home / "runs" / "lat").glob("attempt-*"))
@@ -67,8 +83,8 @@ def measure_shell_loop(work: Path, restarts: int) -> list[float]:
     child = work / "child.py"
     stamps = work / "loop-stamps"
     script = (
-        f'n=1; while true; do BABYSIT_ATTEMPT=$n {sys.executable} {child} {stamps} '
-        f'{restarts + 1} > /dev/null && break; n=$((n+1)); done'
+        f"n=1; while true; do BABYSIT_ATTEMPT=$n {sys.executable} {child} {stamps} "
+        f"{restarts + 1} > /dev/null && break; n=$((n+1)); done"
     )
     subprocess.run(["bash", "-c", script], check=True)
     return child_gaps(stamps)
@@ -84,15 +100,22 @@ def main() -> dict[str, float]:
         gaps = measure_babysit(work, args.restarts)
         under = child_gaps(work / "stamps")
         loop = measure_shell_loop(work, args.restarts)
-        print(f"babysit's share (child exit -> next child exec'd, launcher stamps): "
-              f"{summary(gaps, ' ms', 1000)}")
+        print(
+            f"babysit's share (child exit -> next child exec'd, launcher stamps): "
+            f"{summary(gaps, ' ms', 1000)}"
+        )
         print(f"child end -> next child's first line, under babysit: {summary(under, ' ms', 1000)}")
-        print(f"child end -> next child's first line, shell while-loop baseline: "
-              f"{summary(loop, ' ms', 1000)}")
+        print(
+            f"child end -> next child's first line, shell while-loop baseline: "
+            f"{summary(loop, ' ms', 1000)}"
+        )
         print(f"({time.monotonic() - t0:.1f}s)")
-    return {"relaunch_median_s": statistics.median(gaps), "relaunch_max_s": max(gaps),
-            "end_to_first_line_median_s": statistics.median(under),
-            "shell_loop_median_s": statistics.median(loop)}
+    return {
+        "relaunch_median_s": statistics.median(gaps),
+        "relaunch_max_s": max(gaps),
+        "end_to_first_line_median_s": statistics.median(under),
+        "shell_loop_median_s": statistics.median(loop),
+    }
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Run every benchmark of issue 2 and print the figures against their targets.
 
-    python benchmarks/run_all.py        # or: make bench
+python benchmarks/run_all.py        # or: make bench
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class ExitCode(IntEnum):
@@ -120,9 +120,11 @@ class Outcome(str, Enum):
     LOST = "lost"  # gone, and nothing says how (its launcher was killed too)
 
 
-@dataclass(frozen=True)
-class OutputLine:
-    """One line of the run's output, as babysit read it from the attempt's log file."""
+class OutputLine(NamedTuple):
+    """One line of the run's output, as babysit read it from the attempt's log file.
+
+    A NamedTuple rather than a frozen dataclass: one is made for every line of every rank, and
+    it is four times cheaper to build."""
 
     stream: str  # "stdout" or "stderr"
     number: int  # 1-based line number within that stream of that attempt

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from babysit.parse.lines import LineParser, clean, parse_line
-from babysit.records import OutputLine, Progress, PythonError
+from babysit.records import Metric, OutputLine, Progress, PythonError
 
 TS = 123.0
 
@@ -292,7 +292,10 @@ def test_line_parser_streams_are_separate() -> None:
 def test_line_parser_passes_progress_through() -> None:
     out = feed_all(
         LineParser(),
-        ["iter 1: loss 2", "Traceback (most recent call last):", "  x", "iter 2: loss 1"],
+        ["iter 1: loss 2", "Traceback (most recent call last):", "  x", "iter 2: loss 1",
+         "saving checkpoint at step 3"],
     )
-    assert [r.step for r in out if isinstance(r, Progress)] == [1, 2]
+    # A metric line carries its step (no separate Progress); other lines yield Progress.
+    steps = [r.step for r in out if isinstance(r, (Progress, Metric))]
+    assert steps == [1, 2, 3]
     assert not [r for r in out if isinstance(r, PythonError)]

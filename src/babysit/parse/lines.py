@@ -12,13 +12,11 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from babysit.parse.metrics import parse_metrics
+from babysit.parse.metrics import parse_body, split_prefix
 from babysit.records import Activity, Metric, OutputLine, Progress, PythonError
 
 Record = Progress | PythonError | Metric | Activity
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_PREFIX = re.compile(r"^(?:\[(?:rank|default)\d+\]:\s?|\d+:\s|\[\d+,\d+\]<std(?:out|err)>:\s?)")
 # nanoGPT `iter 340: loss ...`, `step 120 ...`, `step: 14  loss: ...`, Megatron `iteration  122/`,
 # llm.c `step   61/74 |`, DeepSpeed `step=35,`. Not `global_step`, not `steps`.
 _STEP = re.compile(r"(?<![\w/.-])(?:iter|step|iteration)(?:\s*[:=]\s*|\s+)(\d{1,12})(?![\d.])")
@@ -37,73 +35,132 @@ _ACTIVITY = re.compile(
 
 def clean(text: str) -> str:
     """The line without ANSI colour codes and launcher rank prefixes."""
-    if "\x1b" in text:
-        text = _ANSI.sub("", text)
-    return _PREFIX.sub("", text, count=1)
+    return split_prefix(text)[1]
 
 
 class LineParser:
-    """parse_line plus what one line cannot tell: whether an error line ends a traceback.
+    """parse_line plus what one line cannot tell.
 
-    A traceback starts at `Traceback (most recent call last):` (or, for a SyntaxError raised
-    while compiling the script, at `  File "..."`); indented lines are its frames; the first
-    line that is not indented is the exception. Kept per stream, since ranks interleave."""
+    - Whether an error line ends a traceback. A traceback starts at `Traceback (most recent
+      call last):` (or, for a SyntaxError raised while compiling the script, at `  File
+      "..."`); indented lines are its frames; the first line that is not indented is the
+      exception. Kept per stream and rank, since ranks interleave.
+    - Which rank leads. With rank prefixes (`[rank3]:`), the first rank that shows progress
+      leads; the other ranks' lines are read for errors only, since torchtitan and friends print
+      the same step and metrics on every rank (64 copies of a line are one fact).
+    """
 
     def __init__(self) -> None:
-        self._in_frames: dict[str, bool] = {}
+        self._in_frames: dict[tuple[str, int | None], bool] = {}
         self._usage_seen: set[str] = set()  # streams where argparse printed `usage: ...`
+        self.lead_rank: int | None = None
+        self._lead_digits = ""
 
     def feed(self, line: OutputLine) -> list[Record]:
-        raw = clean(line.text)
-        in_frames = self._in_frames.get(line.stream, False)
+        text = line.text
+        if self.lead_rank is not None and text.startswith("[rank"):
+            # The fast path for the lines of the ranks that do not lead (most lines of a big
+            # job): unless it may be an error or a traceback, there is nothing to read.
+            end = text.find("]:", 5, 16)
+            if (
+                end > 5
+                and text[5:end] != self._lead_digits
+                and not (
+                    "Error" in text
+                    or "Exception" in text
+                    or "Exit" in text
+                    or "Interrupt" in text
+                    or "Fault" in text
+                    or ": error: " in text
+                    or "Traceback" in text
+                    or 'File "' in text
+                )
+                and text[5:end].isdigit()
+                and not self._in_frames.get((line.stream, int(text[5:end])))
+            ):
+                return []
+        rank, raw = split_prefix(text)
+        key = (line.stream, rank)
+        in_frames = self._in_frames.get(key, False)
         if raw.startswith("Traceback (most recent call last)") or raw.startswith('  File "'):
-            self._in_frames[line.stream] = True
+            self._in_frames[key] = True
             return []
-        if in_frames and raw[:1] in (" ", "\t"):
-            return []
-        self._in_frames[line.stream] = False
+        if in_frames:
+            if raw[:1] in (" ", "\t"):
+                return []
+            self._in_frames[key] = False
         if raw.startswith("usage: "):
             self._usage_seen.add(line.stream)
-        records: list[Record] = [
-            r
-            for r in parse_line(line, cleaned=raw)
-            # `X: error: ...` is argparse's only after its `usage:` line (not nvcc's, ninja's)
-            if not (
-                isinstance(r, PythonError)
-                and r.exc_type == "ArgumentError"
-                and line.stream not in self._usage_seen
-            )
-        ]
-        if in_frames:
-            records = [
-                dataclasses.replace(r, from_traceback=True) if isinstance(r, PythonError) else r
-                for r in records
-            ]
-        if records and isinstance(records[0], PythonError):
-            return records
-        metric = parse_metrics(line)
-        act = _ACTIVITY.search(raw)
+        records: list[Record] = []
+        if (
+            "Error" in raw
+            or "Exception" in raw
+            or "Exit" in raw
+            or "Interrupt" in raw
+            or "Fault" in raw
+            or ": error: " in raw
+        ):
+            err = _error(line, raw.strip())
+            if err is not None and not (
+                # `X: error: ...` is argparse's only after its `usage:` line (not nvcc's)
+                err.exc_type == "ArgumentError" and line.stream not in self._usage_seen
+            ):
+                if in_frames:
+                    err = dataclasses.replace(err, from_traceback=True)
+                return [err]
+        if rank is not None and self.lead_rank is not None and rank != self.lead_rank:
+            return records  # another rank's copy of what the lead rank says
+        metric = parse_body(raw, rank, line)
+        # A metric line with a step is progress already; any other line may still say a step.
+        if (metric is None or metric.step is None) and ("iter" in raw or "step" in raw):
+            if (step := _STEP.search(raw)) is not None:
+                records.append(Progress(int(step.group(1)), line.ts, line.stream, line.number))
+        act = (
+            _ACTIVITY.search(raw)
+            if "heckpoint" in raw
+            or "aving" in raw
+            or "AVING" in raw
+            or "valuat" in raw
+            or "alidat" in raw
+            or "EVAL" in raw
+            or "eval" in raw
+            else None
+        )
         if act is not None and (metric is None or metric.step is None):
             # An eval's own progress bar is a sign of life, not training throughput.
             kind = "eval" if act.group("eval") else "checkpoint"
             records.append(Activity(kind, line.ts, raw[:200], line.number))
         elif metric is not None:
             records.append(metric)
+        if (
+            records
+            and rank is not None
+            and self.lead_rank is None
+            and (metric is not None or isinstance(records[0], Progress))
+        ):
+            self.lead_rank, self._lead_digits = rank, str(rank)
         return records
 
 
-def parse_line(line: OutputLine, cleaned: str | None = None) -> list[Progress | PythonError]:
-    text = (clean(line.text) if cleaned is None else cleaned).strip()
-    out: list[Progress | PythonError] = []
-    if not text:
-        return out
-    # An error line first: `RuntimeError: loss is NaN at step 1200` is an error, not progress.
-    if text[0].isalpha() and (err := _PY_ERROR.match(text)):
+def _error(line: OutputLine, text: str) -> PythonError | None:
+    if text[:1].isalpha() and (err := _PY_ERROR.match(text)):
         msg = (err.group("msg") or "").strip()
-        out.append(PythonError(err.group("type"), msg, text, line.ts, line.stream, line.number))
-    elif ": error: " in text and (usage := _ARGPARSE.match(text)):
+        return PythonError(err.group("type"), msg, text, line.ts, line.stream, line.number)
+    if ": error: " in text and (usage := _ARGPARSE.match(text)):
         msg = usage.group("msg")
-        out.append(PythonError("ArgumentError", msg, text, line.ts, line.stream, line.number))
-    elif ("iter" in text or "step" in text) and (step := _STEP.search(text)):
-        out.append(Progress(int(step.group(1)), line.ts, line.stream, line.number))
-    return out
+        return PythonError("ArgumentError", msg, text, line.ts, line.stream, line.number)
+    return None
+
+
+def parse_line(line: OutputLine, cleaned: str | None = None) -> list[Progress | PythonError]:
+    """What one line says on its own: a Python error line, or the step counter."""
+    text = (clean(line.text) if cleaned is None else cleaned).strip()
+    if not text:
+        return []
+    # An error line first: `RuntimeError: loss is NaN at step 1200` is an error, not progress.
+    err = _error(line, text)
+    if err is not None:
+        return [err]
+    if ("iter" in text or "step" in text) and (step := _STEP.search(text)):
+        return [Progress(int(step.group(1)), line.ts, line.stream, line.number)]
+    return []

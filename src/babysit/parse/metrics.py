@@ -671,15 +671,26 @@ def _dispatch(body: str) -> _Parsed | None:
 def parse_metrics(line: OutputLine) -> Metric | None:
     """The metrics this line reports, or None when it is not a metrics line."""
     text = line.text
-    # The cheap test first: every format above prints one of these, and most lines (warnings,
-    # tracebacks, prose) have none. `oss`: loss/Loss; `tep`: step/Step; `poch`: Epoch/epoch.
-    if not ("oss" in text or "tep" in text or "iter" in text or "poch" in text or "{" in text):
-        return None
-    # Lines that pass but are never metrics: traceback frames (`in train_one_epoch`), warnings
-    # (`lr_scheduler.step()`), errors (`RuntimeError: loss is NaN at step 3`).
-    if 'File "' in text or "Warning" in text or "Error" in text:
+    if not _maybe(text):
         return None
     rank, body = split_prefix(text)
+    return parse_body(body, rank, line)
+
+
+def _maybe(text: str) -> bool:
+    # The cheap test first: every format above prints one of these, and most lines (warnings,
+    # tracebacks, prose) have none. `oss`: loss/Loss; `tep`: step/Step; `poch`: Epoch/epoch.
+    # Lines that pass but are never metrics: traceback frames (`in train_one_epoch`), warnings
+    # (`lr_scheduler.step()`), errors (`RuntimeError: loss is NaN at step 3`).
+    return (
+        "oss" in text or "tep" in text or "iter" in text or "poch" in text or "{" in text
+    ) and not ('File "' in text or "Warning" in text or "Error" in text)
+
+
+def parse_body(body: str, rank: int | None, line: OutputLine) -> Metric | None:
+    """parse_metrics for a line whose launcher prefix split_prefix already removed."""
+    if not _maybe(body):
+        return None
     if "\r" not in body:
         parsed = _dispatch(body)
     else:  # tqdm redraws a bar with `\r`: the last segment that says something wins

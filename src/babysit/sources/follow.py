@@ -14,13 +14,11 @@ handed back untouched for echoing.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from babysit.records import OutputLine
 
-_SEP = re.compile(rb"[\r\n]")
 READ_CHUNK = 1 << 20
 
 
@@ -87,19 +85,30 @@ class Follower:
         return chunk
 
     def _split(self, chunk: Chunk, now: float) -> None:
-        buf = self._pending + chunk.data if self._pending else chunk.data
-        start = 0
-        for match in _SEP.finditer(buf):
-            end = match.start()
-            if self._skipping:
-                self._skipping = False  # the over-long line ends here; it was emitted already
-            elif end > start:
-                self._emit(chunk, buf[start:end], now)
-            start = match.end()
-        rest = buf[start:]
-        if self._skipping:
-            rest = b""
-        elif len(rest) > self.max_line_bytes:
+        data = self._pending + chunk.data if self._pending else chunk.data
+        if self._skipping:  # inside an over-long line: drop bytes up to its end
+            ends = [p for p in (data.find(b"\n"), data.find(b"\r")) if p >= 0]
+            if not ends:
+                self._pending = b""
+                return
+            data = data[min(ends) + 1 :]
+            self._skipping = False
+        cut = max(data.rfind(b"\n"), data.rfind(b"\r"))
+        complete, rest = (data[: cut + 1], data[cut + 1 :]) if cut >= 0 else (b"", data)
+        if complete:
+            # One decode and one split for the whole chunk: this runs for every line of every
+            # rank. splitlines() also breaks at \x0b, \x0c, \x1c-\x1e and U+2028, which only
+            # binary garbage contains.
+            out, n, stream, limit = chunk.lines, self.line_number, self.stream, self.max_line_bytes
+            for text in complete.decode("utf-8", errors="replace").splitlines():
+                if text:
+                    n += 1
+                    if len(text) > limit:
+                        out.append(OutputLine(stream, n, text[:limit], now, True))
+                    else:
+                        out.append(OutputLine(stream, n, text, now, False))
+            self.line_number = n
+        if len(rest) > self.max_line_bytes:
             self._emit(chunk, rest[: self.max_line_bytes], now, truncated=True)
             self._skipping = True
             self._skip_start = self.offset - len(rest)

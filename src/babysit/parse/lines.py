@@ -112,9 +112,12 @@ class LineParser:
             return records  # another rank's copy of what the lead rank says
         metric = parse_body(raw, rank, line)
         # A metric line with a step is progress already; any other line may still say a step.
-        if (metric is None or metric.step is None) and ("iter" in raw or "step" in raw):
-            if (step := _STEP.search(raw)) is not None:
-                records.append(Progress(int(step.group(1)), line.ts, line.stream, line.number))
+        if (
+            (metric is None or metric.step is None)
+            and ("iter" in raw or "step" in raw)
+            and (step := _STEP.search(raw)) is not None
+        ):
+            records.append(Progress(int(step.group(1)), line.ts, line.stream, line.number))
         act = (
             _ACTIVITY.search(raw)
             if "heckpoint" in raw

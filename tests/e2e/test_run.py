@@ -308,3 +308,17 @@ def test_status_and_logbook_outputs(workdir: Path) -> None:
     assert missing.returncode == 2 and "no run named 'nope'" in missing.stderr
     nohome = run_babysit("status", "--home", str(workdir / "none"), cwd=workdir)
     assert nohome.returncode == 2 and "no babysit home" in nohome.stderr
+
+
+@pytest.mark.parametrize("via", ["client", "metrics-file"])
+def test_metrics_from_the_client_or_a_metrics_file(workdir: Path, via: str) -> None:
+    home = workdir / "h"
+    target = "client" if via == "client" else str(workdir / "m.jsonl")
+    extra = [] if via == "client" else ["--metrics-file", "m.jsonl"]
+    res = run_babysit("run", "--home", str(home), "--name", "c", *extra, "--", PY,
+                      fixture("client_trainer.py"), target, cwd=workdir)
+    assert res.returncode == 0, res.stderr
+    doc = status_json(home, "c", workdir)
+    nan = [i for i in doc["incidents"] if i["kind"] == "nonfinite"]
+    assert [(i["metric"], i["step"]) for i in nan] == [("loss", 40)]
+    assert doc["attempts"][0]["last_step"] == 59

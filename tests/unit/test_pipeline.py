@@ -1,0 +1,92 @@
+"""The parse -> detect path on hostile input: never a crash, never a false alarm from the parse."""
+
+from __future__ import annotations
+
+import math
+import random
+
+from babysit.pipeline import Pipeline
+from babysit.records import OutputLine
+
+
+def lines(texts: list[str], ts0: float = 0.0, dt: float = 0.1) -> list[OutputLine]:
+    return [OutputLine("stdout", i + 1, t, ts0 + i * dt) for i, t in enumerate(texts)]
+
+
+def clean_run(steps: int = 300, seed: int = 0) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for s in range(steps):
+        loss = 2.0 + 3.0 * math.exp(-s / 50) + rng.gauss(0, 0.02)
+        out.append(f"iter {s}: loss {loss:.4f}, time {20 + rng.random():.2f}ms")
+    return out
+
+
+def test_hostile_lines_never_crash_and_never_alarm() -> None:
+    rng = random.Random(1)
+    garbage = [bytes(rng.randrange(256) for _ in range(200)).decode("utf-8", "replace")
+               for _ in range(50)]
+    texts = clean_run()
+    hostile = [
+        *garbage,
+        "\x00\x01\x02 binary \xff",
+        "x" * 65536,
+        "{'lambda': 1.0, 'class': 2.0, 'loss': 2.1}",
+        "step=-5 loss=2.0",
+        "step=99999999999 loss=2.0",
+        "[rank3]:[rank5]: step: 12 loss: nope grad_norm: ??",
+        "{'loss': '2.345', 'grad_norm': 'x'}",
+        "Epoch 0:  22%|██▏ | 4/18 [00:17<01:02,  4.47s/it, loss=, v_num=]",
+        "iteration 5/ | lm loss: | grad norm: |",
+        "step:  | loss:",
+    ]
+    mixed = []
+    for i, t in enumerate(texts):
+        mixed.append(t)
+        if i % 3 == 0:
+            mixed.append(hostile[i % len(hostile)])
+    p = Pipeline()
+    p.new_attempt(0.0)
+    incidents = p.lines(lines(mixed))
+    # The only alarm the hostile lines may raise is the step going absurd, never a spike/NaN.
+    assert not [i for i in incidents if i.kind.value in ("loss_spike", "nonfinite")], incidents
+    assert p.last_step is not None
+
+
+def test_duplicate_steps_from_many_ranks_are_one_fact() -> None:
+    texts = []
+    for t in clean_run(200):
+        texts += [f"[rank{r}]:{t}" for r in range(16)]
+    p = Pipeline()
+    p.new_attempt(0.0)
+    assert p.lines(lines(texts, dt=0.001)) == []
+    assert p.parser.lead_rank == 0
+
+
+def test_time_going_backwards_and_restarted_steps() -> None:
+    texts = clean_run(150) + clean_run(150, seed=2)  # the counter starts over (a restart)
+    ls = lines(texts)
+    ls = [OutputLine(x.stream, x.number, x.text, 1000.0 - x.ts, x.truncated) for x in ls]
+    p = Pipeline()
+    p.new_attempt(0.0)
+    assert p.lines(ls) == []
+    assert p.tick(ls[-1].ts + 1.0) == []  # a second after the last line: no hang
+
+
+def test_real_spike_and_nan_still_seen_among_the_noise() -> None:
+    texts = clean_run(200)
+    texts[150] = "iter 150: loss 9.0000, time 20.00ms"
+    texts[180] = "iter 180: loss nan, time 20.00ms"
+    p = Pipeline()
+    p.new_attempt(0.0)
+    kinds = [(i.kind.value, i.step) for i in p.lines(lines(texts))]
+    assert ("loss_spike", 150) in kinds and ("nonfinite", 180) in kinds
+
+
+def test_errors_survived_are_forgotten() -> None:
+    p = Pipeline()
+    p.new_attempt(0.0)
+    p.lines(lines(["RuntimeError: transient hiccup", "iter 5: loss 2.0, time 1ms"]))
+    assert not p.errors
+    p.lines(lines(["ValueError: the real one"]))
+    assert [e.exc_type for e in p.errors] == ["ValueError"]

@@ -114,6 +114,11 @@ def cli() -> None:
     "followed like the output.",
 )
 @click.option(
+    "--tensorboard",
+    help="A TensorBoard log directory the run writes; its scalars are read as metrics "
+    "(needs pip install 'babysit[tensorboard]').",
+)
+@click.option(
     "--quiet",
     "-q",
     is_flag=True,
@@ -131,6 +136,7 @@ def run(
     checkpoint: str | None,
     resume_args: str | None,
     metrics_file: str | None,
+    tensorboard: str | None,
     quiet: bool | None,
     command: tuple[str, ...],
 ) -> None:
@@ -150,6 +156,7 @@ def run(
             "run.home": str(home) if home else None,
             "run.resume_args": resume_args,
             "run.metrics_file": metrics_file,
+            "run.tensorboard": tensorboard,
             "run.echo": (not quiet) if quiet else None,
             "restart.max_restarts": max_restarts,
             "restart.backoff_s": backoff,

@@ -51,6 +51,7 @@ class RunSection:
     echo: bool = True  # copy the run's output to babysit's terminal
     poll_s: float = 0.2  # how often the log files and the child are looked at
     metrics_file: str | None = None  # a JSONL metrics file the run writes, followed as a source
+    tensorboard: str | None = None  # a TensorBoard log directory, followed as a source
 
 
 @dataclass(frozen=True)

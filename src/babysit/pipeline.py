@@ -69,6 +69,18 @@ class Pipeline:
                 out += feed(rec)
         return out
 
+    def metrics(self, records: list[Metric]) -> list[Incident]:
+        """Metrics from a source that is not the output (TensorBoard event files)."""
+        out: list[Incident] = []
+        for rec in records:
+            self.metric_records += 1
+            if rec.step is not None:
+                self._progress(rec.step)
+                self.latest_step = rec.step
+            self.latest.update(rec.values)
+            out += self.vitals.feed(rec)
+        return out
+
     def activity(self, act: Activity) -> None:
         """A sign of life from outside the output (writes in the checkpoint directory)."""
         self.vitals.feed(act)

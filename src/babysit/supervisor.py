@@ -58,6 +58,7 @@ from babysit.records import (
 )
 from babysit.sources.checkpoints import DirectoryPulse, scan_checkpoints
 from babysit.sources.follow import Follower
+from babysit.sources.tensorboard import TensorBoardSource
 from babysit.store import Store
 
 Say = Callable[[str, str], None]
@@ -141,6 +142,8 @@ class Supervisor:
         self._journal: Journal | None = None
         self._echo: dict[str, Echo] = {}
         self._pulse_watch: DirectoryPulse | None = None
+        self._tensorboard: TensorBoardSource | None = None
+        self._tensorboard_at = 0.0
         self.live: _Live | None = None
 
     # -- the operator -------------------------------------------------------------------------
@@ -214,6 +217,9 @@ class Supervisor:
         check_checkpoint_glob(
             self.cfg.checkpoint.glob, self.command, self.cfg.run.resume_args, self.cwd
         )
+        if self.cfg.run.tensorboard:
+            tb = Path(os.path.expanduser(self.cfg.run.tensorboard))
+            self._tensorboard = TensorBoardSource(tb if tb.is_absolute() else self.cwd / tb)
         store.start_run(self.name, self.command, str(self.cwd), asdict(self.cfg))
         self.journal.run_state = RunState.STARTING
         budget_from = int(existing["budget_from"]) if existing else 1
@@ -525,6 +531,13 @@ class Supervisor:
         if self._pulse_watch.changed():
             live.pipeline.activity(Activity("checkpoint_write", self.seams.wall()))
 
+    def _poll_tensorboard(self, live: _Live) -> None:
+        if self._tensorboard is None or self.seams.monotonic() - self._tensorboard_at < 2.0:
+            return
+        self._tensorboard_at = self.seams.monotonic()
+        for inc in live.pipeline.metrics(self._tensorboard.poll(self.seams.wall())):
+            self._incident(live, inc)
+
     def _watch(self, live: _Live) -> ExitStatus | None:
         """Follow the attempt until it ends (its exit status) or the operator stops it (None)."""
         while True:
@@ -538,6 +551,7 @@ class Supervisor:
             if self._stop_signals:
                 return None
             self._pulse(live)
+            self._poll_tensorboard(live)
             for inc in live.pipeline.tick(self.seams.wall()):
                 self._incident(live, inc)
             if live.hang is not None and self.cfg.hang.action == "restart":

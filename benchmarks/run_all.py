@@ -1,4 +1,4 @@
-"""Run every benchmark of issue 2 and print the figures against their targets.
+"""Run every benchmark and print the figures against their targets (issues 2 and 3).
 
 python benchmarks/run_all.py        # or: make bench
 """
@@ -14,6 +14,9 @@ BENCHES = [
     ("relaunch_latency.py", "relaunch latency <= 1 s (babysit's share, backoff excluded)"),
     ("overhead.py", "tiny GPT steps/s under babysit < 1% slower than bare"),
     ("cpu_usage.py", "babysit's own CPU < 2% of one core at 200 lines/s"),
+    ("parse_throughput.py", "parse + detect >= 300k lines/s on one core; memory bounded"),
+    ("client_cost.py", "babysit.client.log median <= 2 us per call"),
+    ("quality_vitals.py", "spike/NaN precision and recall >= 0.95; no false hangs; hang delay"),
 ]
 
 for script, target in BENCHES:

@@ -39,6 +39,7 @@ class _Client:
         self.pid = os.getpid()
         self.thread: threading.Thread | None = None
         self.lock = threading.Lock()
+        self.flush_lock = threading.Lock()  # one writer at a time: rows stay whole and ordered
 
     def log(self, step: int | None, metrics: dict[str, Any]) -> None:
         if self.path is None:
@@ -64,6 +65,10 @@ class _Client:
             self.flush()
 
     def flush(self) -> None:
+        with self.flush_lock:
+            self._flush()
+
+    def _flush(self) -> None:
         if not self.queue or self.path is None:
             return
         lines = []
@@ -113,6 +118,7 @@ def _reset_after_fork() -> None:
     _client.thread = None
     _client.pid = os.getpid()
     _client.lock = threading.Lock()
+    _client.flush_lock = threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):

@@ -44,7 +44,8 @@ def main() -> dict[str, float]:
         base = per_call_ns(empty, args.calls)
         under = per_call_ns(client.log, args.calls)
         client.flush()
-        written = sum(1 for _ in open(os.environ["BABYSIT_METRICS_FILE"]))
+        with open(os.environ["BABYSIT_METRICS_FILE"]) as fh:
+            written = sum(1 for _ in fh)
         client._client.path = None  # as outside babysit
         noop = per_call_ns(client.log, args.calls)
     print(f"client.log under babysit: median {under / 1000:.2f} us/call "

@@ -79,7 +79,7 @@ class CheckpointSection:
 class HangSection:
     action: str = "restart"  # "restart": kill the hung attempt and restart; "alert": only report
     mult: float = 2.0  # timeout = mult * p99(step interval) + floor_s
-    floor_s: float = 4.0
+    floor_s: float = 3.0
     startup_s: float = 1800.0  # allowance before the first steps of an attempt
     pause_s: float = 1800.0  # allowance while a checkpoint save or an eval is under way
 

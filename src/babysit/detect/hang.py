@@ -7,10 +7,13 @@
     d.check(now)               # -> Incident | None, at most one per stall
 
 Rule (defaults in HangRule), with zero code changes: the timeout is learned from the intervals
-between progress lines: `mult` (2) times their `quantile` (0.99) over the last `window` (200)
-intervals, plus `floor_s` (4 s). With a steady cadence a real hang is flagged within about
-2x the step interval + 4 s. Before the first step of an attempt, and until `min_intervals` (5)
-intervals are known, the start-up allowance `startup_s` (30 min) applies instead. While a
+between progress observations (lines read together count as one observation): `mult` (2) times
+their `quantile` (0.99) over the last `window` (200) intervals, plus `floor_s` (3 s), and never
+less than `survived` (1.2) times the longest unannounced pause the run has already come through
+(an epoch boundary respawning DataLoader workers, say). With a steady cadence a real hang is
+flagged within about 2x the step interval + 3 s. Before the first step of an attempt, and until
+`min_intervals` (5) intervals are known, the start-up allowance `startup_s` (30 min) applies
+instead. While a
 checkpoint save or an eval is announced in the output (a line saying so since the last step),
 the pause allowance `pause_s` (30 min) applies, counted from the announcement. A write in the
 checkpoint directory (a save in progress grows its file) is a sign of life: the learned timeout
@@ -32,7 +35,8 @@ from babysit.records import Activity, Incident, IncidentKind
 class HangRule:
     mult: float = 2.0
     quantile: float = 0.99
-    floor_s: float = 4.0
+    floor_s: float = 3.0
+    survived: float = 1.2
     window: int = 200
     min_intervals: int = 5
     startup_s: float = 1800.0
@@ -49,6 +53,8 @@ class HangDetector:
         self.pause: Activity | None = None
         self.alive_ts: float | None = None  # the latest write seen in the checkpoint directory
         self.flagged = False
+        self.longest = 0.0  # the longest unannounced interval seen in the run
+        self._added = 0  # intervals added so far (the cache key)
         self._cache: tuple[int, float] | None = None
 
     def new_attempt(self, ts: float) -> None:
@@ -62,8 +68,16 @@ class HangDetector:
     def progress(self, step: int, ts: float) -> None:
         if self.last_step is not None and step == self.last_step:
             return  # the same step from another rank
-        if self.last_progress_ts is not None and (self.last_step is None or step > self.last_step):
-            self.intervals.append(max(ts - self.last_progress_ts, 0.0))
+        if (
+            self.last_progress_ts is not None
+            and ts > self.last_progress_ts  # lines read together are one observation
+            and (self.last_step is None or step > self.last_step)
+        ):
+            interval = ts - self.last_progress_ts
+            if self.pause is None and self.alive_ts is None:  # announced pauses do not teach
+                self.intervals.append(interval)
+                self._added += 1
+                self.longest = max(self.longest, interval)
         self.last_step = step
         self.last_progress_ts = ts
         self.pause = None
@@ -78,13 +92,14 @@ class HangDetector:
         self.flagged = False
 
     def learned_timeout_s(self) -> float | None:
-        """mult * quantile(intervals) + floor_s, or None until enough intervals are known."""
+        """max(mult * quantile(intervals) + floor_s, survived * longest), or None until enough
+        intervals are known."""
         if len(self.intervals) < self.rule.min_intervals:
             return None
-        n = len(self.intervals)
-        if self._cache is None or self._cache[0] != n or n == self.rule.window:
+        if self._cache is None or self._cache[0] != self._added:
             q = quantile(list(self.intervals), self.rule.quantile)
-            self._cache = (n, self.rule.mult * q + self.rule.floor_s)
+            learned = max(self.rule.mult * q + self.rule.floor_s, self.rule.survived * self.longest)
+            self._cache = (self._added, learned)
         return self._cache[1]
 
     def deadline(self) -> tuple[float, str] | None:

@@ -1,0 +1,161 @@
+"""The vital-sign detectors, each on small hand-made series (pure: no clock, no I/O)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+from babysit.detect.hang import HangDetector, HangRule
+from babysit.detect.numerics import NumericsDetector
+from babysit.detect.rl import RLDetector, RLRule
+from babysit.detect.spike import LOSS_RULE, SpikeDetector
+from babysit.detect.throughput import ThroughputDetector, ThroughputRule
+from babysit.detect.window import RobustWindow, median, quantile
+from babysit.records import Activity, IncidentKind, Metric
+
+
+def metric(step: int | None, ts: float = 0.0, **values: float) -> Metric:
+    return Metric(step, values, ts, "test")
+
+
+def noisy(n: int, level: float = 2.0, sd: float = 0.02, seed: int = 0) -> list[float]:
+    rng = random.Random(seed)
+    return [level + rng.gauss(0, sd) for _ in range(n)]
+
+
+def test_window_statistics() -> None:
+    assert median([3.0, 1.0, 2.0]) == 2.0 and median([1.0, 2.0]) == 1.5
+    assert math.isnan(median([]))
+    assert quantile([1.0, 2.0, 3.0, 4.0], 0.99) == 4.0
+    w = RobustWindow(size=4, refresh=1)
+    for v in (1.0, 2.0, 3.0, 4.0, 100.0):
+        w.add(v)
+    med, scale = w.stats()
+    assert len(w) == 4 and med == 3.5 and scale > 0
+
+
+def test_loss_spike_once_per_episode_and_not_before_history() -> None:
+    d = SpikeDetector("loss", LOSS_RULE, IncidentKind.LOSS_SPIKE)
+    assert d.feed(0, 50.0, 0.0) is None  # no history yet
+    d.reset()
+    out = [d.feed(s, v, float(s)) for s, v in enumerate(noisy(100))]
+    assert not any(out)
+    first = d.feed(100, 6.0, 100.0)
+    assert first is not None and first.step == 100 and first.baseline is not None
+    assert first.window[-1] == (100, 6.0) and len(first.window) > 1
+    assert d.feed(101, 5.0, 101.0) is None  # the same episode
+    for s in range(102, 110):
+        d.feed(s, 2.0, float(s))
+    assert d.feed(110, 6.0, 110.0) is not None  # a new episode
+
+
+def test_spike_ignores_duplicate_steps_nan_and_restarts_baseline_on_rollback() -> None:
+    d = SpikeDetector("loss", LOSS_RULE, IncidentKind.LOSS_SPIKE)
+    for s, v in enumerate(noisy(60)):
+        d.feed(s, v, 0.0)
+    assert d.feed(59, 9.0, 0.0) is None  # step 59 again (another rank)
+    assert d.feed(60, math.nan, 0.0) is None
+    assert d.feed(10, 6.0, 0.0) is None  # the counter went back: the baseline starts over
+    assert len(d.window) == 1
+
+
+def test_flat_curve_wiggles_are_not_spikes() -> None:
+    d = SpikeDetector("loss", LOSS_RULE, IncidentKind.LOSS_SPIKE)
+    for s in range(100):
+        d.feed(s, 2.0, 0.0)  # MAD 0: the relative floor keeps tiny wiggles quiet
+    assert d.feed(100, 2.1, 0.0) is None
+
+
+def test_nonfinite_once_per_metric_and_skips_z_scores() -> None:
+    d = NumericsDetector()
+    out = d.feed(metric(1, loss=math.nan, grad_norm=math.inf, loss_z=math.nan))
+    assert sorted(i.metric or "" for i in out) == ["grad_norm", "loss"]
+    assert d.feed(metric(2, loss=math.nan)) == []
+    d.feed(metric(3, loss=2.0))
+    assert [i.metric for i in d.feed(metric(4, loss=math.nan))] == ["loss"]
+
+
+def test_megatron_nan_iterations_and_loss_scale_collapse() -> None:
+    d = NumericsDetector()
+    assert d.feed(metric(1, nan_iterations=0.0)) == []
+    assert [i.kind for i in d.feed(metric(2, nan_iterations=1.0))] == [IncidentKind.NONFINITE]
+    for s, scale in enumerate([1.0] * 5):  # bf16: a constant 1.0 is not a collapse
+        assert d.feed(metric(10 + s, loss_scale=scale)) == []
+    d = NumericsDetector()
+    scales = [65536.0, 32768.0, 4096.0, 512.0, 64.0, 32.0]
+    kinds = [i.kind for s in scales for i in d.feed(metric(None, loss_scale=s))]
+    assert kinds == [IncidentKind.LOSS_SCALE_COLLAPSE]
+
+
+def test_throughput_drop_needs_a_sustained_slowdown() -> None:
+    d = ThroughputDetector(ThroughputRule())
+    step = 0
+    for v in noisy(40, level=7000, sd=50):
+        assert d.feed(metric(step, tokens_per_s=v)) is None
+        step += 1
+    assert d.feed(metric(step, tokens_per_s=1000)) is None  # one slow step: nothing
+    step += 1
+    hits = [d.feed(metric(step + i, tokens_per_s=4000)) for i in range(12)]
+    found = [h for h in hits if h is not None]
+    assert len(found) == 1 and found[0].baseline is not None and found[0].baseline > 6500
+
+
+def test_throughput_step_time_is_lower_is_better() -> None:
+    d = ThroughputDetector(ThroughputRule(sustain=3))
+    for s, v in enumerate(noisy(40, level=20, sd=0.2)):
+        d.feed(metric(s, step_time_ms=v))
+    hits = [d.feed(metric(40 + i, step_time_ms=40.0)) for i in range(3)]
+    assert hits[-1] is not None and hits[-1].kind == IncidentKind.THROUGHPUT_DROP
+
+
+def test_rl_entropy_collapse_kl_blowup_and_no_signal() -> None:
+    d = RLDetector(RLRule())
+    kinds: list[IncidentKind] = []
+    for s in range(20):
+        kinds += [i.kind for i in d.feed(metric(s, entropy=1.0, kl=0.001, reward_std=0.5))]
+    for s in range(20, 30):
+        kinds += [i.kind for i in d.feed(metric(s, entropy=0.05, kl=0.5, reward_std=0.0))]
+    assert kinds.count(IncidentKind.ENTROPY_COLLAPSE) == 1
+    assert kinds.count(IncidentKind.KL_BLOWUP) == 1
+    assert kinds.count(IncidentKind.NO_LEARNING_SIGNAL) == 1
+
+
+def test_hang_learned_from_the_cadence_and_flagged_once() -> None:
+    h = HangDetector(HangRule())
+    h.new_attempt(0.0)
+    for s in range(20):
+        h.progress(s, 100.0 + s)  # a step a second
+    timeout = h.learned_timeout_s()
+    assert timeout is not None and 4.5 < timeout < 5.5  # 2 x 1 s + 3 s
+    assert h.check(119.0 + timeout - 0.1) is None
+    inc = h.check(119.0 + timeout + 0.1)
+    assert inc is not None and inc.step == 19 and inc.baseline == 1.0
+    assert h.check(200.0) is None  # once per stall
+    h.progress(20, 201.0)
+    assert h.check(201.5) is None
+
+
+def test_hang_allowances_startup_pause_and_checkpoint_writes() -> None:
+    h = HangDetector(HangRule(startup_s=60.0, pause_s=100.0))
+    h.new_attempt(0.0)
+    assert h.check(59.0) is None and h.check(61.0) is not None  # no step within start-up
+    h.new_attempt(100.0)
+    for s in range(10):
+        h.progress(s, 100.0 + s)
+    h.activity(Activity("checkpoint", 110.0))
+    assert h.check(150.0) is None  # announced: the pause allowance applies
+    assert h.check(211.0) is not None
+    h.progress(10, 300.0)
+    h.activity(Activity("checkpoint_write", 320.0))  # a save growing its file: alive
+    assert h.check(321.0) is None
+
+
+def test_hang_longest_survived_pause_is_not_flagged_again() -> None:
+    h = HangDetector(HangRule())
+    h.new_attempt(0.0)
+    ts = 0.0
+    for s in range(30):
+        ts += 0.05 if s != 15 else 20.0  # one long unannounced pause (an epoch boundary)
+        h.progress(s, ts)
+    timeout = h.learned_timeout_s()
+    assert timeout is not None and timeout >= 24.0

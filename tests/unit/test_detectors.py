@@ -56,7 +56,7 @@ def test_spike_ignores_duplicate_steps_nan_and_restarts_baseline_on_rollback() -
     assert d.feed(59, 9.0, 0.0) is None  # step 59 again (another rank)
     assert d.feed(60, math.nan, 0.0) is None
     assert d.feed(10, 6.0, 0.0) is None  # the counter went back: the baseline starts over
-    assert len(d.window) == 1
+    assert len(d.level) == 1
 
 
 def test_flat_curve_wiggles_are_not_spikes() -> None:

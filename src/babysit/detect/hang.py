@@ -12,8 +12,8 @@ their `quantile` (0.99) over the last `window` (200) intervals, plus `floor_s` (
 less than `survived` (1.2) times the longest unannounced pause the run has already come through
 (an epoch boundary respawning DataLoader workers, say). With a steady cadence a real hang is
 flagged within about 2x the step interval + 3 s. Before the first step of an attempt, and until
-`min_intervals` (5) intervals are known, the start-up allowance `startup_s` (30 min) applies
-instead. While a
+`min_intervals` (5) intervals between observations are known (babysit reads the log every
+0.2 s), the start-up allowance `startup_s` (30 min) applies instead. While a
 checkpoint save or an eval is announced in the output (a line saying so since the last step),
 the pause allowance `pause_s` (30 min) applies, counted from the announcement. A write in the
 checkpoint directory (a save in progress grows its file) is a sign of life: the learned timeout

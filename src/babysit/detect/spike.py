@@ -3,14 +3,18 @@
     d = SpikeDetector("loss", SpikeRule())
     d.feed(step=120, value=7.9, ts=t, line=n)   # -> Incident | None
 
-Rule (defaults in SpikeRule): over the last `window` finite values of the metric (128), take the
-median m and the robust deviation s = 1.4826 * MAD, floored at `rel_floor` * |m|. A value x is a
-spike when x > m + z * s (z = 6) and x > m * (1 + min_rise) (20% for the loss, 100% for the grad
-norm, so tiny absolute wiggles of a very flat curve are not spikes). The median and MAD, unlike
-mean and standard deviation (OLMo-core's mean + 6 sigma over 128 values), are not dragged up by
-earlier spikes. One incident per episode: the episode lasts while values stay above
-m + z/2 * s. Needs `min_history` values first (20). The step counter going back (a restart, a
-rollback) starts the baseline over; a step seen twice (several ranks) counts once.
+Rule (defaults in SpikeRule): the level m is the median of the last `level_window` (16) values;
+the noise s is 1.4826 * MAD of the last `noise_window` (128) step-to-step differences, divided
+by sqrt(2) (the spread of one value), floored at `rel_floor` (1%) * |m|. A value x is a spike
+when x > m + z * s and x > m * (1 + min_rise): z = 8 and 30% for the loss, z = 6 and 100% for
+the grad norm (tiny absolute wiggles of a very flat curve are not spikes). Medians, unlike
+OLMo-core's mean + 6 sigma over 128 values, are not dragged up by earlier spikes, and
+differences, unlike raw values, do not count a trend (the fast early decay, a learning-rate
+drop) as noise. One incident per episode: the episode lasts while values stay above
+m + z/2 * s, and its values stay out of the baseline (for `max_episode` values at most: a
+longer one is the new level). Needs `min_history` values first (20). The step counter going
+back (a restart, a rollback) starts the baseline over; a step seen twice (several ranks) counts
+once. Measured by benchmarks/quality_vitals.py.
 """
 
 from __future__ import annotations
@@ -25,16 +29,19 @@ from babysit.records import Incident, IncidentKind
 
 @dataclass(frozen=True)
 class SpikeRule:
-    window: int = 128
+    level_window: int = 16  # values whose median is the level the next value is compared to
+    noise_window: int = 128  # step-to-step differences whose spread is the noise
     min_history: int = 20
-    z: float = 6.0
-    min_rise: float = 0.2
+    z: float = 8.0
+    min_rise: float = 0.3
     rel_floor: float = 0.01
+    max_episode: int = 16  # a "spike" that lasts longer is the new level: the baseline follows
 
 
 LOSS_RULE = SpikeRule()
-GRAD_NORM_RULE = SpikeRule(min_rise=1.0)
+GRAD_NORM_RULE = SpikeRule(z=6.0, min_rise=1.0)
 EVIDENCE = 16  # (step, value) pairs kept before the spike, as its evidence
+SQRT2 = math.sqrt(2.0)
 
 
 class SpikeDetector:
@@ -42,16 +49,20 @@ class SpikeDetector:
         self.metric = metric
         self.rule = rule
         self.kind = kind
-        self.window = RobustWindow(rule.window)
+        self.level = RobustWindow(rule.level_window, refresh=2)
+        self.noise = RobustWindow(rule.noise_window)
         self.recent: deque[tuple[int | None, float]] = deque(maxlen=EVIDENCE)
         self.last_step: int | None = None
-        self.in_spike = False
+        self.last_value: float | None = None
+        self.in_spike = 0  # values so far in the current episode (0: none)
 
     def reset(self) -> None:
-        self.window.clear()
+        self.level.clear()
+        self.noise.clear()
         self.recent.clear()
-        self.in_spike = False
+        self.in_spike = 0
         self.last_step = None
+        self.last_value = None
 
     def feed(self, step: int | None, value: float, ts: float, line: int = 0) -> Incident | None:
         if not math.isfinite(value):
@@ -63,19 +74,23 @@ class SpikeDetector:
                 self.reset()
         self.last_step = step if step is not None else self.last_step
         incident = None
-        if len(self.window) >= self.rule.min_history:
-            med, scale = self.window.stats()
-            scale = max(scale, self.rule.rel_floor * abs(med), 1e-12)
+        if (
+            len(self.level) >= min(self.rule.min_history, self.rule.level_window)
+            and len(self.noise) >= self.rule.min_history
+        ):
+            med, _ = self.level.stats()
+            # Noise from step-to-step differences: a trend (fast early decay, a learning-rate
+            # drop) does not inflate it the way the spread of raw values would.
+            scale = max(self.noise.stats()[1] / SQRT2, self.rule.rel_floor * abs(med), 1e-12)
             high = value > med + self.rule.z * scale and value > med * (1 + self.rule.min_rise)
             if high and not self.in_spike:
-                self.in_spike = True
-                what = self.metric
+                self.in_spike = 1
                 at = f" at step {step}" if step is not None else ""
                 incident = Incident(
                     self.kind,
-                    f"{what} spiked to {value:.4g}{at}: {value / med if med else math.inf:.1f}x "
-                    "its "
-                    f"rolling median {med:.4g} ({(value - med) / scale:.0f} robust sigmas)",
+                    f"{self.metric} spiked to {value:.4g}{at}: "
+                    f"{value / med if med else math.inf:.1f}x its recent median {med:.4g} "
+                    f"({(value - med) / scale:.0f} robust sigmas of its step-to-step noise)",
                     ts,
                     step,
                     self.metric,
@@ -85,7 +100,14 @@ class SpikeDetector:
                     (*self.recent, (step, value)),
                 )
             elif self.in_spike and value <= med + self.rule.z / 2 * scale:
-                self.in_spike = False
-        self.window.add(value)
+                self.in_spike = 0
+            elif self.in_spike:
+                self.in_spike += 1
         self.recent.append((step, value))
+        if self.in_spike and self.in_spike <= self.rule.max_episode:
+            return incident  # the spike does not become part of its own baseline
+        if self.last_value is not None:
+            self.noise.add(value - self.last_value)
+        self.level.add(value)
+        self.last_value = value
         return incident

@@ -113,14 +113,29 @@ def main() -> dict[str, float]:
         base_s, n, _ = run(log, with_pipeline=False)
         full_s, n, pipeline = run(log, with_pipeline=True)
         rate = n / full_s
+        # Parsing + detection alone, on lines already read (the figure).
+        follower = Follower(log, "stdout")
+        lines = []
+        while True:
+            chunk = follower.poll(1.0, final=True)
+            lines += chunk.lines
+            if not chunk.data:
+                break
+        only = Pipeline()
+        only.new_attempt(0.0)
+        t0 = time.process_time()
+        for i in range(0, len(lines), 4096):
+            only.lines(lines[i : i + 4096])
+        parse_s = time.process_time() - t0
+        del lines
         print(
-            f"{n} lines ({size_mb:.0f} MiB, {args.ranks} ranks): babysit follow+parse+detect "
-            f"{full_s:.2f}s CPU = {rate / 1000:.0f}k lines/s on one core"
+            f"{n} lines ({size_mb:.0f} MiB, {args.ranks} ranks): parse + detect "
+            f"{parse_s:.2f}s CPU = {n / parse_s / 1000:.0f}k lines/s on one core"
         )
         print(
-            f"baseline, follow only (split + decode): {base_s:.2f}s = "
-            f"{n / base_s / 1000:.0f}k lines/s; parse + detect add "
-            f"{(full_s - base_s) / n * 1e6:.2f} us/line"
+            f"end to end (follow the file, split, decode, parse, detect): {full_s:.2f}s = "
+            f"{rate / 1000:.0f}k lines/s; baseline, follow only: {base_s:.2f}s = "
+            f"{n / base_s / 1000:.0f}k lines/s"
         )
         print(f"metric records {pipeline.metric_records}, last step {pipeline.last_step}")
         # Memory: the same pipeline fed 5x as much must not hold more.
@@ -141,7 +156,8 @@ def main() -> dict[str, float]:
         tracemalloc.stop()
         print("pipeline memory after each fifth (MiB): " + ", ".join(f"{s:.1f}" for s in samples))
     return {
-        "lines_per_s": rate,
+        "parse_detect_lines_per_s": n / parse_s,
+        "end_to_end_lines_per_s": rate,
         "follow_only_lines_per_s": n / base_s,
         "memory_first_mib": samples[0],
         "memory_last_mib": samples[-1],

@@ -7,22 +7,33 @@
     p.first_step, p.last_step, p.errors, p.latest
 
 A wiring module like the supervisor: it may import parse and detect, which never import each
-other. Memory is bounded: the detectors keep fixed windows, `errors` keeps the last 20.
+other. Each source (stdout, stderr, the client's file, a metrics file, each watched log) gets
+its own value detectors, so two sources printing the same steps in turn never look like a step
+counter going back; the hang clock is shared: progress anywhere is progress. Memory is bounded:
+the detectors keep fixed windows, `errors` keeps the last 20, `latest` at most 512 names.
+A line that makes a parser or a detector fail is counted and skipped: supervision goes on.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 
+from babysit.detect.hang import HangDetector
 from babysit.detect.vitals import VitalSigns, VitalsRules
 from babysit.parse.lines import LineParser
 from babysit.records import Activity, Incident, Metric, OutputLine, Progress, PythonError
 
+MAX_STEP = 1 << 62  # past this a "step" is garbage (and would not fit SQLite's integers)
+MAX_SOURCES = 64
+
 
 class Pipeline:
     def __init__(self, rules: VitalsRules | None = None) -> None:
+        self.rules = rules or VitalsRules()
         self.parser = LineParser()
-        self.vitals = VitalSigns(rules)
+        self.hang = HangDetector(self.rules.hang)
+        self.vitals: dict[str, VitalSigns] = {}
         self.errors: deque[PythonError] = deque(maxlen=20)
         self.first_step: int | None = None  # of the current attempt
         self.last_step: int | None = None
@@ -30,12 +41,27 @@ class Pipeline:
         self.latest_step: int | None = None
         self.lines_seen = 0
         self.metric_records = 0
+        self._reported: deque[tuple[str, int, str | None]] = deque(maxlen=64)
+        self.failures = 0  # lines a parser or detector choked on (skipped)
+        self.last_failure: str | None = None
+
+    def _vitals(self, source: str) -> VitalSigns:
+        v = self.vitals.get(source)
+        if v is None:
+            if len(self.vitals) >= MAX_SOURCES:
+                source = "other"
+                v = self.vitals.get(source)
+            if v is None:
+                v = self.vitals[source] = VitalSigns(self.rules, self.hang)
+        return v
 
     def new_attempt(
         self, ts: float, first_step: int | None = None, last_step: int | None = None
     ) -> None:
         self.parser = LineParser()
-        self.vitals.new_attempt(ts)
+        self.hang.new_attempt(ts)
+        for v in self.vitals.values():
+            v.new_attempt(ts)
         self.errors.clear()
         self.first_step, self.last_step = first_step, last_step
 
@@ -48,46 +74,72 @@ class Pipeline:
 
     def lines(self, lines: list[OutputLine]) -> list[Incident]:
         out: list[Incident] = []
-        feed = self.vitals.feed
+        self.lines_seen += len(lines)
         for line in lines:
-            self.lines_seen += 1
-            for rec in self.parser.feed(line):
-                if isinstance(rec, PythonError):
-                    self.errors.append(rec)
-                    continue
-                if isinstance(rec, Progress):
-                    self._progress(rec.step)
-                elif isinstance(rec, Metric):
-                    self.metric_records += 1
-                    if rec.step is not None:
-                        self._progress(rec.step)
-                        self.latest_step = rec.step
-                    if len(self.latest) < 512 or all(k in self.latest for k in rec.values):
-                        self.latest.update(rec.values)
-                elif not isinstance(rec, Activity):  # pragma: no cover - exhaustive
-                    continue
-                out += feed(rec)
+            try:
+                out += self._line(line)
+            except Exception as exc:  # noqa: BLE001 - one odd line must not end supervision
+                self.failures += 1
+                self.last_failure = f"{type(exc).__name__}: {exc}"[:300]
         return out
 
-    def metrics(self, records: list[Metric]) -> list[Incident]:
+    def _line(self, line: OutputLine) -> list[Incident]:
+        out: list[Incident] = []
+        for rec in self.parser.feed(line):
+            if isinstance(rec, PythonError):
+                self.errors.append(rec)
+                continue
+            if isinstance(rec, Progress):
+                if not 0 <= rec.step < MAX_STEP:
+                    continue
+                self._progress(rec.step)
+            elif isinstance(rec, Metric):
+                if rec.step is not None and not 0 <= rec.step < MAX_STEP:
+                    rec = dataclasses.replace(rec, step=None)
+                self._metric(rec)
+            out += self._once(self._vitals(line.stream).feed(rec))
+        return out
+
+    def _once(self, incidents: list[Incident]) -> list[Incident]:
+        """The same incident seen by two sources (stdout and the client) is reported once."""
+        out = []
+        for inc in incidents:
+            key = (inc.kind.value, inc.step, inc.metric) if inc.step is not None else None
+            if key is not None and key in self._reported:
+                continue
+            if key is not None:
+                self._reported.append(key)
+            out.append(inc)
+        return out
+
+    def _metric(self, rec: Metric) -> None:
+        self.metric_records += 1
+        if rec.step is not None:
+            self._progress(rec.step)
+            self.latest_step = rec.step
+        if len(self.latest) < 512 or all(k in self.latest for k in rec.values):
+            self.latest.update(rec.values)
+
+    def metrics(self, records: list[Metric], source: str = "tensorboard") -> list[Incident]:
         """Metrics from a source that is not the output (TensorBoard event files)."""
         out: list[Incident] = []
         for rec in records:
-            self.metric_records += 1
-            if rec.step is not None:
-                self._progress(rec.step)
-                self.latest_step = rec.step
-            self.latest.update(rec.values)
-            out += self.vitals.feed(rec)
+            try:
+                self._metric(rec)
+                out += self._once(self._vitals(source).feed(rec))
+            except Exception as exc:  # noqa: BLE001
+                self.failures += 1
+                self.last_failure = f"{type(exc).__name__}: {exc}"[:300]
         return out
 
     def activity(self, act: Activity) -> None:
         """A sign of life from outside the output (writes in the checkpoint directory)."""
-        self.vitals.feed(act)
+        self.hang.activity(act)
 
     def tick(self, now: float) -> list[Incident]:
-        return self.vitals.tick(now)
+        inc = self.hang.check(now)
+        return [inc] if inc is not None else []
 
     @property
     def metric_names(self) -> list[str]:
-        return sorted(self.vitals.metric_names)
+        return sorted(set().union(*(v.metric_names for v in self.vitals.values())))

@@ -59,7 +59,7 @@ def replay(paths: list[Path], rules: VitalsRules | None = None) -> dict[str, Any
     now = time.time()
     pipeline.new_attempt(now)
     for path in paths:
-        follower = Follower(path, "stdout")
+        follower = Follower(path, str(path))  # each file its own detectors (per-rank logs)
         while True:
             chunk = follower.poll(now, final=True)
             incidents += [incident_document(i, str(path)) for i in pipeline.lines(chunk.lines)]
@@ -68,10 +68,11 @@ def replay(paths: list[Path], rules: VitalsRules | None = None) -> dict[str, Any
     return {
         "files": [str(p) for p in paths],
         "progress": {
-            "first_step": pipeline.vitals.first_step,
-            "last_step": pipeline.vitals.last_step,
+            "first_step": pipeline.first_step,
+            "last_step": pipeline.last_step,
             "lines": pipeline.lines_seen,
             "metric_records": pipeline.metric_records,
+            "unparsable_lines": pipeline.failures,
         },
         "metrics": pipeline.metric_names,
         "latest": {k: (v if math.isfinite(v) else str(v)) for k, v in pipeline.latest.items()},
@@ -93,7 +94,7 @@ def follow(
     _check(paths)
     store.start_run(name, ["babysit", "watch", *map(str, paths)], str(Path.cwd()), {})
     store.set_run_state(name, RunState.RUNNING, "watched (babysit watch --follow)")
-    followers = [Follower(p, "stdout") for p in paths]
+    followers = [Follower(p, str(p)) for p in paths]
     pipeline = Pipeline(rules)
     pipeline.new_attempt(time.time())
     count = 0

@@ -90,3 +90,61 @@ def test_errors_survived_are_forgotten() -> None:
     assert not p.errors
     p.lines(lines(["ValueError: the real one"]))
     assert [e.exc_type for e in p.errors] == ["ValueError"]
+
+
+def test_lines_that_broke_parsers_are_skipped_not_raised() -> None:
+    bar = "Epoch 0:  22%|██▏ | 4/18 [00:17<01:02,  4.47it/s, loss=10.072]"
+    texts = [
+        "[rank²]: hello",
+        "iter " + "9" * 5000 + ": loss 1",
+        "9" * 5000 + ": loss 1",
+        bar * 900,
+        '{"step": 99999999999999999999, "loss": NaN}',
+    ]
+    p = Pipeline()
+    p.new_attempt(0.0)
+    p.lines(lines(texts))  # never raises
+    assert p.last_step is None or p.last_step < 1 << 62
+
+
+def test_lead_rank_is_rank_zero_with_metrics() -> None:
+    texts = ["[rank3]: Resuming training from step 0"]
+    for s in range(60):
+        loss = 9.0 if s == 50 else 2.0 + 0.01 * (s % 3)
+        texts += [f"[rank{r}]:step: {s}  loss: {loss:.4f}  grad_norm: 0.8000" for r in (3, 0)]
+    p = Pipeline()
+    p.new_attempt(0.0)
+    kinds = [(i.kind.value, i.step) for i in p.lines(lines(texts))]
+    assert p.parser.lead_rank == 0 and p.last_step == 59
+    assert ("loss_spike", 50) in kinds
+
+
+def test_step_number_prefix_is_not_an_srun_label() -> None:
+    texts = [f"{s}: loss={2.0 + 0.01 * (s % 3):.3f}" for s in range(100)]
+    texts[80] = "80: loss=9.000"
+    p = Pipeline()
+    p.new_attempt(0.0)
+    kinds = [i.kind.value for i in p.lines(lines(texts))]
+    assert "loss_spike" in kinds
+
+
+def test_metrics_without_a_step_keep_the_hang_clock_going() -> None:
+    texts = [f"{{'loss': {2.0 + 0.01 * (i % 3)}, 'learning_rate': 1e-5, 'epoch': {i / 100}}}"
+             for i in range(100)]
+    p = Pipeline()
+    p.new_attempt(0.0)
+    ls = lines(texts, dt=1.0)
+    p.lines(ls)
+    assert p.tick(ls[-1].ts + 2.0) == []  # a dict a second: 2 s of quiet is no hang
+    assert p.tick(ls[-1].ts + 60.0) != []  # a minute is
+
+
+def test_two_sources_with_the_same_steps_do_not_reset_each_other() -> None:
+    p = Pipeline()
+    p.new_attempt(0.0)
+    out = []
+    for s in range(120):
+        loss = 9.0 if s == 100 else 2.0 + 0.01 * (s % 3)
+        out += p.lines([OutputLine("stdout", s, f"iter {s}: loss {loss:.4f}, time 1ms", s)])
+        out += p.lines([OutputLine("client", s, f'{{"step": {s}, "loss": {loss}}}', s)])
+    assert [(i.kind.value, i.step) for i in out].count(("loss_spike", 100)) == 1  # once

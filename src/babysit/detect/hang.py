@@ -73,16 +73,28 @@ class HangDetector:
             and ts > self.last_progress_ts  # lines read together are one observation
             and (self.last_step is None or step > self.last_step)
         ):
-            interval = ts - self.last_progress_ts
             if self.pause is None and self.alive_ts is None:  # announced pauses do not teach
-                self.intervals.append(interval)
-                self._added += 1
-                self.longest = max(self.longest, interval)
+                self._learn(ts - self.last_progress_ts)
         self.last_step = step
         self.last_progress_ts = ts
         self.pause = None
         self.alive_ts = None
         self.flagged = False
+
+    def beat(self, ts: float) -> None:
+        """Metrics without a step (an HF dict, a Lightning bar): progress for the clock."""
+        if self.last_progress_ts is not None and ts > self.last_progress_ts:
+            if self.pause is None and self.alive_ts is None:
+                self._learn(ts - self.last_progress_ts)
+        self.last_progress_ts = ts
+        self.pause = None
+        self.alive_ts = None
+        self.flagged = False
+
+    def _learn(self, interval: float) -> None:
+        self.intervals.append(interval)
+        self._added += 1
+        self.longest = max(self.longest, interval)
 
     def activity(self, act: Activity) -> None:
         if act.kind == "checkpoint_write":

@@ -33,7 +33,10 @@ class VitalsRules:
 
 
 class VitalSigns:
-    def __init__(self, rules: VitalsRules | None = None) -> None:
+    """The detectors of one source. `hang` may be shared between sources (progress anywhere is
+    progress); the one who owns it calls tick()."""
+
+    def __init__(self, rules: VitalsRules | None = None, hang: HangDetector | None = None) -> None:
         rules = rules or VitalsRules()
         self.rules = rules
         self.loss = SpikeDetector("loss", rules.loss, IncidentKind.LOSS_SPIKE)
@@ -41,7 +44,7 @@ class VitalSigns:
         self.numerics = NumericsDetector()
         self.throughput = ThroughputDetector(rules.throughput)
         self.rl = RLDetector(rules.rl)
-        self.hang = HangDetector(rules.hang)
+        self.hang = hang if hang is not None else HangDetector(rules.hang)
         self.metric_names: set[str] = set()
         self.first_step: int | None = None
         self.last_step: int | None = None
@@ -71,6 +74,9 @@ class VitalSigns:
             self.metric_names.update(values)
         if rec.step is not None:
             self._step(rec.step, rec.ts)
+        else:
+            # HF dicts, Lightning and tqdm bars carry no global step: still a sign of life.
+            self.hang.beat(rec.ts)
         loss = values.get("loss")
         if loss is not None and (inc := self.loss.feed(rec.step, loss, rec.ts, rec.line)):
             out.append(inc)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from babysit.parse.metrics import parse_body, split_prefix
+from babysit.parse.metrics import ANSI, parse_body, split_prefix
 from babysit.records import Activity, Metric, OutputLine, Progress, PythonError
 
 Record = Progress | PythonError | Metric | Activity
@@ -38,6 +38,11 @@ def clean(text: str) -> str:
     return split_prefix(text)[1]
 
 
+def clean_ansi(text: str) -> str:
+    """The line without ANSI colour codes (its prefix, if any, kept)."""
+    return ANSI.sub("", text) if "\x1b" in text else text
+
+
 class LineParser:
     """parse_line plus what one line cannot tell.
 
@@ -45,9 +50,12 @@ class LineParser:
       call last):` (or, for a SyntaxError raised while compiling the script, at `  File
       "..."`); indented lines are its frames; the first line that is not indented is the
       exception. Kept per stream and rank, since ranks interleave.
-    - Which rank leads. With rank prefixes (`[rank3]:`), the first rank that shows progress
-      leads; the other ranks' lines are read for errors only, since torchtitan and friends print
-      the same step and metrics on every rank (64 copies of a line are one fact).
+    - Which rank leads. With rank prefixes (`[rank3]:`), the first rank that prints metrics
+      with a step leads (rank 0 as soon as it does); the other ranks' lines are read for errors
+      only, since torchtitan and friends print the same step and metrics on every rank (64
+      copies of a line are one fact).
+    - Whether `12: ...` is srun's `--label` or a line that starts with a number (`100: loss
+      2.3`): a label is believed once the same number has started a line before.
     """
 
     def __init__(self) -> None:
@@ -55,6 +63,7 @@ class LineParser:
         self._usage_seen: set[str] = set()  # streams where argparse printed `usage: ...`
         self.lead_rank: int | None = None
         self._lead_digits = ""
+        self._labels: set[int] = set()  # srun label numbers seen
 
     def feed(self, line: OutputLine) -> list[Record]:
         text = line.text
@@ -65,6 +74,7 @@ class LineParser:
             if (
                 end > 5
                 and text[5:end] != self._lead_digits
+                and text[5:end] != "0"  # rank 0 may always take the lead
                 and not (
                     "Error" in text
                     or "Exception" in text
@@ -80,6 +90,11 @@ class LineParser:
             ):
                 return []
         rank, raw = split_prefix(text)
+        if rank is not None and not text.startswith("[") and rank not in self._labels:
+            # srun-style `N: `: a label only when N came before (ranks repeat, steps do not).
+            if len(self._labels) < 4096:
+                self._labels.add(rank)
+            rank, raw = None, clean_ansi(text)
         key = (line.stream, rank)
         in_frames = self._in_frames.get(key, False)
         if raw.startswith("Traceback (most recent call last)") or raw.startswith('  File "'):
@@ -108,7 +123,7 @@ class LineParser:
                 if in_frames:
                     err = dataclasses.replace(err, from_traceback=True)
                 return [err]
-        if rank is not None and self.lead_rank is not None and rank != self.lead_rank:
+        if rank is not None and self.lead_rank is not None and rank not in (self.lead_rank, 0):
             return records  # another rank's copy of what the lead rank says
         metric = parse_body(raw, rank, line)
         # A metric line with a step is progress already; any other line may still say a step.
@@ -136,11 +151,12 @@ class LineParser:
         elif metric is not None:
             records.append(metric)
         if (
-            records
-            and rank is not None
-            and self.lead_rank is None
-            and (metric is not None or isinstance(records[0], Progress))
+            rank is not None
+            and metric is not None
+            and metric.step is not None
+            and (self.lead_rank is None or (rank == 0 and self.lead_rank != 0))
         ):
+            # The lead: the first rank that prints metrics with a step, rank 0 when it does.
             self.lead_rank, self._lead_digits = rank, str(rank)
         return records
 

@@ -30,7 +30,7 @@ _Parsed = tuple[str, int | None, _Values]  # (source, step, values)
 
 # -- launcher prefixes ---------------------------------------------------------------------------
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _PREFIX = re.compile(
     r"\[(?:rank|default)(\d+)\]:[ ]?"  # torchrun: [rank3]: (also --tee/--redirects: [default0]:)
     r"|\[\d+,(\d+)\]<std(?:out|err)>:[ ]?"  # mpirun --tag-output: [jobid,rank]<stdout>:
@@ -44,7 +44,7 @@ def split_prefix(text: str) -> tuple[int | None, str]:
     torchrun `[rank3]:` / `[rank3]: `, `[default0]:` (torchrun --tee / --redirects), srun --label
     `3: `, mpirun `[1,3]<stdout>:` (rank is the second number). No prefix -> (None, text)."""
     if "\x1b" in text:
-        text = _ANSI.sub("", text)
+        text = ANSI.sub("", text)
     if text.startswith("[rank"):  # the common case, without the regex
         end = text.find("]:", 5, 16)
         rank = text[5:end]

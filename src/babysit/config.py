@@ -82,6 +82,7 @@ class HangSection:
     floor_s: float = 3.0
     startup_s: float = 1800.0  # allowance before the first steps of an attempt
     pause_s: float = 1800.0  # allowance while a checkpoint save or an eval is under way
+    kill_after_s: float = 300.0  # act (restart) once the stall lasts this long; 0: at detection
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,7 @@ _MINIMUMS: dict[str, tuple[float, str]] = {
     "hang.floor_s": (0, "seconds"),
     "hang.startup_s": (1, "seconds"),
     "hang.pause_s": (1, "seconds"),
+    "hang.kill_after_s": (0, "seconds"),
 }
 
 

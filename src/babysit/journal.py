@@ -26,6 +26,7 @@ from babysit.store import Store
 
 Say = Callable[[str, str], None]
 Write = Callable[[Store], None]
+MAX_PENDING = 10_000
 
 
 class Journal:
@@ -36,9 +37,16 @@ class Journal:
         self.wall = wall
         self.pending: deque[Write] = deque()
         self.run_state: RunState | None = None
+        self.dropped = 0
         self._warned = False
 
-    def write(self, write: Write) -> None:
+    def write(self, write: Write, droppable: bool = False) -> None:
+        """Queue a write and try the queue. A `droppable` one (a metrics sample) is dropped
+        instead of queued while the store refuses writes and MAX_PENDING are waiting, so a
+        long outage cannot eat the memory; attempts, events and incidents are always kept."""
+        if droppable and self.pending and len(self.pending) >= MAX_PENDING:
+            self.dropped += 1
+            return
         self.pending.append(write)
         self.flush()
 

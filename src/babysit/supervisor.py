@@ -497,9 +497,15 @@ class Supervisor:
             step=inc.step,
             metric=inc.metric,
         )
-        self.say("warn", f"{inc.kind.value.replace('_', ' ')}: {inc.message}")
+        extra = ""
         if inc.kind == IncidentKind.HANG:
             live.hang = inc
+            if self.cfg.hang.action == "restart":
+                extra = (
+                    f"; babysit kills and restarts it if there is still no progress "
+                    f"{self.cfg.hang.kill_after_s:g}s after the last step"
+                )
+        self.say("warn", f"{inc.kind.value.replace('_', ' ')}: {inc.message}{extra}")
 
     def _flush_progress(self, live: _Live) -> None:
         live.flushed_at = self.seams.monotonic()
@@ -518,7 +524,7 @@ class Supervisor:
         if p.latest and p.metric_records != live.metrics_flushed:
             live.metrics_flushed = p.metric_records
             sample = (self.seams.wall(), p.latest_step, dict(p.latest))
-            self.journal.write(lambda s: s.add_metrics(self.name, number, *sample))
+            self.journal.write(lambda s: s.add_metrics(self.name, number, *sample), droppable=True)
 
     def _pulse(self, live: _Live) -> None:
         """Writes in the checkpoint directory are a sign of life (a save under way)."""
@@ -554,11 +560,27 @@ class Supervisor:
             self._poll_tensorboard(live)
             for inc in live.pipeline.tick(self.seams.wall()):
                 self._incident(live, inc)
-            if live.hang is not None and self.cfg.hang.action == "restart":
+            if live.hang is not None and self._hang_confirmed(live):
                 self.say("warn", f"killing hung attempt {live.number} to restart it")
                 status, _ = self._terminate(live, signal.SIGTERM, "hung")
                 return status
             live.handle.wait(self.cfg.run.poll_s, self.seams.sleep)  # wakes at once on exit
+
+    def _hang_confirmed(self, live: _Live) -> bool:
+        """Whether to act on the hang incident now: still no progress, the action is restart,
+        and the stall has lasted hang.kill_after_s (a first eval nobody announced must not cost
+        a restart; NCCL's own watchdog waits 10 minutes)."""
+        assert live.hang is not None
+        if not live.pipeline.hang.flagged:  # progress came back: it was a long pause
+            msg = f"attempt {live.number} made progress again: it was a pause, not a hang"
+            self.say("info", msg)
+            self.journal.event(EventKind.NOTE, msg, live.number)
+            live.hang = None
+            return False
+        if self.cfg.hang.action != "restart":
+            return False
+        stalled_since = live.hang.ts - (live.hang.value or 0.0)
+        return self.seams.wall() - stalled_since >= self.cfg.hang.kill_after_s
 
     def _outcome(self, live: _Live, status: ExitStatus) -> Outcome:
         stop_signals = {signal.SIGTERM, signal.SIGINT}

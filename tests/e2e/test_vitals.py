@@ -37,6 +37,7 @@ def test_nan_and_spike_are_incidents(workdir: Path) -> None:
 
 def test_hang_is_detected_killed_and_restarted(workdir: Path) -> None:
     home = workdir / "h"
+    (workdir / "babysit.toml").write_text("[hang]\nkill_after_s = 0\n")  # act at detection
     # Late enough that the cadence is learned (5 observations of progress; the log is read
     # every 0.2 s): before that, the start-up allowance applies.
     res = run_babysit(

@@ -72,9 +72,10 @@ class HangDetector:
             self.last_progress_ts is not None
             and ts > self.last_progress_ts  # lines read together are one observation
             and (self.last_step is None or step > self.last_step)
+            and self.pause is None  # announced pauses do not teach the cadence
+            and self.alive_ts is None
         ):
-            if self.pause is None and self.alive_ts is None:  # announced pauses do not teach
-                self._learn(ts - self.last_progress_ts)
+            self._learn(ts - self.last_progress_ts)
         self.last_step = step
         self.last_progress_ts = ts
         self.pause = None
@@ -83,9 +84,13 @@ class HangDetector:
 
     def beat(self, ts: float) -> None:
         """Metrics without a step (an HF dict, a Lightning bar): progress for the clock."""
-        if self.last_progress_ts is not None and ts > self.last_progress_ts:
-            if self.pause is None and self.alive_ts is None:
-                self._learn(ts - self.last_progress_ts)
+        if (
+            self.last_progress_ts is not None
+            and ts > self.last_progress_ts
+            and self.pause is None
+            and self.alive_ts is None
+        ):
+            self._learn(ts - self.last_progress_ts)
         self.last_progress_ts = ts
         self.pause = None
         self.alive_ts = None

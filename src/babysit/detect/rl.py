@@ -8,8 +8,9 @@ until the condition clears:
 - entropy_collapse: `entropy` below `entropy_frac` (10%) of its early baseline (the median of its
   first `baseline_n` = 20 values) for 5 values in a row. verl's maintainers call actor/entropy
   the metric to watch; a collapsed policy stops exploring.
-- kl_blowup: `kl` above `kl_factor` (10x) its early baseline and above `kl_floor` (0.01) for 3
-  values in a row: the policy runs away from the reference.
+- kl_blowup: `kl` above `kl_factor` (10x) the median of its last `kl_window` (50) values and
+  above `kl_floor` (0.1) for 3 values in a row: the policy runs away from the reference. (A KL
+  that grows slowly, as GRPO's does, is not a blow-up.)
 - no_learning_signal: `frac_reward_zero_std` >= 0.95, or `reward_std` <= 1e-6, for 10 values in
   a row: every group's rewards are equal, so GRPO's advantages are zero and nothing is learned.
 """
@@ -19,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from babysit.detect.window import median
+from babysit.detect.window import RobustWindow, median
 from babysit.records import Incident, IncidentKind, Metric
 
 
@@ -29,7 +30,8 @@ class RLRule:
     entropy_frac: float = 0.1
     entropy_sustain: int = 5
     kl_factor: float = 10.0
-    kl_floor: float = 0.01
+    kl_floor: float = 0.1
+    kl_window: int = 50
     kl_sustain: int = 3
     zero_std_frac: float = 0.95
     signal_sustain: int = 10
@@ -57,7 +59,8 @@ class _Condition:
 class RLDetector:
     def __init__(self, rule: RLRule) -> None:
         self.rule = rule
-        self.early: dict[str, list[float]] = {"entropy": [], "kl": []}
+        self.early: dict[str, list[float]] = {"entropy": []}
+        self.kl_recent = RobustWindow(rule.kl_window, refresh=4)
         self.base: dict[str, float] = {}
         self.entropy = _Condition(rule.entropy_sustain)
         self.kl = _Condition(rule.kl_sustain)
@@ -99,15 +102,16 @@ class RLDetector:
                 )
         kl = m.values.get("kl")
         if kl is not None and math.isfinite(kl):
-            base = self._baseline("kl", kl)
+            base = self.kl_recent.stats()[0] if len(self.kl_recent) >= 10 else None
+            self.kl_recent.add(kl)
             if base is not None and self.kl.update(
-                kl > self.rule.kl_floor and kl > self.rule.kl_factor * max(base, 1e-12)
+                kl > self.rule.kl_floor and kl > self.rule.kl_factor * max(abs(base), 1e-12)
             ):
                 out.append(
                     Incident(
                         IncidentKind.KL_BLOWUP,
                         f"KL to the reference policy is {kl:.4g}{at}, more than "
-                        f"{self.rule.kl_factor:g}x its early level {base:.4g}",
+                        f"{self.rule.kl_factor:g}x its recent median {base:.4g}",
                         m.ts,
                         m.step,
                         "kl",

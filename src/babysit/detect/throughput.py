@@ -54,13 +54,25 @@ class ThroughputDetector:
         self.degraded_run = 0
         self.last_step = None
 
+    def _value(self, m: Metric) -> float | None:
+        """The followed series. tqdm prints `it/s` above 1 it/s and `s/it` below: both are one
+        series (step time = 1000 / rate), or a slowdown would hide in the switch."""
+        v = m.values.get(self.metric or "")
+        if v is not None:
+            return v
+        if self.metric == "iters_per_s" and (t := m.values.get("step_time_ms")):
+            return 1000.0 / t
+        if self.metric == "step_time_ms" and (r := m.values.get("iters_per_s")):
+            return 1000.0 / r
+        return None
+
     def feed(self, m: Metric) -> Incident | None:
         if self.metric is None:
             self.metric = next((k for k in (*RATES, *TIMES) if k in m.values), None)
-        if self.metric is None or self.metric not in m.values:
+        if self.metric is None:
             return None
-        value = m.values[self.metric]
-        if not math.isfinite(value) or value <= 0:
+        value = self._value(m)
+        if value is None or not math.isfinite(value) or value <= 0:
             return None
         if m.step is not None and self.last_step is not None:
             if m.step == self.last_step:

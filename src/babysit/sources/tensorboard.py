@@ -86,14 +86,17 @@ class TensorBoardSource:
         except OSError:
             return out
         for path in files:
-            loader = self._loaders.get(path)
-            if loader is None:
-                loader = self._loaders[path] = self._loader_cls(str(path))
             by_step: dict[int, dict[str, float]] = {}
-            try:
+            try:  # a torn, vanished or foreign file must not stop the supervision
+                loader = self._loaders.get(path)
+                if loader is None:
+                    loader = self._loaders[path] = self._loader_cls(str(path))
                 for event in loader.Load():
                     for v in event.summary.value:
-                        value = _value(v)
+                        try:
+                            value = _value(v)
+                        except (TypeError, ValueError):  # a text summary (HF's `args`), ...
+                            continue
                         if value is not None:
                             by_step.setdefault(int(event.step), {})[metric_name(v.tag)] = value
             except Exception:

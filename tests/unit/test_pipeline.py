@@ -148,3 +148,12 @@ def test_two_sources_with_the_same_steps_do_not_reset_each_other() -> None:
         out += p.lines([OutputLine("stdout", s, f"iter {s}: loss {loss:.4f}, time 1ms", s)])
         out += p.lines([OutputLine("client", s, f'{{"step": {s}, "loss": {loss}}}', s)])
     assert [(i.kind.value, i.step) for i in out].count(("loss_spike", 100)) == 1  # once
+
+
+def test_every_value_incident_carries_its_evidence_window() -> None:
+    texts = clean_run(60)
+    texts[50] = "iter 50: loss nan, time 20.00ms"
+    p = Pipeline()
+    p.new_attempt(0.0)
+    (nan,) = [i for i in p.lines(lines(texts)) if i.kind.value == "nonfinite"]
+    assert len(nan.window) == 16 and nan.window[-1][0] == 50 and math.isnan(nan.window[-1][1])

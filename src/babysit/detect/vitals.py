@@ -13,7 +13,8 @@ detectors' windows, whatever the length of the run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import deque
+from dataclasses import dataclass, field, replace
 
 from babysit.detect.hang import HangDetector, HangRule
 from babysit.detect.numerics import NumericsDetector
@@ -21,6 +22,26 @@ from babysit.detect.rl import RLDetector, RLRule
 from babysit.detect.spike import GRAD_NORM_RULE, LOSS_RULE, SpikeDetector, SpikeRule
 from babysit.detect.throughput import ThroughputDetector, ThroughputRule
 from babysit.records import Activity, Incident, IncidentKind, Metric, Progress
+
+# The metrics whose recent values are kept as evidence for incidents about them.
+EVIDENCE_METRICS = frozenset(
+    {
+        "loss",
+        "grad_norm",
+        "loss_scale",
+        "nan_iterations",
+        "tokens_per_s",
+        "samples_per_s",
+        "step_time_ms",
+        "iters_per_s",
+        "entropy",
+        "kl",
+        "reward_std",
+        "frac_reward_zero_std",
+        "val_loss",
+    }
+)
+EVIDENCE_LEN = 16
 
 
 @dataclass(frozen=True)
@@ -46,6 +67,7 @@ class VitalSigns:
         self.rl = RLDetector(rules.rl)
         self.hang = hang if hang is not None else HangDetector(rules.hang)
         self.metric_names: set[str] = set()
+        self.recent: dict[str, deque[tuple[int | None, float]]] = {}
         self.first_step: int | None = None
         self.last_step: int | None = None
 
@@ -93,6 +115,18 @@ class VitalSigns:
             or ("frac_reward_zero_std" in values)
         ):
             out += self.rl.feed(rec)
+        for name in EVIDENCE_METRICS.intersection(values):
+            self.recent.setdefault(name, deque(maxlen=EVIDENCE_LEN)).append(
+                (rec.step, values[name])
+            )
+        if out:
+            # Every incident carries the metric's recent values as its evidence.
+            out = [
+                replace(i, window=tuple(self.recent.get(i.metric or "", ())))
+                if not i.window and i.metric in self.recent
+                else i
+                for i in out
+            ]
         return out
 
     def tick(self, now: float) -> list[Incident]:

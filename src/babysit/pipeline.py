@@ -21,7 +21,7 @@ from collections import deque
 
 from babysit.detect.hang import HangDetector
 from babysit.detect.vitals import VitalSigns, VitalsRules
-from babysit.parse.lines import LineParser
+from babysit.parse.lines import LineParser, Record
 from babysit.records import Activity, Incident, Metric, OutputLine, Progress, PythonError
 
 MAX_STEP = 1 << 62  # past this a "step" is garbage (and would not fit SQLite's integers)
@@ -75,17 +75,20 @@ class Pipeline:
     def lines(self, lines: list[OutputLine]) -> list[Incident]:
         out: list[Incident] = []
         self.lines_seen += len(lines)
+        feed = self.parser.feed
         for line in lines:
-            try:
-                out += self._line(line)
+            try:  # one odd line must never end the supervision
+                records = feed(line)
+                if records:  # most lines say nothing: their cost stays the parser's
+                    out += self._records(records, line.stream)
             except Exception as exc:
                 self.failures += 1
                 self.last_failure = f"{type(exc).__name__}: {exc}"[:300]
         return out
 
-    def _line(self, line: OutputLine) -> list[Incident]:
+    def _records(self, records: list[Record], stream: str) -> list[Incident]:
         out: list[Incident] = []
-        for rec in self.parser.feed(line):
+        for rec in records:
             if isinstance(rec, PythonError):
                 self.errors.append(rec)
                 continue
@@ -97,7 +100,7 @@ class Pipeline:
                 if rec.step is not None and not 0 <= rec.step < MAX_STEP:
                     rec = dataclasses.replace(rec, step=None)
                 self._metric(rec)
-            out += self._once(self._vitals(line.stream).feed(rec))
+            out += self._once(self._vitals(stream).feed(rec))
         return out
 
     def _once(self, incidents: list[Incident]) -> list[Incident]:

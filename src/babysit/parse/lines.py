@@ -43,6 +43,9 @@ def clean_ansi(text: str) -> str:
     return ANSI.sub("", text) if "\x1b" in text else text
 
 
+_NOTHING: list[Record] = []  # returned (never mutated) for the lines with nothing to read
+
+
 class LineParser:
     """parse_line plus what one line cannot tell.
 
@@ -59,7 +62,8 @@ class LineParser:
     """
 
     def __init__(self) -> None:
-        self._in_frames: dict[tuple[str, int | None], bool] = {}
+        self._in_frames: dict[tuple[str, str | None], bool] = {}  # (stream, rank digits)
+        self._open_frames = 0  # how many of those are True (0: skip the lookup)
         self._usage_seen: set[str] = set()  # streams where argparse printed `usage: ...`
         self.lead_rank: int | None = None
         self._lead_digits = ""
@@ -67,43 +71,43 @@ class LineParser:
 
     def feed(self, line: OutputLine) -> list[Record]:
         text = line.text
-        if self.lead_rank is not None and text.startswith("[rank"):
+        if self.lead_rank is not None and text[:5] == "[rank":
             # The fast path for the lines of the ranks that do not lead (most lines of a big
-            # job): unless it may be an error or a traceback, there is nothing to read.
+            # job): unless it may start or end a traceback, there is nothing to read. (From
+            # these ranks only errors ending in Error or Exception are read.)
             end = text.find("]:", 5, 16)
-            if (
-                end > 5
-                and text[5:end] != self._lead_digits
-                and text[5:end] != "0"  # rank 0 may always take the lead
-                and not (
-                    "Error" in text
-                    or "Exception" in text
-                    or "Exit" in text
-                    or "Interrupt" in text
-                    or "Fault" in text
-                    or ": error: " in text
-                    or "Traceback" in text
-                    or 'File "' in text
-                )
-                and text[5:end].isdigit()
-                and not self._in_frames.get((line.stream, int(text[5:end])))
-            ):
-                return []
+            if end > 5:
+                digits = text[5:end]
+                if (
+                    digits != self._lead_digits
+                    and digits != "0"  # rank 0 may always take the lead
+                    and not (
+                        "Error" in text
+                        or "Exception" in text
+                        or "Traceback" in text
+                        or 'File "' in text
+                    )
+                    and (not self._open_frames or not self._in_frames.get((line.stream, digits)))
+                ):
+                    return _NOTHING
         rank, raw = split_prefix(text)
         if rank is not None and not text.startswith("[") and rank not in self._labels:
             # srun-style `N: `: a label only when N came before (ranks repeat, steps do not).
             if len(self._labels) < 4096:
                 self._labels.add(rank)
             rank, raw = None, clean_ansi(text)
-        key = (line.stream, rank)
+        key = (line.stream, str(rank) if rank is not None else None)
         in_frames = self._in_frames.get(key, False)
         if raw.startswith("Traceback (most recent call last)") or raw.startswith('  File "'):
+            if not self._in_frames.get(key):
+                self._open_frames += 1
             self._in_frames[key] = True
             return []
         if in_frames:
             if raw[:1] in (" ", "\t"):
                 return []
             self._in_frames[key] = False
+            self._open_frames -= 1
         if raw.startswith("usage: "):
             self._usage_seen.add(line.stream)
         records: list[Record] = []

@@ -49,14 +49,26 @@ class SpikeDetector:
         self.metric = metric
         self.rule = rule
         self.kind = kind
-        self.level = RobustWindow(rule.level_window, refresh=2)
+        self.level = RobustWindow(rule.level_window, refresh=1)
         self.noise = RobustWindow(rule.noise_window)
         self.recent: deque[tuple[int | None, float]] = deque(maxlen=EVIDENCE)
         self.last_step: int | None = None
         self.last_value: float | None = None
         self.in_spike = 0  # values so far in the current episode (0: none)
+        self._approx: float | None = None
+        self._since = 0
+
+    def _candidate(self, value: float) -> bool:
+        """A cheap first look (a median cached over the last few values): only a value well
+        above the level can be a spike, and only then are the exact statistics worth their
+        sorting. Most values of a run stop here."""
+        self._since += 1
+        if self._since >= 8 or self._approx is None:
+            self._approx, self._since = self.level.stats()[0], 0
+        return self._approx <= 0 or value > self._approx * (1 + self.rule.min_rise / 2)
 
     def reset(self) -> None:
+        self._approx = None
         self.level.clear()
         self.noise.clear()
         self.recent.clear()
@@ -77,6 +89,7 @@ class SpikeDetector:
         if (
             len(self.level) >= min(self.rule.min_history, self.rule.level_window)
             and len(self.noise) >= self.rule.min_history
+            and (self.in_spike or self._candidate(value))
         ):
             med, _ = self.level.stats()
             # Noise from step-to-step differences: a trend (fast early decay, a learning-rate

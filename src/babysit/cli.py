@@ -292,6 +292,11 @@ def watch(
 
     paths = list(logs)
     try:
+        if follow and as_json:
+            raise UsageError(
+                "--json prints a replay's report; with --follow, incidents go to "
+                "the store: read them with `babysit status RUN --json`"
+            )
         if not follow:
             report = replay(paths)
             if as_json:

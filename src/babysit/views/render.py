@@ -7,6 +7,7 @@ status_tables(doc, console)
 from __future__ import annotations
 
 import shlex
+import signal
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -39,10 +40,8 @@ def _how(a: Mapping[str, Any]) -> str:
     if a["outcome"] == "running":
         return "running"
     if a.get("signal"):
-        import signal as _signal
-
         try:
-            name = _signal.Signals(a["signal"]).name
+            name = signal.Signals(a["signal"]).name
         except ValueError:
             name = f"signal {a['signal']}"
         return f"{a['outcome']} ({name})"

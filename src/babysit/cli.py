@@ -307,7 +307,7 @@ def watch(
         stop: list[int] = []
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda s, _f: stop.append(s))
-        run_name = name or derive_run_name([str(paths[0])])
+        run_name = name or derive_run_name([paths[0].stem])  # slurm-1234.out -> slurm-1234
         with Store.open(_home(home)) as store:
             count = follow_logs(paths, store, run_name, ConsoleReporter(), lambda: bool(stop))
         click.echo(

@@ -2,9 +2,10 @@
 
     run_demo(Path("babysit-demo"), steps=300)   # -> ExitCode.OK when babysit brought it home
 
-The trainer (examples/tinygpt/train.py) crashes with a realistic NCCL error at 40% of the run and
-SIGKILLs itself (as the host OOM killer would) at 73%; each fault fires once. babysit restarts it
-from the newest complete checkpoint each time and the run finishes. Needs torch (the CPU build).
+The trainer (examples/tinygpt/train.py) spikes its loss at 25% of the run, crashes with a
+realistic NCCL error at 40%, SIGKILLs itself (as the host OOM killer would) at 73% and hangs at
+88%; each fault fires once. babysit flags the spike and restarts the run from the newest complete
+checkpoint after each crash and the hang; the run finishes. Needs torch (the CPU build).
 """
 
 from __future__ import annotations
@@ -66,6 +67,9 @@ def run_demo(workdir: Path, steps: int = 300) -> ExitCode:
     out = workdir / "out"
     home = workdir / ".babysit"
     crash_at, kill_at = int(steps * 0.4), int(steps * 0.73)
+    spike_at, hang_at = 2 * int(steps * 0.125), 2 * int(steps * 0.44)  # even: printed steps
+    # A hang is detected once the cadence is known (a few reads of the log): not in tiny runs.
+    hang = steps >= 200
     ckpt_every = max(steps // 6, 10)
     command = [
         sys.executable,
@@ -77,13 +81,16 @@ def run_demo(workdir: Path, steps: int = 300) -> ExitCode:
         "--ckpt-every",
         str(ckpt_every),
         "--log-every",
-        "10",
+        "2",
         "--eval-every",
         str(steps // 2),
         "--crash-at",
         str(crash_at),
         "--kill-at",
         str(kill_at),
+        "--spike-at",
+        str(spike_at),
+        *(["--hang-at", str(hang_at)] if hang else []),
     ]
     cfg = build_config(
         {
@@ -93,14 +100,18 @@ def run_demo(workdir: Path, steps: int = 300) -> ExitCode:
             "restart.max_restarts": 5,
             "stop.grace_s": 10.0,
             "checkpoint.glob": str(out / "ckpt_*.pt"),
+            "hang.kill_after_s": 0.0,  # the demo restarts a hang as soon as it is detected
         }
     )
     console = Console(stderr=True, highlight=False, soft_wrap=True)
     console.rule("[bold]babysit demo[/]")
     console.print(
         f"A tiny GPT trains for {steps} steps on the CPU, checkpointing every {ckpt_every}.\n"
-        f"Injected faults: an NCCL error at step {crash_at}, a SIGKILL (as from the OOM killer) "
-        f"at step {kill_at}.\nbabysit restarts it from the newest complete checkpoint each time.\n"
+        f"Injected faults: a loss spike at step {spike_at}, an NCCL error at step {crash_at}, a "
+        f"SIGKILL (as from the OOM killer) at step {kill_at}"
+        + (f", a hang at step {hang_at}" if hang else "")
+        + ".\nbabysit flags what it sees, and restarts the run from the newest complete "
+        "checkpoint after each crash and hang.\n"
     )
     sup = Supervisor(cfg, command, RUN_NAME, home, workdir, ConsoleReporter(console))
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -112,15 +123,15 @@ def run_demo(workdir: Path, steps: int = 300) -> ExitCode:
 
 
 def _summary(console: Console, home: Path, wall_s: float, code: ExitCode) -> None:
-    store = Store.open(home, create=False)
-    try:
+    with Store.open(home, create=False) as store:
         attempts = store.attempts(RUN_NAME)
-    finally:
-        store.close()
+        incidents = store.incidents(RUN_NAME)
     table = Table(title="attempts", title_justify="left")
-    for col in ("#", "outcome", "steps", "resumed from"):
-        table.add_column(col, no_wrap=True)
-    table.add_column("cause", no_wrap=True, overflow="ellipsis", max_width=60)
+    table.add_column("#", justify="right", no_wrap=True, min_width=1)
+    table.add_column("outcome", no_wrap=True, min_width=18)
+    table.add_column("steps", no_wrap=True, min_width=7)
+    table.add_column("resumed from", no_wrap=True, min_width=14)
+    table.add_column("cause", no_wrap=True, overflow="ellipsis", max_width=34)
     lost = 0
     prev: dict[str, Any] | None = None
     for a in attempts:
@@ -142,6 +153,8 @@ def _summary(console: Console, home: Path, wall_s: float, code: ExitCode) -> Non
     verdict = (
         "[green]finished[/]" if code == ExitCode.OK else f"[red]ended with exit {int(code)}[/]"
     )
+    seen = ", ".join(f"{i['kind'].replace('_', ' ')} at step {i['step']}" for i in incidents)
+    console.print(f"Vital signs: {seen or 'no incidents'}.")
     console.print(
         f"The run {verdict} after {len(attempts)} attempts in {wall_s:.0f}s; "
         f"{lost} steps were redone after restarts (work since the last checkpoint).\n"

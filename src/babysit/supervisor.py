@@ -500,7 +500,7 @@ class Supervisor:
         extra = ""
         if inc.kind == IncidentKind.HANG:
             live.hang = inc
-            if self.cfg.hang.action == "restart":
+            if self.cfg.hang.action == "restart" and self.cfg.hang.kill_after_s > 0:
                 extra = (
                     f"; babysit kills and restarts it if there is still no progress "
                     f"{self.cfg.hang.kill_after_s:g}s after the last step"

@@ -1,0 +1,31 @@
+"""The public surface, pinned: every command has --help and is documented in the README."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from babysit.cli import cli
+
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+COMMANDS = sorted(cli.commands)
+
+
+def test_the_commands_are_the_agreed_ones_so_far() -> None:
+    assert COMMANDS == ["demo", "logbook", "run", "status", "watch"]
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_command_has_help_and_a_readme_section(name: str) -> None:
+    res = CliRunner().invoke(cli, [name, "--help"])
+    assert res.exit_code == 0 and "Example" in res.output
+    assert f"### `babysit {name}" in README
+
+
+def test_exit_codes_are_documented() -> None:
+    res = CliRunner().invoke(cli, ["--help"])
+    for code in range(6):
+        assert f"  {code}  " in res.output
+        assert f"| {code} |" in README

@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from babysit import __version__
-from babysit.config import Config, derive_run_name, load_config
+from babysit.config import derive_run_name, load_config
 from babysit.errors import BabysitError, UsageError
 from babysit.records import ExitCode
 from babysit.store import Store
@@ -164,7 +164,10 @@ def run(
             "checkpoint.glob": checkpoint,
         }
         if backoff is not None:
-            overrides["restart.backoff_max_s"] = max(backoff, Config().restart.backoff_max_s)
+            # A --backoff above the configured cap (babysit.toml or the default) lifts the cap.
+            cap = load_config(config_path, {}).restart.backoff_max_s
+            if backoff > cap:
+                overrides["restart.backoff_max_s"] = backoff
         cfg = load_config(config_path, overrides)
         run_name = cfg.run.name or derive_run_name(command)
         sup = Supervisor(

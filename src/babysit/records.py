@@ -233,10 +233,6 @@ class ExitStatus:
     ended: float
     signals_received: tuple[int, ...] = ()  # stop signals the launcher saw before the end
 
-    @property
-    def ok(self) -> bool:
-        return self.exit_code == 0
-
 
 @dataclass(frozen=True)
 class Checkpoint:

@@ -138,6 +138,7 @@ class Supervisor:
         self.pipeline = Pipeline(vitals_rules(cfg))
         self.history: list[AttemptRecord] = []  # the attempts the budget counts, in memory
         self.attempts_seen = 0
+        self._failures_told = 0  # pipeline failures already reported to the operator
         self._stop_signals: list[int] = []
         self._journal: Journal | None = None
         self._echo: dict[str, Echo] = {}
@@ -521,6 +522,15 @@ class Supervisor:
         number = live.number
         self.journal.write(lambda s: s.update_attempt(self.name, number, fields))
         p = live.pipeline
+        if p.failures > self._failures_told:
+            # Skipped lines used to vanish silently: say so (rarely, at most every 2 s).
+            self.say(
+                "warn",
+                f"{p.failures - self._failures_told} output line(s) could not be parsed and were "
+                f"skipped (last: {p.last_failure}); supervision goes on. Please report the line "
+                f"(it is in {live.handle.attempt_dir}).",
+            )
+            self._failures_told = p.failures
         if p.latest and p.metric_records != live.metrics_flushed:
             live.metrics_flushed = p.metric_records
             sample = (self.seams.wall(), p.latest_step, dict(p.latest))

@@ -322,3 +322,16 @@ def test_metrics_from_the_client_or_a_metrics_file(workdir: Path, via: str) -> N
     nan = [i for i in doc["incidents"] if i["kind"] == "nonfinite"]
     assert [(i["metric"], i["step"]) for i in nan] == [("loss", 40)]
     assert doc["attempts"][0]["last_step"] == 59
+
+
+def test_backoff_flag_keeps_the_configured_cap(workdir: Path) -> None:
+    from babysit.store import Store
+
+    (workdir / "babysit.toml").write_text("[restart]\nbackoff_max_s = 60\n")
+    assert run_babysit("run", "--home", "h", "--backoff", "5", "--name", "a", "--", "true",
+                       cwd=workdir).returncode == 0
+    assert run_babysit("run", "--home", "h", "--backoff", "90", "--name", "b", "--", "true",
+                       cwd=workdir).returncode == 0
+    with Store.open(workdir / "h") as store:
+        assert store.run("a")["config"]["restart"]["backoff_max_s"] == 60  # kept
+        assert store.run("b")["config"]["restart"]["backoff_max_s"] == 90  # lifted

@@ -11,7 +11,6 @@ from babysit.records import (
     RUN_TRANSITIONS,
     AttemptRecord,
     ExitCode,
-    ExitStatus,
     Progress,
     RunState,
     can_transition,
@@ -113,12 +112,6 @@ def test_exit_codes_are_pinned() -> None:
 )
 def test_made_progress(first: int | None, last: int | None, progress: bool) -> None:
     assert AttemptRecord(1, 0.0, first_step=first, last_step=last).made_progress is progress
-
-
-def test_exit_status_ok() -> None:
-    assert ExitStatus(0, None, 0.0).ok
-    assert not ExitStatus(1, None, 0.0).ok
-    assert not ExitStatus(None, 9, 0.0).ok
 
 
 def test_records_are_frozen() -> None:

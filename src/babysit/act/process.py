@@ -49,15 +49,19 @@ class Handle:
     token: str
     popen: subprocess.Popen[bytes] | None = None
     _pidfd: int | None = field(default=None, repr=False)
+    _pid: int | None = field(default=None, repr=False)
 
     @property
     def pgid(self) -> int:
         return self.launcher_pid  # the launcher leads its session and its process group
 
     def training_pid(self) -> int | None:
-        info = _read_json(self.attempt_dir / "launcher.json")
-        pid = info.get("pid") if info else None
-        return int(pid) if isinstance(pid, int) else None
+        """The command's pid, from launcher.json (read until it is there, then remembered)."""
+        if self._pid is None:
+            info = _read_json(self.attempt_dir / "launcher.json")
+            pid = info.get("pid") if info else None
+            self._pid = int(pid) if isinstance(pid, int) else None
+        return self._pid
 
     def wait(self, timeout_s: float, sleep: Callable[[float], None] = time.sleep) -> None:
         """Block until the launcher exits or timeout_s passes, whichever comes first. Uses a

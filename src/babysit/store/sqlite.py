@@ -108,7 +108,8 @@ class Store:
         except BaseException:
             conn.close()
             raise
-        fstype = _fs_type(home)
+        # Only writers are warned (status/logbook never show warnings): skip the mount scan.
+        fstype = _fs_type(home) if create else None
         if fstype in _NETWORK_FS:
             store.warnings.append(
                 f"babysit home {home} is on {fstype}: SQLite WAL is unsafe on network filesystems; "

@@ -321,6 +321,75 @@ def watch(
         _fail(exc)
 
 
+def _seen_before(home: Path | None, fingerprint: str | None) -> list[dict[str, Any]]:
+    """Earlier verdicts with this fingerprint from the home's store; [] without a store."""
+    if fingerprint is None:
+        return []
+    try:
+        with Store.open(_home(home), create=False) as store:
+            return store.seen_before(fingerprint)
+    except BabysitError:
+        return []
+
+
+@cli.command()
+@click.argument("logs", nargs=-1, required=True, metavar="LOG...")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (stable keys).")
+@click.option(
+    "--rules",
+    "rules",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Your team's rules file, tried before the shipped knowledge (repeatable). Default: "
+    "[triage] rules in babysit.toml.",
+)
+@home_option
+def triage(
+    logs: tuple[str, ...], as_json: bool, rules: tuple[Path, ...], home: Path | None
+) -> None:
+    """Say what killed a run: the root cause among every rank's errors, whom to blame, whether
+    a restart can help, and what to do.
+
+    LOG is a log file (plain or .gz), a directory of per-rank logs, or - for stdin; several
+    are read as one run. Exits 0 once triaged (even when the cause is unknown), 2 on a
+    missing file or a bad rules file.
+
+    \b
+    Examples:
+      babysit triage slurm-1234.out
+      babysit triage logs/ --json | jq .category
+      journalctl -k --since -1h | babysit triage - train.log
+    """
+    from babysit.triage import load_knowledge, triage_files
+    from babysit.views.triage import diagnosis_document, print_diagnosis, seen_before_line
+
+    try:
+        rule_files = list(rules)
+        if not rule_files:
+            configured = load_config(None, {}).triage.rules
+            if configured:
+                rule_files = [Path(configured)]
+        report = triage_files(list(logs), load_knowledge(rule_files))
+    except BabysitError as exc:
+        _fail(exc)
+    d = report.diagnosis
+    seen = _seen_before(home, d.fingerprint)
+    doc = diagnosis_document(d, seen)
+    if as_json:
+        click.echo(json.dumps(doc, indent=2))
+        return
+    import time
+
+    print_diagnosis(
+        doc,
+        Console(highlight=False, soft_wrap=True),
+        seen_before_line(seen, d.suspect.host, time.time()),
+        len(report.files),
+        report.lines,
+        report.skipped,
+    )
+
+
 def _print_replay(report: dict[str, Any]) -> None:
     console = Console(highlight=False, soft_wrap=True)
     prog = report["progress"]

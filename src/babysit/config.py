@@ -18,6 +18,8 @@ Precedence: flags (the overrides mapping) > babysit.toml > defaults. babysit.tom
     glob = "out/ckpt_*.pt"
     [hang]
     action = "restart"
+    [triage]
+    rules = "team-rules.toml"
 """
 
 from __future__ import annotations
@@ -86,12 +88,19 @@ class HangSection:
 
 
 @dataclass(frozen=True)
+class TriageSection:
+    rules: str | None = None  # the team's own rules file, tried before the shipped knowledge
+    kernel_log: bool = True  # read the kernel log (dmesg) after a failed attempt, if allowed
+
+
+@dataclass(frozen=True)
 class Config:
     run: RunSection = field(default_factory=RunSection)
     restart: RestartSection = field(default_factory=RestartSection)
     stop: StopSection = field(default_factory=StopSection)
     checkpoint: CheckpointSection = field(default_factory=CheckpointSection)
     hang: HangSection = field(default_factory=HangSection)
+    triage: TriageSection = field(default_factory=TriageSection)
 
 
 _SECTIONS: dict[str, type[Any]] = {
@@ -100,6 +109,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "stop": StopSection,
     "checkpoint": CheckpointSection,
     "hang": HangSection,
+    "triage": TriageSection,
 }
 
 # key -> (minimum, unit) checks; "unit" is how the error message names it.

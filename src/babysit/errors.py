@@ -5,7 +5,9 @@
      │    ├── ConfigError         a bad key or value in babysit.toml or the flags
      │    ├── CommandNotFound     the training command is not on PATH / not executable
      │    ├── RunBusy             another babysit already supervises this run
-     │    └── RunNotFound         status/logbook for a run the store does not know
+     │    ├── RunNotFound         status/logbook for a run the store does not know
+     │    ├── RulesError          a triage rules file (shipped or the team's own) is malformed
+     │    └── LogNotFound         triage was given a path that does not exist or cannot be read
      ├── StoreError               the store cannot be opened, read or written
      │    ├── HomeNotWritable     exit 2: the home directory cannot be created or written
      │    └── StoreWriteError     a write failed (disk full, I/O error); supervision goes on
@@ -38,6 +40,14 @@ class RunBusy(UsageError):
 
 
 class RunNotFound(UsageError):
+    pass
+
+
+class RulesError(UsageError):
+    pass
+
+
+class LogNotFound(UsageError):
     pass
 
 

@@ -246,15 +246,79 @@ class Checkpoint:
     problem: str | None = None  # why it is not complete (or not trusted)
 
 
+# Whom triage blames: the kind of thing to suspect, then where (any of host, rank, GPU).
+SUSPECT_KINDS = (
+    "node",
+    "network",
+    "filesystem",
+    "code",
+    "data",
+    "config",
+    "scheduler",
+    "numerics",
+    "unknown",
+)
+
+
+@dataclass(frozen=True)
+class Suspect:
+    """What to suspect for a failure: `kind` is one of SUSPECT_KINDS; `gpu` is a local index
+    ("3") or a PCI bus id ("0000:3b:00") as the log names it."""
+
+    kind: str = "unknown"
+    host: str | None = None
+    rank: int | None = None
+    gpu: str | None = None
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One line of a log quoted as evidence: the file, its 1-based line number, the text."""
+
+    file: str
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Consequence:
+    """Follow-on errors of the root cause, grouped by what they say (e.g. the NCCL watchdog
+    timeouts of every other rank after one rank died)."""
+
+    category: Category
+    summary: str
+    count: int
+    ranks: tuple[int, ...]
+    hosts: tuple[str, ...]
+    first: LogLine
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """What triage made of a run's logs: the root cause, whom to blame, what to do."""
+
+    category: Category
+    transient: bool | None  # True: a restart is a sane response; False: a human must act first
+    suspect: Suspect
+    summary: str  # one line in plain words
+    action: str  # what to do next
+    evidence: tuple[LogLine, ...] = ()
+    consequences: tuple[Consequence, ...] = ()
+    fingerprint: str | None = None  # stable id of the failure's signature
+    confidence: float = 0.0  # 0..1
+    rule: str | None = None  # the knowledge-base rule that named the root cause
+
+
 @dataclass(frozen=True)
 class Verdict:
-    """What detect made of an ended attempt; the seam that full triage plugs into."""
+    """Why an attempt ended, fused from triage of its logs and its exit status."""
 
     category: Category
     transient: bool | None  # True: a restart is a sane response; False: a human must act first
     summary: str  # one line in plain words
     fingerprint: str | None = None  # stable id of this failure's signature, None if no error seen
     evidence: tuple[str, ...] = ()
+    diagnosis: Diagnosis | None = None  # the triage behind it, when the logs named a cause
 
 
 @dataclass(frozen=True)

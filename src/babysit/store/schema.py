@@ -85,4 +85,25 @@ MIGRATIONS: list[tuple[str, ...]] = [
         )""",
         "CREATE INDEX metrics_run ON metrics (run, ts)",
     ),
+    (
+        # v3: triage verdicts, searchable by fingerprint ("seen before") and host.
+        """CREATE TABLE diagnoses (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            run TEXT NOT NULL,
+            attempt INTEGER,
+            ts REAL NOT NULL,
+            category TEXT NOT NULL,
+            transient INTEGER,
+            suspect TEXT,
+            host TEXT,
+            rank INTEGER,
+            gpu TEXT,
+            fingerprint TEXT,
+            confidence REAL,
+            summary TEXT NOT NULL,
+            document TEXT NOT NULL
+        )""",
+        "CREATE INDEX diagnoses_run ON diagnoses (run, id)",
+        "CREATE INDEX diagnoses_fingerprint ON diagnoses (fingerprint, ts)",
+    ),
 ]

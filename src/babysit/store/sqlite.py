@@ -347,6 +347,54 @@ class Store:
             out.append(d)
         return out
 
+    def add_diagnosis(
+        self, run: str, attempt: int | None, ts: float, document: Mapping[str, Any]
+    ) -> None:
+        """A triage verdict (the JSON document of `babysit triage --json`, without
+        seen_before)."""
+        suspect = document.get("suspect") or {}
+        transient = document.get("transient")
+        self._write(
+            "INSERT INTO diagnoses (run, attempt, ts, category, transient, suspect, host, rank, "
+            "gpu, fingerprint, confidence, summary, document) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run,
+                attempt,
+                ts,
+                document["category"],
+                None if transient is None else int(bool(transient)),
+                suspect.get("kind"),
+                suspect.get("host"),
+                suspect.get("rank"),
+                suspect.get("gpu"),
+                document.get("fingerprint"),
+                document.get("confidence"),
+                document["summary"],
+                json.dumps(document, default=_json_default),
+            ),
+        )
+
+    def diagnoses(self, run: str) -> list[dict[str, Any]]:
+        rows = self._read("SELECT * FROM diagnoses WHERE run=? ORDER BY id", (run,))
+        out = []
+        for r in rows:
+            d = dict(r)
+            d["document"] = json.loads(d["document"] or "{}")
+            out.append(d)
+        return out
+
+    def seen_before(
+        self, fingerprint: str, before: float | None = None, limit: int = 20
+    ) -> list[dict[str, Any]]:
+        """Earlier verdicts with this fingerprint, newest first (any run)."""
+        rows = self._read(
+            "SELECT run, attempt, ts, category, host, rank, gpu, summary FROM diagnoses "
+            "WHERE fingerprint=? AND ts<? ORDER BY ts DESC LIMIT ?",
+            (fingerprint, before if before is not None else float("inf"), limit),
+        )
+        return [dict(r) for r in rows]
+
     def add_metrics(
         self,
         run: str,

@@ -1,0 +1,195 @@
+"""Take a log line apart: who printed it (rank, host, GPU), when, and what it says.
+
+    anatomy("[rank3]:[E1206 18:44:12.715298 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog ...")
+    # -> Anatomy(body="Watchdog ...", rank=3, host=None, gpu=None, ts=..., ts_kind="glog")
+
+Prefixes come stacked in every order the launchers produce them: torchrun's `[rank3]:` and
+`[default0]:`, srun `--label` (`3: `), mpirun (`[1,3]<stderr>:`), pdsh/DeepSpeed
+(`worker-1: `), NCCL's `host:pid:tid [gpu] NCCL WARN`, glog (`E1206 18:44:12.715298 ...]`),
+ISO and Python-logging timestamps, Slurm's `[2024-01-02T03:04:05.123]`, syslog
+(`Jan  2 03:04:05 gpu-17 kernel: `) and dmesg (`[ 123.456789] `). Pure and cheap: called only
+on the lines the scanner picked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_TORCHRUN = re.compile(
+    r"\[(?:rank(?P<rank>\d{1,6})|(?P<role>[A-Za-z_][\w-]{0,30}?)(?P<local>\d{1,4}))\]:"
+)
+_MPI = re.compile(r"\[\d+,(?P<rank>\d{1,6})\]<std(?:out|err)>:")
+_SRUN = re.compile(r" {0,6}(?P<rank>\d{1,6}): ")
+# A pdsh/DeepSpeed host label: must hold a digit or a hyphen, so `RuntimeError: ` is no host.
+_HOST_LABEL = re.compile(r"(?P<host>[A-Za-z][\w.]*(?:[-\d][\w.-]*)): ")
+_NCCL = re.compile(
+    r"(?P<host>[\w.-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<gpu>\d+)\] (?:[\w./-]+[: ]\d+ )?(?=NCCL )"
+)
+# Ray actors: `(MegatronTrainRayActor pid=19450, ip=10.0.0.7) ...`
+_RAY = re.compile(r"\((?P<actor>[\w.]+) pid=\d+(?:, ip=(?P<ip>[\d.]+))?\) ")
+# ctime, e.g. mpirun --timestamp-output: `Fri Aug 11 12:31:45 2023`
+_CTIME = re.compile(
+    r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?P<mon>Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +"
+    r"(?P<d>\d{1,2}) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d) (?P<y>\d{4}) ?"
+)
+_GLOG = re.compile(
+    r"\[?(?P<level>[IWEF])(?P<mo>\d\d)(?P<d>\d\d) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d(?:\.\d+)?)"
+    r"(?: +\d+)?(?: [\w./-]+:\d+)?\] ?"
+)
+_ISO = re.compile(
+    r"\[?(?P<y>\d{4})-(?P<mo>\d\d)-(?P<d>\d\d)[T ](?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)"
+    r"(?:[.,](?P<frac>\d{1,9}))?(?:Z|[+-]\d\d:?\d\d)?\]?(?: - | \| |: | )?"
+)
+_MONTHS = {
+    m: i
+    for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)  # noqa: SIM905
+}
+_SYSLOG = re.compile(
+    r"(?P<mon>Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(?P<d>\d{1,2}) "
+    r"(?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d) (?P<host>[\w.-]+) (?:kernel|\w+(?:\[\d+\])?): "
+)
+_DMESG = re.compile(r"\[ *\d+\.\d+\] |\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [^\]]{15,30}\] ")
+_RANK_IN_BODY = re.compile(r"\[(?:Rank|rank|RANK) ?(?P<rank>\d{1,6})\]:? ?")
+# Older PyTorch glog without a date: `[E ProcessGroupNCCL.cpp:474] `; a bare pid: `[80746] `.
+_GLOG_SHORT = re.compile(r"\[[IWEF] [\w./\\-]+:\d+\] ?|\[\d{1,8}\] ")
+
+
+@dataclass(frozen=True, slots=True)
+class Anatomy:
+    body: str  # the line without its prefixes
+    rank: int | None = None
+    host: str | None = None
+    gpu: str | None = None
+    ts: float | None = None  # seconds; comparable only between lines of the same ts_kind
+    ts_kind: str | None = None  # "iso" (absolute), "glog" or "syslog" (no year)
+
+
+def _iso(m: re.Match[str]) -> float | None:
+    try:
+        dt = datetime(
+            int(m["y"]),
+            int(m["mo"]),
+            int(m["d"]),
+            int(m["h"]),
+            int(m["mi"]),
+            int(m["s"]),
+            tzinfo=timezone.utc,
+        )
+    except ValueError:
+        return None
+    frac = m["frac"]
+    return dt.timestamp() + (int(frac) / 10 ** len(frac) if frac else 0.0)
+
+
+def _yearless(mo: int, d: int, h: str, mi: str, s: str) -> float:
+    return (((mo * 31 + d) * 24 + int(h)) * 60 + int(mi)) * 60 + float(s)
+
+
+def anatomy(text: str) -> Anatomy:
+    """The line's prefixes read and removed; the rest is the body."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    rank: int | None = None
+    host: str | None = None
+    gpu: str | None = None
+    ts: float | None = None
+    kind: str | None = None
+    pos = 0
+    for _ in range(6):  # prefixes stack: `[rank3]:[E1206 ...] [Rank 3] ...`
+        if pos >= len(text):
+            break
+        c = text[pos]
+        if c == "[":
+            m = _TORCHRUN.match(text, pos)
+            if m:
+                if m["rank"] is not None:
+                    rank = int(m["rank"])
+                elif rank is None:
+                    rank = int(m["local"])
+                pos = m.end()
+                continue
+            m = _MPI.match(text, pos)
+            if m:
+                rank = int(m["rank"])
+                pos = m.end()
+                continue
+        if c.isdigit() or c == " " or c == "[":
+            m = _ISO.match(text, pos)
+            if m:
+                ts, kind = _iso(m), "iso"
+                pos = m.end()
+                continue
+            if c != "[":
+                m = _SRUN.match(text, pos)
+                if m and rank is None:
+                    rank = int(m["rank"])
+                    pos = m.end()
+                    continue
+            m = _DMESG.match(text, pos)
+            if m:
+                pos = m.end()
+                continue
+        if c in "IWEF[" and pos + 5 < len(text):
+            m = _GLOG.match(text, pos)
+            if m and 1 <= int(m["mo"]) <= 12:
+                ts, kind = _yearless(int(m["mo"]), int(m["d"]), m["h"], m["mi"], m["s"]), "glog"
+                pos = m.end()
+                continue
+        if c == "[":
+            m = _GLOG_SHORT.match(text, pos)
+            if m:
+                pos = m.end()
+                continue
+            m = _RANK_IN_BODY.match(text, pos)
+            if m:
+                rank = int(m["rank"])
+                pos = m.end()
+                continue
+        if c == "(":
+            m = _RAY.match(text, pos)
+            if m:
+                host = host or m["ip"]
+                pos = m.end()
+                continue
+        if c in "MTWFS":
+            m = _CTIME.match(text, pos)
+            if m:
+                ts = datetime(
+                    int(m["y"]),
+                    _MONTHS[m["mon"]],
+                    int(m["d"]),
+                    int(m["h"]),
+                    int(m["mi"]),
+                    int(m["s"]),
+                    tzinfo=timezone.utc,
+                ).timestamp()
+                kind = "iso"
+                pos = m.end()
+                continue
+        if c in "JFMASOND":
+            m = _SYSLOG.match(text, pos)
+            if m:
+                host = m["host"]
+                ts, kind = (
+                    _yearless(_MONTHS[m["mon"]], int(m["d"]), m["h"], m["mi"], m["s"]),
+                    "syslog",
+                )
+                pos = m.end()
+                continue
+        if c.isalpha():
+            m = _NCCL.match(text, pos)
+            if m:
+                host, gpu = m["host"], m["gpu"]
+                pos = m.end()
+                continue
+            m = _HOST_LABEL.match(text, pos)
+            if m and host is None:
+                host = m["host"]
+                pos = m.end()
+                continue
+        break
+    body = text[pos:] if pos else text
+    return Anatomy(body, rank, host, gpu, ts, kind)

@@ -1,0 +1,355 @@
+"""Read candidate lines into findings: which rule each line matches, on which rank and host,
+with the traceback it ends. The root cause is chosen from the findings in `triage.verdict`.
+
+    engine = Engine(load_knowledge())
+    engine.feed(0, 12, "[rank3]:torch.OutOfMemoryError: CUDA out of memory. ...")
+    engine.findings  # grouped by rule, each group with its earliest line, count, ranks, hosts
+
+Memory stays bounded however many ranks repeat the same error: findings are grouped by rule
+(an Xid by its code), each group keeps its earliest finding, a few samples, a count and the
+ranks and hosts it was seen on. Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from babysit.records import Category
+from babysit.triage.anatomy import Anatomy, anatomy
+from babysit.triage.knowledge import Knowledge, Rule, Xid
+
+MAX_TEXT = 600  # characters of a line kept as evidence
+MAX_SAMPLES = 6  # findings kept per group besides the earliest
+MAX_FRAMES = 10  # traceback lines kept per finding
+_CACHE_MAX = 50_000
+_EXC_LINE = re.compile(
+    r"^(?:[A-Za-z_]\w*\.)*(?P<type>[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Fault|Invalid|"
+    r"Warning))(?::\s?(?P<msg>.*))?$"
+)
+_FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line \d+, in (?P<func>\S+)')
+_CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
+_BLOCK_HOST = re.compile(r"^\s*host\s*:\s*(?P<host>\S+)")
+_BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(?P<rank>\d+)")
+_WATCHDOG = re.compile(r"SeqNum=(?P<seq>\d+)")
+_LAST_DONE = re.compile(r"last completed NCCL work: (?P<done>-?\d+)")
+_PREVIOUS_XID = re.compile(r"previous Xid (?P<xid>\d{1,3})")
+
+# A stand-in rule for an exception that ends a traceback and that no rule knows.
+UNCLASSIFIED = Rule(
+    id="python.unclassified",
+    category=Category.UNKNOWN,
+    role="cause",
+    transient=None,
+    suspect="unknown",
+    patterns=(),
+    explain="The training raised an error that babysit has no rule for.",
+    action="Read the error and its traceback; add a rule to your team's rules file once you "
+    "know what it means.",
+    precedence=11,
+    confidence=0.3,
+    origin="babysit",
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: Rule
+    xid: Xid | None
+    file: int  # index into the files triaged
+    line: int
+    text: str
+    body: str
+    rank: int | None
+    host: str | None
+    gpu: str | None
+    ts: float | None
+    ts_kind: str | None
+    seq: int  # order of arrival
+    frames: tuple[str, ...] = ()  # the traceback this line ends, head first
+    exc_type: str | None = None
+
+
+@dataclass
+class Group:
+    """All findings of one rule (one Xid code)."""
+
+    first: Finding
+    count: int = 1
+    ranks: set[int] = field(default_factory=set)
+    hosts: set[str] = field(default_factory=set)
+    samples: list[Finding] = field(default_factory=list)
+
+    def add(self, f: Finding) -> None:
+        self.count += 1
+        if earlier(f, self.first):
+            self.first = f
+        if len(self.samples) < MAX_SAMPLES:
+            self.samples.append(f)
+        if f.rank is not None and len(self.ranks) < 100_000:
+            self.ranks.add(f.rank)
+        if f.host is not None and len(self.hosts) < 10_000:
+            self.hosts.add(f.host)
+
+
+def earlier(a: Finding, b: Finding) -> bool:
+    """Whether a happened before b: by timestamp when both carry one of the same kind, else in
+    the order the lines came (the file's order)."""
+    if a.ts is not None and b.ts is not None and a.ts_kind == b.ts_kind and a.ts != b.ts:
+        return a.ts < b.ts
+    return a.seq < b.seq
+
+
+@dataclass
+class _Traceback:
+    lines: list[str]
+    func: str | None = None  # innermost frame's function
+    where: str | None = None  # innermost frame's file
+
+
+@dataclass
+class _Block:
+    """torchrun's failure summary: `Root Cause (first observed failure):` then host, rank."""
+
+    root: bool
+    host: str | None = None
+    rank: int | None = None
+
+
+class Engine:
+    def __init__(self, kb: Knowledge) -> None:
+        self.kb = kb
+        self.groups: dict[tuple[str, int | None], Group] = {}
+        self.lines_fed = 0
+        self.ranks_seen: set[int] = set()
+        self.watchdog: dict[int, tuple[int | None, int | None]] = {}  # rank -> (seq, done)
+        self.elastic_root: tuple[str | None, int | None] | None = None  # (host, rank)
+        self._cache: dict[str, int] = {}
+        self._tb: dict[tuple[int, int | None], _Traceback] = {}
+        self._block: _Block | None = None
+        self._block_file = -1
+        self._seq = 0
+
+    # -- matching ---------------------------------------------------------------------------
+
+    def _match(self, body: str) -> tuple[int, re.Match[str]] | None:
+        key = body[:2000]
+        idx = self._cache.get(key)
+        if idx is not None:
+            if idx < 0:
+                return None
+            m = self.kb.match_from(idx, body)
+            if m is not None:
+                return idx, m
+        found: tuple[int, re.Match[str]] | None = None
+        for i, rule in enumerate(self.kb.rules):
+            if found is not None and rule.role != "cause":
+                continue
+            for rx in rule.patterns:
+                m = rx.search(body)
+                if m is not None:
+                    break
+            else:
+                continue
+            if found is None:
+                found = (i, m)
+            else:
+                found = (i, m)  # a cause later on a line a consequence matched first
+                break
+            if rule.role == "cause":
+                break
+            # A consequence matched first: a line pasted flat (`... terminate called ...
+            # what(): NCCL error ... ncclRemoteError: ...`) may still name a cause further on.
+        if len(self._cache) >= _CACHE_MAX:
+            self._cache.clear()
+        self._cache[key] = found[0] if found is not None else -1
+        return found
+
+    # -- feeding ----------------------------------------------------------------------------
+
+    def feed(self, file: int, line: int, text: str) -> bool:
+        """One candidate line of file number `file` (1-based line number). True when the line
+        meant nothing and would mean nothing whatever came before it (the scanner then skips
+        its repeats)."""
+        self.lines_fed += 1
+        a = anatomy(text)
+        body = a.body
+        if a.rank is not None and len(self.ranks_seen) < 100_000:
+            self.ranks_seen.add(a.rank)
+        stripped = body.strip()
+        if not stripped:
+            return False
+        tb_key = (file, a.rank)
+        self._track_block(file, stripped, a)
+        tb = self._tb.get(tb_key)
+        if stripped.startswith("Traceback (most recent call last)"):
+            self._tb[tb_key] = _Traceback([stripped])
+            return False
+        if tb is not None and body[:1] in (" ", "\t"):
+            fm = _FRAME.match(body)
+            if fm:
+                tb.func, tb.where = fm["func"], fm["file"]
+            if len(tb.lines) < 64:
+                tb.lines.append(body.rstrip())
+            return False
+        if stripped.startswith(_CHAIN):
+            return False
+        frames: tuple[str, ...] = ()
+        exc_type: str | None = None
+        em = _EXC_LINE.match(stripped)
+        if em:
+            exc_type = em["type"]
+        if tb is not None:
+            # The first unindented line after the frames is the exception that ends them.
+            del self._tb[tb_key]
+            frames = tuple(tb.lines[:2] + tb.lines[2:][-(MAX_FRAMES - 2) :])
+            if tb.func and exc_type is None:
+                exc_type = stripped.split(":", 1)[0][:80] if ":" in stripped else None
+        hit = self._match(body)
+        if hit is None:
+            if frames and exc_type is not None:
+                self._add(UNCLASSIFIED, None, file, line, text, body, a, frames, exc_type)
+                return False
+            return (
+                tb is None
+                and exc_type is None
+                and self._block is None
+                and body[:1] not in (" ", "\t")
+            )
+        idx, m = hit
+        rule = self.kb.rules[idx]
+        if rule.role == "noise":
+            return tb is None and self._block is None
+        xid: Xid | None = None
+        groups = m.groupdict()
+        if groups.get("xid"):
+            code = int(groups["xid"])
+            xid = self.kb.xid.get(code)
+            prev = _PREVIOUS_XID.search(body)
+            if prev and xid is not None and xid.role == "consequence":
+                # `Xid 45 ... caused by previous Xid 149`: the earlier Xid is what matters.
+                code = int(prev["xid"])
+                xid = self.kb.xid.get(code)
+            if xid is None:
+                xid = Xid(
+                    code,
+                    f"Xid {code}",
+                    Category.GPU_HARDWARE,
+                    "cause",
+                    True,
+                    "node",
+                    f"Xid {code} is not in babysit's catalogue.",
+                    "Look it up in NVIDIA's Xid catalogue; drain the node if it repeats.",
+                )
+        host = a.host or groups.get("host")
+        rank = a.rank
+        if rank is None and groups.get("rank"):
+            rank = int(groups["rank"])
+        gpu = a.gpu or groups.get("gpu")
+        if self._block is not None and self._block_file == file:
+            host = host or self._block.host
+            rank = rank if rank is not None else self._block.rank
+        if rule.id == "nccl.watchdog_timeout" or rule.id == "nccl.watchdog_teardown":
+            self._note_watchdog(rank, body)
+        anat = Anatomy(body, rank, host, gpu, a.ts, a.ts_kind)
+        self._add(rule, xid, file, line, text, body, anat, frames, exc_type)
+        return False
+
+    def finish(self) -> None:
+        """The input ended: a traceback cut before its exception line (a truncated log) is read
+        from its last lines, which often name the error (`raise ReadError("unexpected end of
+        data")`)."""
+        for (file, rank), tb in list(self._tb.items()):
+            del self._tb[(file, rank)]
+            for body in reversed(tb.lines[-3:]):
+                hit = self._match(body)
+                if hit is None or self.kb.rules[hit[0]].role == "noise":
+                    continue
+                rule = self.kb.rules[hit[0]]
+                frames = tuple(tb.lines[:2] + tb.lines[2:][-(MAX_FRAMES - 2) :])
+                self._add(
+                    rule, None, file, 0, body, body.strip(), Anatomy(body, rank), frames, None
+                )
+                break
+
+    def _add(
+        self,
+        rule: Rule,
+        xid: Xid | None,
+        file: int,
+        line: int,
+        text: str,
+        body: str,
+        a: Anatomy,
+        frames: tuple[str, ...],
+        exc_type: str | None,
+    ) -> None:
+        self._seq += 1
+        f = Finding(
+            rule,
+            xid,
+            file,
+            line,
+            text[:MAX_TEXT],
+            body[:MAX_TEXT],
+            a.rank,
+            a.host,
+            a.gpu,
+            a.ts,
+            a.ts_kind,
+            self._seq,
+            frames,
+            exc_type,
+        )
+        key = (rule.id, xid.code if xid else None)
+        group = self.groups.get(key)
+        if group is None:
+            group = Group(f)
+            if f.rank is not None:
+                group.ranks.add(f.rank)
+            if f.host is not None:
+                group.hosts.add(f.host)
+            self.groups[key] = group
+        else:
+            group.add(f)
+
+    def _track_block(self, file: int, stripped: str, a: Anatomy) -> None:
+        low = stripped[:40].lower()
+        if low.startswith("root cause (first observed failure)"):
+            self._block, self._block_file = _Block(True), file
+            return
+        if low.startswith("failures:"):
+            self._block, self._block_file = _Block(False), file
+            return
+        if self._block is None or self._block_file != file:
+            return
+        if low.startswith("[") and "]:" in low[:8]:
+            self._block.host = self._block.rank = None
+            return
+        if low.startswith("====="):
+            self._block = None
+            return
+        hm = _BLOCK_HOST.match(stripped)
+        if hm:
+            self._block.host = hm["host"]
+            if self._block.root and self.elastic_root is None:
+                self.elastic_root = (hm["host"], None)
+            return
+        rm = _BLOCK_RANK.match(stripped)
+        if rm:
+            self._block.rank = int(rm["rank"])
+            if self._block.root and self.elastic_root is not None and self.elastic_root[1] is None:
+                self.elastic_root = (self.elastic_root[0], int(rm["rank"]))
+
+    def _note_watchdog(self, rank: int | None, body: str) -> None:
+        if rank is None:
+            return
+        seq_m = _WATCHDOG.search(body)
+        done_m = _LAST_DONE.search(body)
+        seq, done = self.watchdog.get(rank, (None, None))
+        if seq_m:
+            seq = int(seq_m["seq"])
+        if done_m:
+            done = int(done_m["done"])
+        if len(self.watchdog) < 100_000:
+            self.watchdog[rank] = (seq, done)

@@ -1,0 +1,277 @@
+"""The knowledge base: what each failure signature means, whom to blame, what to do. Data, not
+code: `kb/rules.toml` and `kb/xid.toml` ship in the package; a team adds its own rules file
+(its tribal knowledge), whose rules are tried first.
+
+    kb = load_knowledge([Path("team-rules.toml")])
+    kb.match("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
+    # -> (Rule(id="cuda.oom", category=Category.CUDA_OOM, ...), <re.Match>)
+
+A rules file:
+
+    [[rule]]
+    id = "team.bad-switch"              # unique; shown in the verdict
+    category = "network"                # one of the categories (see records.Category)
+    role = "cause"                      # or "consequence": follow-on errors, never the root cause
+                                        #   while a cause is present; or "noise": dropped
+    transient = true                    # true | false | "unknown"
+    suspect = "network"                 # node|network|filesystem|code|data|config|scheduler|...
+    patterns = ['ib0: link down on leaf-7']   # Python regexes, searched in the line without
+                                        #   its prefixes; named groups host/rank/gpu are read
+    explain = "The InfiniBand switch leaf-7 flaps."
+    action = "Open a ticket with the network team; restart without the nodes on leaf-7."
+    precedence = 75                     # optional: higher wins when several causes are present
+
+The first rule that matches a line wins, in order: the user's files, then the shipped rules
+(specific messages first, Python exception classes last).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from babysit.errors import RulesError
+from babysit.records import SUSPECT_KINDS, Category
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+# Which cause explains which when several are present: the higher one is the root cause
+# (a dead GPU explains the CUDA errors and the NCCL timeouts that follow it; an OOM on one rank
+# explains the watchdog timeouts of the others). A rule may set its own.
+PRECEDENCE: Mapping[Category, int] = {
+    Category.GPU_HARDWARE: 90,
+    Category.HOST_OOM: 85,
+    Category.PREEMPTION: 80,
+    Category.FILESYSTEM_IO: 72,
+    Category.CUDA_OOM: 70,
+    Category.DATA: 68,
+    Category.NUMERICAL: 66,
+    Category.USER_CODE: 64,
+    Category.CUDA_ERROR_OTHER: 60,
+    Category.SEGFAULT: 50,
+    Category.NCCL_ERROR: 40,
+    Category.NETWORK: 35,
+    Category.NCCL_TIMEOUT: 30,
+    Category.HANG: 20,
+    Category.UNKNOWN: 10,
+}
+ROLES = ("cause", "consequence", "noise")
+_RULE_KEYS = {
+    "id",
+    "category",
+    "role",
+    "transient",
+    "suspect",
+    "patterns",
+    "explain",
+    "action",
+    "precedence",
+    "confidence",
+}
+_XID_KEYS = {"code", "name", "category", "role", "transient", "suspect", "explain", "action"}
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    category: Category
+    role: str  # "cause" or "consequence"
+    transient: bool | None
+    suspect: str
+    patterns: tuple[re.Pattern[str], ...]
+    explain: str
+    action: str
+    precedence: int
+    confidence: float  # how sure a match of this rule alone makes triage
+    origin: str  # the file it came from
+
+
+@dataclass(frozen=True)
+class Xid:
+    code: int
+    name: str
+    category: Category
+    role: str
+    transient: bool | None
+    suspect: str
+    explain: str
+    action: str
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    rules: tuple[Rule, ...]
+    xid: Mapping[int, Xid]
+
+    def match(self, body: str) -> tuple[Rule, re.Match[str]] | None:
+        """The first rule whose pattern is found in the line, with the match."""
+        for rule in self.rules:
+            for rx in rule.patterns:
+                m = rx.search(body)
+                if m is not None:
+                    return rule, m
+        return None
+
+    def match_from(self, index: int, body: str) -> re.Match[str] | None:
+        for rx in self.rules[index].patterns:
+            m = rx.search(body)
+            if m is not None:
+                return m
+        return None
+
+
+def _transient(value: Any, where: str) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if value == "unknown":
+        return None
+    raise RulesError(f'{where}: transient must be true, false or "unknown", got {value!r}')
+
+
+def _choice(value: Any, allowed: Iterable[str], key: str, where: str) -> str:
+    allowed = tuple(allowed)
+    if value not in allowed:
+        raise RulesError(f"{where}: {key} must be one of {', '.join(allowed)}; got {value!r}")
+    return str(value)
+
+
+def _text(entry: Mapping[str, Any], key: str, where: str) -> str:
+    value = entry.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise RulesError(f"{where}: {key} must be a non-empty string")
+    return value.strip()
+
+
+def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
+    where = f"{origin}: rule #{index + 1}"
+    if not isinstance(entry, Mapping):
+        raise RulesError(f"{where}: each [[rule]] must be a table")
+    rid = _text(entry, "id", where)
+    where = f"{origin}: rule {rid!r}"
+    unknown = set(entry) - _RULE_KEYS
+    if unknown:
+        raise RulesError(
+            f"{where}: unknown key(s) {', '.join(sorted(unknown))}; "
+            f"allowed: {', '.join(sorted(_RULE_KEYS))}"
+        )
+    category = Category(
+        _choice(entry.get("category"), (c.value for c in Category), "category", where)
+    )
+    patterns = entry.get("patterns")
+    if isinstance(patterns, str):
+        patterns = [patterns]
+    if not isinstance(patterns, list) or not patterns:
+        raise RulesError(f"{where}: patterns must be a non-empty list of regular expressions")
+    compiled = []
+    for p in patterns:
+        if not isinstance(p, str) or not p:
+            raise RulesError(f"{where}: every pattern must be a non-empty string")
+        try:
+            compiled.append(re.compile(p))
+        except re.error as e:
+            raise RulesError(f"{where}: pattern {p!r} is not a valid regex: {e}") from None
+    precedence = entry.get("precedence", PRECEDENCE[category])
+    if not isinstance(precedence, int) or isinstance(precedence, bool):
+        raise RulesError(f"{where}: precedence must be an integer, got {precedence!r}")
+    confidence = entry.get("confidence", 0.9)
+    if not isinstance(confidence, (int, float)) or not 0 <= confidence <= 1:
+        raise RulesError(f"{where}: confidence must be a number from 0 to 1, got {confidence!r}")
+    return Rule(
+        id=rid,
+        category=category,
+        role=_choice(entry.get("role", "cause"), ROLES, "role", where),
+        transient=_transient(entry.get("transient", "unknown"), where),
+        suspect=_choice(entry.get("suspect", "unknown"), SUSPECT_KINDS, "suspect", where),
+        patterns=tuple(compiled),
+        explain=_text(entry, "explain", where),
+        action=_text(entry, "action", where),
+        precedence=precedence,
+        confidence=float(confidence),
+        origin=origin,
+    )
+
+
+def _xid(entry: Mapping[str, Any], origin: str) -> Xid:
+    where = f"{origin}: xid {entry.get('code')!r}"
+    missing = _XID_KEYS - set(entry)
+    if missing:
+        raise RulesError(f"{where}: missing key(s) {', '.join(sorted(missing))}")
+    code = entry["code"]
+    if not isinstance(code, int) or isinstance(code, bool) or code < 0:
+        raise RulesError(f"{where}: code must be a non-negative integer")
+    return Xid(
+        code=code,
+        name=_text(entry, "name", where),
+        category=Category(
+            _choice(entry["category"], (c.value for c in Category), "category", where)
+        ),
+        role=_choice(entry["role"], ROLES, "role", where),
+        transient=_transient(entry["transient"], where),
+        suspect=_choice(entry["suspect"], SUSPECT_KINDS, "suspect", where),
+        explain=_text(entry, "explain", where),
+        action=_text(entry, "action", where),
+    )
+
+
+def _parse(text: str, origin: str) -> dict[str, Any]:
+    try:
+        doc: dict[str, Any] = tomllib.loads(text)
+        return doc
+    except tomllib.TOMLDecodeError as e:
+        raise RulesError(f"{origin}: not valid TOML: {e}") from None
+
+
+def parse_rules(text: str, origin: str) -> tuple[list[Rule], dict[int, Xid]]:
+    """The rules and Xid entries of one file's text; RulesError names the file and the rule."""
+    doc = _parse(text, origin)
+    unknown = set(doc) - {"rule", "xid"}
+    if unknown:
+        raise RulesError(
+            f"{origin}: unknown table(s) {', '.join(sorted(unknown))}; expected [[rule]] "
+            "(and [[xid]])"
+        )
+    rules = [_rule(e, origin, i) for i, e in enumerate(doc.get("rule", []))]
+    xids = {x.code: x for x in (_xid(e, origin) for e in doc.get("xid", []))}
+    return rules, xids
+
+
+def _shipped() -> list[tuple[str, str]]:
+    kb = resources.files("babysit.triage") / "kb"
+    return [
+        (f"babysit/triage/kb/{n}", (kb / n).read_text("utf-8")) for n in ("rules.toml", "xid.toml")
+    ]
+
+
+def load_knowledge(extra: Iterable[Path] = ()) -> Knowledge:
+    """The shipped knowledge plus the user's rules files (tried first; their Xid entries
+    override the shipped ones). RulesError for a missing or malformed file."""
+    rules: list[Rule] = []
+    xids: dict[int, Xid] = {}
+    for path in extra:
+        try:
+            text = Path(path).read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise RulesError(f"cannot read the rules file {path}: {e}") from None
+        r, x = parse_rules(text, str(path))
+        rules += r
+        for code, entry in x.items():
+            xids.setdefault(code, entry)
+    for origin, text in _shipped():
+        r, x = parse_rules(text, origin)
+        rules += r
+        for code, entry in x.items():
+            xids.setdefault(code, entry)
+    seen: dict[str, str] = {}
+    for rule in rules:
+        if rule.id in seen and seen[rule.id] == rule.origin:
+            raise RulesError(f"{rule.origin}: rule id {rule.id!r} is used twice")
+        seen.setdefault(rule.id, rule.origin)
+    return Knowledge(tuple(rules), xids)

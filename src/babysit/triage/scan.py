@@ -1,0 +1,304 @@
+"""Stream a log and hand over only the lines that may matter: the cheap prefilter before regexes.
+
+    stats = scan(open("slurm-1234.out", "rb"), "slurm-1234.out", engine.feed)
+
+A 1 GB log from 512 ranks is mostly step lines. The file is read in 1 MiB chunks, lowercased
+in C, and searched for a handful of needles (`error`, `traceback`, `nccl`-free words such as
+`kill`, `timeout`, `sig`, ...) with `bytes.find`, one pass per needle; only the lines around a
+hit are decoded and handed to the engine. A traceback hands over the lines after it (its
+frames, and the exception that ends it, which need not contain a needle:
+`pyarrow.lib.ArrowInvalid: ...`), and torchrun's failure summary hands over its block (host,
+rank, exit code). A line the engine found meaningless whatever came before it (a UserWarning
+repeated by 512 ranks) is remembered, its rank label aside, and not handed over again.
+
+Bad input loses nothing and raises nothing: invalid UTF-8 is replaced, CR/LF and bare CR
+(progress bars) split lines, a line longer than MAX_LINE_BYTES is cut (its head is still read),
+a file whose first block holds NUL bytes is reported as binary and skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+CHUNK_BYTES = 1 << 20
+MAX_LINE_BYTES = 64 << 10  # the part of a huge line that is read; the rest is skipped
+SMALL_FILE_BYTES = 64 << 20  # files up to this size are also searched for the rare needles
+# Lowercase needles; one bytes.find pass each over every chunk. Every shipped rule's pattern
+# must contain one of these (a unit test checks the corpus and the rules against them).
+NEEDLES: tuple[bytes, ...] = (
+    b"error",
+    b"exception",
+    b"traceback",
+    b"nccl warn",
+    b"killed",
+    b"timeout",
+    b"timed out",
+    b"sig",
+    b"segmentation",
+    b"fail",
+    b"overflow",
+    b"loss scale",
+    b"mismatch",
+)
+# Needles of messages that are rare in big logs: from the kernel, the scheduler or Kubernetes
+# (their files are small), or that come with one of NEEDLES in any log big enough for speed to
+# matter. Searched in files up to SMALL_FILE_BYTES and in any file whose first chunk looks like
+# a kernel or Kubernetes log.
+RARE_NEEDLES: tuple[bytes, ...] = (
+    b"warn",
+    b'file "',
+    b"kill",
+    b"nan",
+    b"preempt",
+    b"cancel",
+    b"abort",
+    b"xid",
+    b"evict",
+    b"not responding",
+    b"blocked for more",
+    b"oom",
+    b"nvrm",
+    b"fallen off",
+    b"low on resource",
+    b"link down",
+    b"stale file",
+    b"no space left",
+    b"quota",
+    b"memoryerror",
+    b"bad_alloc",
+    b"shutting down",
+    b"time limit",
+    b"interrupt",
+    b"systemexit",
+    b"ecc",
+    b"compatible",
+    b"socket",
+    b"(idle)",
+    b"(active)",
+    b"stall",
+    b"corrupt",
+    b"truncated",
+    b"invalid",
+    b"imminent",
+    b"terminat",
+    b"death signal",
+    b"assert",
+    b"refused",
+    b"unreachable",
+    b"winerror",
+    b"return code",
+    b"exit code",
+    b"exitcode",
+)
+_KERNELISH = (b"kernel:", b"nvrm:", b"] nvrm", b"kubelet", b"evicted", b"slurmstepd")
+# After a line holding one of these, the next lines are handed over too (needle, how many).
+_FOLLOW: tuple[tuple[bytes, int], ...] = (
+    (b"traceback (most recent call last)", 80),
+    (b'file "', 2),
+    (b"root cause (first observed failure)", 12),
+    (b"failures:", 12),
+    (b"terminate called after throwing", 2),
+    (b"last error:", 2),
+)
+
+# (1-based line number, text) -> whether the line meant nothing, whatever came before it
+Sink = Callable[[int, str], bool]
+_DIGITS = b"0123456789"
+_INERT_MAX = 200_000
+_LABEL_BYTES = 16
+
+
+@dataclass
+class ScanStats:
+    lines: int = 0  # lines in the file
+    handed: int = 0  # lines handed to the engine
+    size_bytes: int = 0
+    binary: bool = False
+    long_lines: int = 0  # lines cut at MAX_LINE_BYTES
+    last_line: str = ""  # the last non-empty line (for "the log ends with ...")
+    needles: tuple[bytes, ...] = field(default=NEEDLES)
+
+
+def _is_binary(head: bytes) -> bool:
+    if b"\x00" in head[:8192]:
+        return True
+    # Mostly control bytes (not text): an image, a tensor file, a tarball.
+    sample = head[:4096]
+    if not sample:
+        return False
+    ctrl = sum(1 for b in sample if b < 9 or 13 < b < 32)
+    return ctrl > len(sample) // 10
+
+
+def _decode(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
+
+
+class _Chunker:
+    """Split a stream into whole-line blocks; lines longer than MAX_LINE_BYTES are cut."""
+
+    def __init__(self, stream: BinaryIO, stats: ScanStats) -> None:
+        self.stream = stream
+        self.stats = stats
+        self.carry = b""
+        self.skipping = False  # inside the rest of a cut line
+
+    def blocks(self, first: bytes) -> list[bytes] | None:
+        """The next whole-line blocks (ending in \\n, except at EOF); None at EOF."""
+        data = first if first else self.stream.read(CHUNK_BYTES)
+        if not data:
+            if self.carry:
+                rest, self.carry = self.carry, b""
+                return [rest]
+            return None
+        self.stats.size_bytes += len(data)
+        if self.skipping:
+            nl = data.find(b"\n")
+            if nl < 0:
+                return []
+            self.skipping = False
+            data = data[nl + 1 :]
+        buf = self.carry + data if self.carry else data
+        cut = buf.rfind(b"\n")
+        if cut < 0:
+            if len(buf) > MAX_LINE_BYTES:
+                # A huge line: keep its head as a line of its own and skip to its end.
+                self.stats.long_lines += 1
+                self.carry = b""
+                self.skipping = True
+                return [buf[:MAX_LINE_BYTES] + b"\n"]
+            self.carry = buf
+            return []
+        block, self.carry = buf[: cut + 1], buf[cut + 1 :]
+        if len(self.carry) > MAX_LINE_BYTES:
+            self.stats.long_lines += 1
+            block += self.carry[:MAX_LINE_BYTES] + b"\n"
+            self.carry = b""
+            self.skipping = True
+        return [block]
+
+
+def _hits(low: bytes, needles: tuple[bytes, ...]) -> list[int]:
+    """Start offsets of the lines in `low` that contain a needle, sorted, unique."""
+    starts: set[int] = set()
+    find, rfind = low.find, low.rfind
+    for nd in needles:
+        p = find(nd)
+        while p >= 0:
+            s = rfind(b"\n", 0, p) + 1
+            starts.add(s)
+            e = find(b"\n", p)
+            if e < 0:
+                break
+            p = find(nd, e)
+    return sorted(starts)
+
+
+def _follow_count(low_line: bytes) -> int:
+    n = 0
+    for nd, k in _FOLLOW:
+        if nd in low_line and k > n:
+            n = k
+    return n
+
+
+def _emit(raw: bytes, lineno: int, sink: Sink, stats: ScanStats, inert: set[bytes]) -> None:
+    if len(raw) > MAX_LINE_BYTES:
+        raw = raw[:MAX_LINE_BYTES]
+    # The rank or host label differs between repeats; the message must not (digits decide
+    # rules: `exit code 137`, `[Errno 28]`).
+    key = raw[:_LABEL_BYTES].translate(None, _DIGITS) + raw[_LABEL_BYTES:]
+    if key in inert:
+        return
+    text = _decode(raw).rstrip("\r\n")
+    if "\r" in text:
+        # Progress bars rewrite a line with bare CRs: each part is a line of its own.
+        for part in text.split("\r"):
+            if part.strip():
+                sink(lineno, part)
+                stats.handed += 1
+        return
+    stats.handed += 1
+    if sink(lineno, text):
+        if len(inert) >= _INERT_MAX:
+            inert.clear()
+        inert.add(key)
+
+
+def scan(
+    stream: BinaryIO, sink: Sink, size: int | None = None, rare: bool | None = None
+) -> ScanStats:
+    """Read the whole stream; hand the candidate lines to sink(lineno, text). `rare` forces
+    the search for RARE_NEEDLES on (True) or off (False); None decides by size and content."""
+    stats = ScanStats()
+    head = stream.read(CHUNK_BYTES)
+    if not head:
+        return stats
+    if _is_binary(head):
+        stats.binary = True
+        stats.size_bytes = len(head)
+        return stats
+    low_head = head[:CHUNK_BYTES].lower()
+    if rare is None:
+        rare = (size is not None and size <= SMALL_FILE_BYTES) or any(
+            k in low_head for k in _KERNELISH
+        )
+    if rare:
+        stats.needles = NEEDLES + RARE_NEEDLES
+    chunker = _Chunker(stream, stats)
+    inert: set[bytes] = set()
+    base = 0  # lines before the current block
+    follow = 0  # lines still to hand over after a frame or a failure summary
+    first = head
+    last_block = b""
+    while True:
+        blocks = chunker.blocks(first)
+        first = b""
+        if blocks is None:
+            break
+        for block in blocks:
+            if not block:
+                continue
+            last_block = block
+            low = block.lower()
+            starts = _hits(low, stats.needles)
+            pos = 0  # offset up to which newlines are counted
+            lineno = base
+            # Lines owed from the previous block come first.
+            while follow and pos < len(block):
+                e = block.find(b"\n", pos)
+                end = len(block) if e < 0 else e
+                lineno += 1
+                _emit(block[pos:end], lineno, sink, stats, inert)
+                follow -= 1
+                pos = end + 1
+            for s in starts:
+                if s < pos:
+                    continue
+                lineno += block.count(b"\n", pos, s)
+                e = block.find(b"\n", s)
+                end = len(block) if e < 0 else e
+                lineno += 1
+                _emit(block[s:end], lineno, sink, stats, inert)
+                pos = end + 1
+                follow = _follow_count(low[s:end])
+                while follow and pos < len(block):
+                    e = block.find(b"\n", pos)
+                    end = len(block) if e < 0 else e
+                    lineno += 1
+                    _emit(block[pos:end], lineno, sink, stats, inert)
+                    follow -= 1
+                    pos = end + 1
+            lineno += block.count(b"\n", pos)
+            if pos < len(block) and not block.endswith(b"\n"):
+                lineno += 1  # a last line without its newline
+            base = lineno
+    stats.lines = base
+    for raw in reversed(last_block.rstrip(b"\r\n").split(b"\n")[-5:]):
+        text = _decode(raw[:2000]).strip()
+        if text:
+            stats.last_line = text.split("\r")[-1].strip() or text
+            break
+    return stats

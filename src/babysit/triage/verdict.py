@@ -1,0 +1,285 @@
+"""Choose the root cause among the findings and say it in plain words.
+
+    diagnose(engine, files=["rank0.log", "rank1.log"], lines=120_000, last_line="...")
+    # -> Diagnosis(category=Category.CUDA_OOM, transient=False, suspect=Suspect("config",
+    #              rank=3), summary="A GPU ran out of memory on rank 3: torch.OutOfMemoryError:
+    #              ...", consequences=(Consequence(nccl_timeout, ..., count=63), ...), ...)
+
+The root cause is the earliest failure that is not a consequence of another: among the findings
+whose rule is a cause, the highest precedence wins (a dead GPU explains the CUDA errors and
+the NCCL timeouts after it; an OOM on one rank explains the other ranks' watchdog timeouts),
+then the earliest. Follow-on noise (torchrun's ChildFailedError, peers closing connections,
+SIGTERM to the survivors) is named only when nothing else is there, with low confidence. Pure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+
+from babysit.records import Category, Consequence, Diagnosis, LogLine, Suspect
+from babysit.triage.engine import Engine, Finding, Group, earlier
+from babysit.triage.knowledge import Rule
+
+_QUOTE_MAX = 220
+_NORMALISE = (
+    (re.compile(r"\x1b\[[0-9;]*[A-Za-z]"), ""),
+    (
+        re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"),
+        "<uuid>",
+    ),
+    (re.compile(r"0x[0-9a-fA-F]+"), "<hex>"),
+    (re.compile(r"(?:[\w.-]*/)+[\w.-]+"), "<path>"),
+    (re.compile(r"\b\d+(?:\.\d+)*\b"), "<n>"),
+    (re.compile(r"\d+"), "<n>"),
+    (re.compile(r"'[^']{0,200}'"), "'<s>'"),
+    (re.compile(r"\s+"), " "),
+)
+
+
+def normalise(text: str) -> str:
+    """The text with what differs between two occurrences of the same failure removed: paths,
+    numbers, addresses, ids, quoted names, ranks, timestamps."""
+    for rx, repl in _NORMALISE:
+        text = rx.sub(repl, text)
+    return text.strip()
+
+
+def _fingerprint(f: Finding) -> str:
+    rule = f.rule
+    sig = f"xid {f.xid.code}" if f.xid is not None else normalise(f.body)[:300]
+    sig = f"{rule.category.value}|{rule.id}|{sig}"
+    if f.frames:
+        # The innermost frame's function tells two KeyErrors apart; its line number does not.
+        for fl in reversed(f.frames):
+            m = re.match(r'\s+File "([^"]+)", line \d+, in (\S+)', fl)
+            if m:
+                sig += f"|{m[1].rsplit('/', 1)[-1]}:{m[2]}"
+                break
+    return hashlib.sha1(sig.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def _quote(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _QUOTE_MAX else text[: _QUOTE_MAX - 3] + "..."
+
+
+def _where(rank: int | None, host: str | None, gpu: str | None) -> str:
+    parts = []
+    if rank is not None:
+        parts.append(f"rank {rank}")
+    if host is not None:
+        parts.append(f"host {host}")
+    if gpu is not None:
+        parts.append(f"GPU {gpu}")
+    return ", ".join(parts)
+
+
+def _ranks(ranks: Iterable[int], limit: int = 8) -> str:
+    r = sorted(ranks)
+    shown = ", ".join(str(x) for x in r[:limit])
+    return shown + (f" and {len(r) - limit} more" if len(r) > limit else "")
+
+
+def _meaning(f: Finding) -> tuple[Category, str, bool | None, str, str, int, float]:
+    """(category, role, transient, suspect, explain, precedence) of a finding; an Xid's own
+    entry overrides its rule's."""
+    rule = f.rule
+    if f.xid is None:
+        return (
+            rule.category,
+            rule.role,
+            rule.transient,
+            rule.suspect,
+            rule.explain,
+            rule.precedence,
+            rule.confidence,
+        )
+    x = f.xid
+    explain = f"Xid {x.code} ({x.name}): {x.explain}"
+    precedence = rule.precedence if x.category == Category.GPU_HARDWARE else 60
+    return (x.category, x.role, x.transient, x.suspect, explain, precedence, 0.9)
+
+
+def _action(f: Finding) -> str:
+    return f.xid.action if f.xid is not None else f.rule.action
+
+
+def _pick(groups: list[Group]) -> Group:
+    best = groups[0]
+    for g in groups[1:]:
+        pb, pg = _meaning(best.first)[5], _meaning(g.first)[5]
+        if pg > pb or (pg == pb and earlier(g.first, best.first)):
+            best = g
+    return best
+
+
+def _timeout_suspects(engine: Engine, group: Group) -> tuple[str, int | None]:
+    """Who is behind in an NCCL timeout: the ranks that never reported one, or the rank whose
+    last completed collective is the lowest."""
+    reported = set(group.ranks)
+    seen = engine.ranks_seen
+    notes = []
+    suspect: int | None = None
+    if reported and seen:
+        world = max(seen) + 1
+        silent = sorted(set(range(world)) - reported)
+        if 0 < len(silent) <= max(1, world // 8) and len(reported) >= 2:
+            suspect = silent[0]
+            notes.append(
+                f"{len(reported)} of {world} ranks timed out; rank(s) {_ranks(silent)} never "
+                "reported: suspect them"
+            )
+    done = {r: d for r, (_, d) in engine.watchdog.items() if d is not None}
+    if len(done) >= 2 and len(set(done.values())) > 1:
+        low = min(done.values())
+        behind = sorted(r for r, d in done.items() if d == low)
+        if len(behind) < len(done):
+            notes.append(f"rank(s) {_ranks(behind)} completed the fewest collectives ({low})")
+            if suspect is None:
+                suspect = behind[0]
+    return "; ".join(notes), suspect
+
+
+def _evidence(f: Finding, files: list[str], group: Group) -> tuple[LogLine, ...]:
+    name = files[f.file] if f.file < len(files) else "?"
+    out: list[LogLine] = []
+    first_frame = max(f.line - len(f.frames), 1)
+    for i, fl in enumerate(f.frames):
+        # Frame lines are approximate in number when ranks interleave; they are quoted as
+        # context for the line that matters, which carries its exact number.
+        out.append(LogLine(name, first_frame + i, fl))
+    out.append(LogLine(name, f.line, f.text))
+    for s in group.samples[:3]:
+        if s is not f and (s.rank != f.rank or s.host != f.host):
+            out.append(LogLine(files[s.file] if s.file < len(files) else "?", s.line, s.text))
+    return tuple(out)
+
+
+def _consequence(g: Group, files: list[str]) -> Consequence:
+    f = g.first
+    category, _, _, _, explain, _, _ = _meaning(f)
+    return Consequence(
+        category,
+        explain,
+        g.count,
+        tuple(sorted(g.ranks))[:64],
+        tuple(sorted(g.hosts))[:64],
+        LogLine(files[f.file] if f.file < len(files) else "?", f.line, f.text),
+    )
+
+
+# The last line of a run that ended on its own (no error, nothing to triage).
+_FINISHED = re.compile(
+    r"(?i)(?:training (?:is )?(?:complete|completed|finished|done)|finished training|"
+    r"train(?:ing)? ended|exiting (?:normally|successfully)|all done|done training|"
+    r"\bsucceeded\b|saved (?:the )?(?:final )?model)"
+)
+_HANG_ACTION = (
+    "If the job is still running but silent, it hung: dump the ranks' stacks (py-spy dump "
+    "--pid PID) before killing it, and restart. If it exited, ask the scheduler why (sacct -j "
+    "JOBID -o State,ExitCode,Reason) and look at the node's kernel log (dmesg -T | grep -iE "
+    "'oom|xid') for OOM kills and GPU errors."
+)
+
+
+def nothing_found(files: list[str], lines: int, last_line: str, note: str = "") -> Diagnosis:
+    """No error in the logs: `unknown` when there is nothing to read or the run says it
+    finished; else `hang`, since a log that stops mid-run without a word is what a hung (or
+    silently killed) job leaves behind."""
+    where = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    if not files:
+        where = "the input"
+    category, transient, confidence = Category.UNKNOWN, None, 0.1
+    if lines == 0:
+        summary = f"nothing to triage: {where} holds no text"
+    elif last_line and _FINISHED.search(last_line):
+        summary = (
+            f"no error found in {lines:,} lines of {where}, and the run says it finished: "
+            f"{_quote(last_line)}"
+        )
+    else:
+        category, transient, confidence = Category.HANG, True, 0.3
+        summary = (
+            f"no error found in {lines:,} lines of {where}: the log stops mid-run without a "
+            "word, as a hung (or silently killed) job leaves it"
+            + (f"; last line: {_quote(last_line)}" if last_line else "")
+        )
+    if note:
+        summary += f" ({note})"
+    return Diagnosis(category, transient, Suspect(), summary, _HANG_ACTION, confidence=confidence)
+
+
+def diagnose(
+    engine: Engine, files: list[str], lines: int, last_line: str = "", note: str = ""
+) -> Diagnosis:
+    groups = list(engine.groups.values())
+    if not groups:
+        return nothing_found(files, lines, last_line, note)
+    causes = [g for g in groups if _meaning(g.first)[1] == "cause"]
+    fallback = not causes
+    root = _pick(causes or groups)
+    f = root.first
+    category, _, transient, suspect_kind, explain, precedence, confidence = _meaning(f)
+    # Where the root line was printed, and whom to suspect (the same, except for a timeout,
+    # where the ranks that report it are the victims, not the culprit).
+    loc_rank, loc_host, loc_gpu = f.rank, f.host, f.gpu
+    if loc_rank is None and loc_host is None and engine.elastic_root is not None:
+        loc_host, loc_rank = engine.elastic_root  # torchrun's "first observed failure"
+    rank, host, gpu = loc_rank, loc_host, loc_gpu
+    notes = []
+    if category == Category.NCCL_TIMEOUT and not fallback:
+        note_t, behind = _timeout_suspects(engine, root)
+        if note_t:
+            notes.append(note_t)
+        rank, host, gpu = (behind, None, None) if behind is not None else (None, None, None)
+    others = [g for g in groups if g is not root]
+    rivals = [
+        g
+        for g in others
+        if _meaning(g.first)[1] == "cause"
+        and _meaning(g.first)[0] != category
+        and abs(_meaning(g.first)[5] - precedence) <= 5
+    ]
+    if rivals:
+        confidence -= 0.15
+    if fallback:
+        confidence = min(confidence, 0.35)
+        notes.append(
+            "only follow-on errors were found; the first real error is probably in a log "
+            "not given (another rank's or node's)"
+        )
+    where = _where(loc_rank, loc_host, loc_gpu)
+    spread = ""
+    if root.count > 1 and len(root.ranks) > 1:
+        spread = f", on {len(root.ranks)} ranks"
+    elif root.count > 1 and len(root.hosts) > 1:
+        spread = f", on {len(root.hosts)} hosts"
+    summary = explain.rstrip(".")
+    if where:
+        summary += f" ({where}{spread})"
+    elif spread:
+        summary += f" ({spread[2:]})"
+    summary += f": {_quote(f.body)}"
+    if notes:
+        summary += " [" + "; ".join(notes) + "]"
+    action = _action(f)
+    if suspect_kind == "node" and host is not None and transient is not False:
+        action += f" Suspect node: {host}."
+    consequences = sorted((g for g in others), key=lambda g: (-g.count, g.first.seq))
+    return Diagnosis(
+        category=category,
+        transient=transient,
+        suspect=Suspect(suspect_kind, host, rank, gpu),
+        summary=summary,
+        action=action,
+        evidence=_evidence(f, files, root),
+        consequences=tuple(_consequence(g, files) for g in consequences[:20]),
+        fingerprint=_fingerprint(f),
+        confidence=round(max(0.05, min(confidence, 1.0)), 2),
+        rule=f.rule.id if f.xid is None else f"{f.rule.id}.{f.xid.code}",
+    )
+
+
+__all__ = ["Rule", "diagnose", "normalise", "nothing_found"]

@@ -1,4 +1,4 @@
-"""Run every benchmark and print the figures against their targets (issues 2 and 3).
+"""Run every benchmark and print the figures against their targets (issues 2, 3 and 4).
 
 python benchmarks/run_all.py        # or: make bench
 """
@@ -17,6 +17,8 @@ BENCHES = [
     ("parse_throughput.py", "parse + detect >= 300k lines/s on one core; memory bounded"),
     ("client_cost.py", "babysit.client.log median <= 2 us per call"),
     ("quality_vitals.py", "spike/NaN precision and recall >= 0.95; no false hangs; hang delay"),
+    ("triage_throughput.py", "triage a 1 GB 512-rank log in <= 15 s on one core, < 300 MB"),
+    ("quality_triage.py", "triage category accuracy >= 90%; no fatal cause called transient"),
 ]
 
 for script, target in BENCHES:

@@ -207,6 +207,7 @@ def _docs(store: Store, run_name: str | None) -> list[dict[str, Any]]:
             store.events(r["name"]),
             supervisor_alive(r, host),
             store.incidents(r["name"]),
+            store.diagnoses(r["name"]),
         )
         for r in runs
     ]
@@ -403,6 +404,11 @@ def _print_replay(report: dict[str, Any]) -> None:
         console.print("[green]no incidents[/]")
     for inc in report["incidents"]:
         console.print(f"[yellow]{inc['kind']}[/] (line {inc['line']}): {escape(inc['message'])}")
+    if report.get("triage"):
+        from babysit.views.triage import print_diagnosis
+
+        console.print("[bold]triage of the failure in the log:[/]")
+        print_diagnosis(report["triage"], console)
 
 
 @cli.command()

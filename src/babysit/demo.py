@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from babysit.config import build_config
@@ -126,12 +127,13 @@ def _summary(console: Console, home: Path, wall_s: float, code: ExitCode) -> Non
     with Store.open(home, create=False) as store:
         attempts = store.attempts(RUN_NAME)
         incidents = store.incidents(RUN_NAME)
+        diagnoses = store.diagnoses(RUN_NAME)
     table = Table(title="attempts", title_justify="left")
     table.add_column("#", justify="right", no_wrap=True, min_width=1)
     table.add_column("outcome", no_wrap=True, min_width=18)
     table.add_column("steps", no_wrap=True, min_width=7)
     table.add_column("resumed from", no_wrap=True, min_width=14)
-    table.add_column("cause", no_wrap=True, overflow="ellipsis", max_width=34)
+    table.add_column("cause", no_wrap=True, overflow="ellipsis", max_width=40)
     lost = 0
     prev: dict[str, Any] | None = None
     for a in attempts:
@@ -146,7 +148,12 @@ def _summary(console: Console, home: Path, wall_s: float, code: ExitCode) -> Non
         )
         steps = "-" if a["last_step"] is None else f"{a['first_step']}→{a['last_step']}"
         resumed = Path(a["resume_from"]).name if a["resume_from"] else "scratch"
-        table.add_row(str(a["number"]), how, steps, resumed, a["summary"] or "")
+        cause = a["category"] or ""
+        if cause == "unknown":
+            cause = a["summary"] or cause
+        elif cause and a["transient"] is not None:
+            cause += " (restart)" if a["transient"] else " (needs a human)"
+        table.add_row(str(a["number"]), how, steps, resumed, cause or (a["summary"] or ""))
         prev = a
     console.rule("[bold]summary[/]")
     console.print(table)
@@ -155,6 +162,13 @@ def _summary(console: Console, home: Path, wall_s: float, code: ExitCode) -> Non
     )
     seen = ", ".join(f"{i['kind'].replace('_', ' ')} at step {i['step']}" for i in incidents)
     console.print(f"Vital signs: {seen or 'no incidents'}.")
+    for d in diagnoses:
+        doc = d["document"]
+        console.print(
+            f"Triage of attempt {d['attempt']}: [bold]{doc['category']}[/] — "
+            f"{escape(doc['summary'][:160])}",
+            soft_wrap=True,
+        )
     console.print(
         f"The run {verdict} after {len(attempts)} attempts in {wall_s:.0f}s; "
         f"{lost} steps were redone after restarts (work since the last checkpoint).\n"

@@ -41,6 +41,7 @@ from babysit.journal import Journal
 from babysit.pipeline import Pipeline
 from babysit.policy.checkpoint import choose_checkpoint
 from babysit.policy.restart import RestartPolicy, decide
+from babysit.postmortem import Postmortem
 from babysit.prepare import attempt_env, build_argv, check_checkpoint_glob, check_command
 from babysit.records import (
     Activity,
@@ -48,6 +49,7 @@ from babysit.records import (
     Checkpoint,
     Decision,
     DecisionKind,
+    Diagnosis,
     EventKind,
     ExitCode,
     ExitStatus,
@@ -60,6 +62,7 @@ from babysit.sources.checkpoints import DirectoryPulse, scan_checkpoints
 from babysit.sources.follow import Follower
 from babysit.sources.tensorboard import TensorBoardSource
 from babysit.store import Store
+from babysit.triage import load_knowledge
 
 Say = Callable[[str, str], None]
 PROGRESS_FLUSH_S = 2.0  # how often the last step, log offsets and metrics are committed
@@ -146,6 +149,8 @@ class Supervisor:
         self._tensorboard: TensorBoardSource | None = None
         self._tensorboard_at = 0.0
         self.live: _Live | None = None
+        rules = [cwd / cfg.triage.rules] if cfg.triage.rules else []
+        self.postmortem = Postmortem(load_knowledge(rules), say, cfg.triage.kernel_log)
 
     # -- the operator -------------------------------------------------------------------------
 
@@ -614,6 +619,10 @@ class Supervisor:
                 f"behind after it ended: {left}",
             )
         outcome = self._outcome(live, status)
+        diagnosis = None
+        if outcome in (Outcome.FAILED, Outcome.KILLED, Outcome.LOST) or live.hang is not None:
+            logs = [f.path for f in live.followers if f.stream in ("stdout", "stderr")]
+            diagnosis = self.postmortem.diagnose(logs, live.started)
         verdict = judge(
             AttemptEvidence(
                 status,
@@ -621,6 +630,7 @@ class Supervisor:
                 live.first_step,
                 live.last_step,
                 live.hang.message if live.hang else None,
+                diagnosis,
             )
         )
         summary = verdict.summary if verdict is not None else None
@@ -665,6 +675,8 @@ class Supervisor:
         )
         if summary is not None:
             self.say("warn", f"attempt {number} {how}{steps}: {summary}")
+        if verdict is not None and verdict.diagnosis is not None:
+            self._record_diagnosis(number, status.ended, verdict.diagnosis)
         current = AttemptRecord(
             number,
             live.started,
@@ -681,6 +693,17 @@ class Supervisor:
         )
         self.history = [a for a in self.history if a.number != number] + [current]
         return decide(self.history, self.policy, self.seams.uniform())
+
+    def _record_diagnosis(self, number: int, ended: float, d: Diagnosis) -> None:
+        """Into the store (the logbook and later "seen before" lookups), and to the operator:
+        what to do, and whether this failure was seen before."""
+        doc, seen = self.postmortem.document(d, self.journal.store, ended)
+        stored = {k: v for k, v in doc.items() if k != "seen_before"}
+        self.journal.write(lambda s: s.add_diagnosis(self.name, number, ended, stored))
+        self.say("info", f"what to do: {d.action}")
+        if seen is not None:
+            self.say("warn", f"seen before: {seen}")
+            self.journal.event(EventKind.NOTE, f"attempt {number}: {seen}", number)
 
     def _backoff(self, delay_s: float) -> bool:
         """Sleep before the next attempt; False when the operator stopped babysit meanwhile."""

@@ -6,6 +6,9 @@
 The same Pipeline as `babysit run` (parse + detectors), so a replay of a log decides what live
 supervision decided, except for hangs: a replay has no clock of its own (lines rarely carry
 timestamps), so hangs are detected only when following live. Nothing is restarted here.
+The same triage as `babysit run` names the root cause of a failure in the files: at the end of
+a replay, and when following, each time the files go quiet after growing (a crash ends the
+output) and when the watch ends; a new verdict is recorded in the store.
 """
 
 from __future__ import annotations
@@ -19,11 +22,14 @@ from typing import Any
 from babysit.detect.vitals import VitalsRules
 from babysit.errors import UsageError
 from babysit.pipeline import Pipeline
+from babysit.postmortem import Postmortem
 from babysit.records import Event, EventKind, Incident, RunState
 from babysit.sources.follow import Follower
 from babysit.store import Store
+from babysit.triage import Knowledge, load_knowledge
 
 Say = Callable[[str, str], None]
+QUIET_S = 30.0  # files silent this long after growing: triage them
 
 
 def _check(paths: list[Path]) -> None:
@@ -51,8 +57,11 @@ def incident_document(inc: Incident, file: str | None = None) -> dict[str, Any]:
     }
 
 
-def replay(paths: list[Path], rules: VitalsRules | None = None) -> dict[str, Any]:
-    """Read every file to its end through the pipeline; the JSON report of `watch --json`."""
+def replay(
+    paths: list[Path], rules: VitalsRules | None = None, kb: Knowledge | None = None
+) -> dict[str, Any]:
+    """Read every file to its end through the pipeline; the JSON report of `watch --json`
+    (its `triage` is the verdict on a failure in the files, null when triage found none)."""
     _check(paths)
     pipeline = Pipeline(rules)
     incidents: list[dict[str, Any]] = []
@@ -77,7 +86,16 @@ def replay(paths: list[Path], rules: VitalsRules | None = None) -> dict[str, Any
         "metrics": pipeline.metric_names,
         "latest": {k: (v if math.isfinite(v) else str(v)) for k, v in pipeline.latest.items()},
         "incidents": incidents,
+        "triage": _triage_document(paths, kb),
     }
+
+
+def _triage_document(paths: list[Path], kb: Knowledge | None) -> dict[str, Any] | None:
+    pm = Postmortem(kb or load_knowledge(), lambda level, msg: None, kernel=False)
+    d = pm.diagnose(paths, started=0.0)
+    if d is None or d.rule is None:
+        return None
+    return pm.document(d, None)[0]
 
 
 def follow(
@@ -88,6 +106,8 @@ def follow(
     stop: Callable[[], bool],
     rules: VitalsRules | None = None,
     poll_s: float = 0.5,
+    kb: Knowledge | None = None,
+    quiet_s: float = QUIET_S,
 ) -> int:
     """Follow the files (from their start) until stop() says so; record incidents in the store
     under run `name`. Returns the number of incidents."""
@@ -97,7 +117,34 @@ def follow(
     followers = [Follower(p, str(p)) for p in paths]
     pipeline = Pipeline(rules)
     pipeline.new_attempt(time.time())
+    pm = Postmortem(kb or load_knowledge(), say, kernel=False)
     count = 0
+    grew_at: float | None = None  # when the files last grew, while not yet triaged
+    told: set[str | None] = set()  # fingerprints already recorded
+
+    def triage(now: float) -> None:
+        nonlocal count
+        d = pm.diagnose(paths, started=0.0)
+        if d is None or d.rule is None or d.fingerprint in told:
+            return
+        told.add(d.fingerprint)
+        count += 1
+        doc, seen = pm.document(d, store, now)
+        store.add_diagnosis(name, None, now, {k: v for k, v in doc.items() if k != "seen_before"})
+        store.add_event_row(
+            Event(
+                name,
+                EventKind.NOTE,
+                f"triage: {d.category.value}: {d.summary}",
+                now,
+                None,
+                {"fingerprint": d.fingerprint},
+            )
+        )
+        say("warn", f"triage: {d.category.value}: {d.summary}")
+        say("info", f"what to do: {d.action}")
+        if seen:
+            say("warn", f"seen before: {seen}")
 
     def record(inc: Incident, path: Path) -> None:
         nonlocal count
@@ -111,11 +158,18 @@ def follow(
         now = time.time()
         for path, f in zip(paths, followers, strict=True):
             chunk = f.poll(now)
+            if chunk.data:
+                grew_at = now
             for inc in pipeline.lines(chunk.lines):
                 record(inc, path)
         for inc in pipeline.tick(now):
             record(inc, paths[0])
+        if grew_at is not None and now - grew_at >= quiet_s:
+            grew_at = None
+            triage(now)
         time.sleep(poll_s)
+    if grew_at is not None:
+        triage(time.time())
     store.set_run_state(name, RunState.STOPPED, "watch ended")
     store.release_run(name)
     return count

@@ -39,7 +39,10 @@ def test_crash_twice_then_succeed(workdir: Path) -> None:
     assert [a["exit_code"] for a in doc["attempts"]] == [1, 1, 0]
     assert [a["last_step"] for a in doc["attempts"]] == [2, 5, 8]
     assert all(a["pid"] for a in doc["attempts"])
-    assert doc["attempts"][0]["summary"].startswith("ConnectionError: Connection reset by peer")
+    first = doc["attempts"][0]
+    assert "ConnectionError: Connection reset by peer" in first["summary"]
+    assert first["cause"] == "network" and first["transient"] is True  # triage's verdict
+    assert doc["diagnoses"][0]["category"] == "network"
     kinds = [e["kind"] for e in doc["events"]]
     assert kinds.count("restart_scheduled") == 2 and kinds[-1] == "succeeded"
     mirror = [json.loads(line) for line in (home / "events.jsonl").read_text().splitlines()]
@@ -52,7 +55,8 @@ def test_syntax_error_stops_after_one_attempt(workdir: Path) -> None:
                       fixture("syntax_error.py"), cwd=workdir)
     assert res.returncode == 3, res.stderr
     assert "giving up" in res.stderr and "SyntaxError" in res.stderr
-    assert "a restart cannot help" in res.stderr
+    assert "syntax_error.py:2" in res.stderr  # where to fix it
+    assert "a human must fix this" in res.stderr
     doc = status_json(home, "syntax_error", workdir)
     assert len(doc["attempts"]) == 1
     assert doc["attempts"][0]["cause"] == "user_code"

@@ -45,3 +45,74 @@ def test_watch_bad_input(workdir: Path) -> None:
     binary.write_bytes(bytes(range(256)) * 4000)
     res = run_babysit("watch", str(binary), "--json", cwd=workdir)
     assert res.returncode == 0, res.stderr
+
+
+OOM = (
+    "[rank3]:Traceback (most recent call last):\n"
+    '[rank3]:  File "/w/train.py", line 88, in train_step\n'
+    "[rank3]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+)
+
+
+def test_replay_triages_the_failure_in_the_log(workdir: Path) -> None:
+    log = workdir / "slurm-77.out"
+    log.write_text("iter 1: loss 2.0, time 5ms\n" + OOM)
+    res = run_babysit("watch", str(log), "--json", cwd=workdir)
+    assert res.returncode == 0, res.stderr
+    t = json.loads(res.stdout)["triage"]
+    assert t["category"] == "cuda_oom" and t["suspect"]["rank"] == 3
+    text = run_babysit("watch", str(log), cwd=workdir)
+    assert "triage of the failure in the log" in text.stdout and "cuda_oom" in text.stdout
+    healthy = workdir / "ok.log"
+    healthy.write_text("iter 1: loss 2.0, time 5ms\n")
+    assert json.loads(run_babysit("watch", str(healthy), "--json", cwd=workdir).stdout)[
+        "triage"] is None
+
+
+def test_follow_triages_a_crash_and_records_it(workdir: Path) -> None:
+    log = workdir / "slurm-88.out"
+    log.write_text("iter 1: loss 2.0, time 5ms\n")
+    home = workdir / "h"
+    err = workdir / "w.err"
+    proc = start_babysit("watch", "--follow", str(log), "--home", str(home), cwd=workdir,
+                         stderr_path=err)
+    wait_for(lambda: "watching" in file_text(err), what="the watcher to start")
+    with log.open("a") as fh:
+        fh.write(OOM)
+    proc.send_signal(signal.SIGINT)  # the watch ends: the files grew since the last triage
+    assert proc.wait(timeout=30) == 0
+    assert "triage: cuda_oom" in file_text(err)
+    doc = status_json(home, "slurm-88", workdir)
+    assert [d["category"] for d in doc["diagnoses"]] == ["cuda_oom"]
+
+
+def test_follow_triages_when_the_files_go_quiet(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    from babysit.store import Store
+    from babysit.watch import follow
+
+    log = tmp_path / "job.log"
+    log.write_text("iter 1: loss 2.0, time 5ms\n")
+    said: list[str] = []
+    done = threading.Event()
+
+    def say(level: str, msg: str) -> None:
+        said.append(msg)
+        if msg.startswith("triage:"):
+            done.set()
+
+    def grow() -> None:
+        with log.open("a") as fh:
+            fh.write(OOM)
+
+    threading.Timer(0.3, grow).start()
+    deadline = time.monotonic() + 30
+    with Store.open(tmp_path / "h") as store:
+        follow([log], store, "job", say, stop=lambda: done.is_set() or time.monotonic() > deadline,
+               poll_s=0.05, quiet_s=0.3)
+        rows = store.diagnoses("job")
+    assert done.is_set(), said
+    assert [r["category"] for r in rows] == ["cuda_oom"]
+

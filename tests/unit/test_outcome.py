@@ -7,7 +7,15 @@ import signal
 import pytest
 
 from babysit.detect.outcome import FATAL_AT_START, AttemptEvidence, fingerprint, judge, signal_name
-from babysit.records import Category, ExitStatus, PythonError, Verdict
+from babysit.records import (
+    Category,
+    Diagnosis,
+    ExitStatus,
+    LogLine,
+    PythonError,
+    Suspect,
+    Verdict,
+)
 
 T = 1000.0
 
@@ -246,3 +254,47 @@ def test_fingerprint_shape() -> None:
     assert len(fingerprint("\udcff lone surrogate")) == 16  # never raises on odd text
 
 
+
+
+# -- with the triage of the attempt's logs ---------------------------------------------------
+
+
+def diagnosis(category: Category, transient: bool | None, rule: str | None = "r") -> Diagnosis:
+    return Diagnosis(
+        category,
+        transient,
+        Suspect("node", host="gpu-17"),
+        f"{category.value} summary",
+        "do this",
+        (LogLine("stderr.log", 3, "the line"),),
+        fingerprint="f" * 16 if rule else None,
+        confidence=0.9,
+        rule=rule,
+    )
+
+
+def test_a_triage_rule_decides_the_verdict() -> None:
+    d = diagnosis(Category.CUDA_OOM, False)
+    v = verdict(AttemptEvidence(exited(1), (MNF,), diagnosis=d))
+    assert (v.category, v.transient, v.summary) == (Category.CUDA_OOM, False, "cuda_oom summary")
+    assert v.fingerprint == d.fingerprint and v.diagnosis is d
+    assert v.evidence == ("the line",)
+
+
+def test_triage_that_found_nothing_leaves_the_exit_status_to_decide() -> None:
+    d = diagnosis(Category.HANG, None, rule=None)  # "no error found": a guess from an absence
+    v = verdict(AttemptEvidence(killed(signal.SIGKILL), diagnosis=d))
+    assert v.category == Category.UNKNOWN and "SIGKILL" in v.summary and v.diagnosis is None
+
+
+def test_a_clean_exit_ignores_triage() -> None:
+    assert judge(AttemptEvidence(exited(0), diagnosis=diagnosis(Category.NETWORK, True))) is None
+
+
+def test_a_hang_keeps_the_triage_only_when_it_found_something() -> None:
+    found = diagnosis(Category.NCCL_TIMEOUT, True)
+    v = verdict(AttemptEvidence(killed(signal.SIGKILL), hang="no progress", diagnosis=found))
+    assert v.category == Category.HANG and v.diagnosis is found
+    guess = diagnosis(Category.HANG, None, rule=None)
+    v = verdict(AttemptEvidence(killed(signal.SIGKILL), hang="no progress", diagnosis=guess))
+    assert v.diagnosis is None

@@ -129,6 +129,7 @@ def test_document_top_level_keys() -> None:
         "reason",
         "exit_code",
         "incidents",
+        "diagnoses",
         "supervised",
         "supervisor_pid",
         "command",

@@ -3,8 +3,10 @@
     judge(AttemptEvidence(exit=ExitStatus(1, None, t), errors=(err,), ...))
     # -> Verdict(category=Category.USER_CODE, transient=False, summary="...")
 
-This is the seam that full triage (the knowledge base, multi-rank root cause) replaces; today it
-knows the start-up errors no restart can fix, and names signals. Pure: no clock, no I/O.
+The triage of the attempt's logs (the knowledge base, the root cause among every rank's errors)
+comes in as a Diagnosis and decides when a rule named the cause. Without one (triage failed, or
+found no error), the Python errors the parser saw and the exit status decide: the start-up
+errors no restart can fix, then signals and exit codes. Pure: no clock, no I/O.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import re
 import signal
 from dataclasses import dataclass
 
-from babysit.records import Category, ExitStatus, PythonError, Verdict
+from babysit.records import Category, Diagnosis, ExitStatus, PythonError, Verdict
 
 # Errors that no restart can fix when they happen before the first step: the code or the
 # command line is wrong.
@@ -49,6 +51,7 @@ class AttemptEvidence:
     first_step: int | None = None
     last_step: int | None = None
     hang: str | None = None  # the hang incident's message when babysit killed it as hung
+    diagnosis: Diagnosis | None = None  # triage of the attempt's logs
 
 
 def signal_name(sig: int) -> str:
@@ -74,11 +77,28 @@ def _exact(text: str) -> str:
 
 def judge(ev: AttemptEvidence) -> Verdict | None:
     """None for a clean exit; otherwise the verdict on why the attempt died."""
+    d = ev.diagnosis
     if ev.hang is not None:
         # No fingerprint: hangs are counted by the restart budget, not by the repeat rule.
-        return Verdict(Category.HANG, True, f"hung: {ev.hang}; babysit killed it to restart")
+        # The logs' triage rides along when it found something (an NCCL timeout, a stuck rank).
+        return Verdict(
+            Category.HANG,
+            True,
+            f"hung: {ev.hang}; babysit killed it to restart",
+            diagnosis=d if d is not None and d.rule is not None else None,
+        )
     if ev.exit.exit_code == 0:
         return None
+    if d is not None and d.rule is not None:
+        # A rule named the cause (or, for an unknown error, quoted it).
+        return Verdict(
+            d.category,
+            d.transient,
+            d.summary,
+            d.fingerprint,
+            tuple(e.text for e in d.evidence[-3:]),
+            d,
+        )
     started = ev.first_step is not None
     from_tracebacks = [e for e in ev.errors if e.from_traceback]
     candidates = from_tracebacks or list(ev.errors)

@@ -27,7 +27,7 @@ _EXC_LINE = re.compile(
     r"^(?:[A-Za-z_]\w*\.)*(?P<type>[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Fault|Invalid|"
     r"Warning))(?::\s?(?P<msg>.*))?$"
 )
-_FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line \d+, in (?P<func>\S+)')
+_FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>\S+))?')
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
 _BLOCK_HOST = re.compile(r"^\s*host\s*:\s*(?P<host>\S+)")
 _BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(?P<rank>\d+)")
@@ -143,7 +143,9 @@ class Engine:
                 return idx, m
         found: tuple[int, re.Match[str]] | None = None
         for i, rule in enumerate(self.kb.rules):
-            if found is not None and rule.role != "cause":
+            if found is not None and (
+                rule.role != "cause" or rule.precedence < self.kb.rules[found[0]].precedence
+            ):
                 continue
             for rx in rule.patterns:
                 m = rx.search(body)
@@ -182,6 +184,9 @@ class Engine:
         tb_key = (file, a.rank)
         self._track_block(file, stripped, a)
         tb = self._tb.get(tb_key)
+        if tb is None and body[:1] in (" ", "\t") and stripped.startswith('File "'):
+            # A SyntaxError raised while compiling the script has frames but no header.
+            tb = self._tb[tb_key] = _Traceback(["Traceback (most recent call last):"])
         if stripped.startswith("Traceback (most recent call last)"):
             self._tb[tb_key] = _Traceback([stripped])
             return False

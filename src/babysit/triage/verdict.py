@@ -60,6 +60,22 @@ def _fingerprint(f: Finding) -> str:
     return hashlib.sha1(sig.encode("utf-8", "replace")).hexdigest()[:16]
 
 
+def _raised_at(f: Finding) -> str | None:
+    """`train.py:88 in train_step`: the innermost frame of the traceback outside the standard
+    library and site-packages (where a human can fix something), else the innermost one."""
+    frames = []
+    for fl in f.frames:
+        m = re.match(r'\s+File "([^"]+)", line (\d+)(?:, in (\S+))?', fl)
+        if m:
+            frames.append((m[1], m[2], m[3]))
+    if not frames:
+        return None
+    own = [fr for fr in frames if "site-packages" not in fr[0] and "/lib/python" not in fr[0]]
+    path, line, func = (own or frames)[-1]
+    short = "/".join(path.split("/")[-2:])
+    return f"{short}:{line}" + (f" in {func}" if func else "")
+
+
 def _quote(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= _QUOTE_MAX else text[: _QUOTE_MAX - 3] + "..."
@@ -200,7 +216,8 @@ def nothing_found(files: list[str], lines: int, last_line: str, note: str = "") 
             f"{_quote(last_line)}"
         )
     else:
-        category, transient, confidence = Category.HANG, True, 0.3
+        # A guess from an absence: whether a restart helps, the log cannot tell.
+        category, transient, confidence = Category.HANG, None, 0.3
         summary = (
             f"no error found in {lines:,} lines of {where}: the log stops mid-run without a "
             "word, as a hung (or silently killed) job leaves it"
@@ -247,8 +264,8 @@ def diagnose(
     if fallback:
         confidence = min(confidence, 0.35)
         notes.append(
-            "only follow-on errors were found; the first real error is probably in a log "
-            "not given (another rank's or node's)"
+            "this error usually follows another failure: look for an earlier error on the "
+            "other ranks or nodes, in a log not given here"
         )
     where = _where(loc_rank, loc_host, loc_gpu)
     spread = ""
@@ -261,6 +278,9 @@ def diagnose(
         summary += f" ({where}{spread})"
     elif spread:
         summary += f" ({spread[2:]})"
+    at = _raised_at(f)
+    if at:
+        summary += f" at {at}"
     summary += f": {_quote(f.body)}"
     if notes:
         summary += " [" + "; ".join(notes) + "]"

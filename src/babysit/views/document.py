@@ -4,7 +4,9 @@
 
 Stable keys (scripts depend on them): run, state, attempts[].{number, pid, started, ended,
 exit_code, signal, last_step, cause}, events[], incidents[].{kind, category, step, metric,
-value, baseline, message}. Times are ISO 8601 in UTC.
+value, baseline, message}, diagnoses[].{ts, attempt, category, transient, suspect, summary,
+action, evidence, consequences, fingerprint, confidence} (see views.triage). Times are ISO
+8601 in UTC.
 """
 
 from __future__ import annotations
@@ -87,6 +89,7 @@ def run_document(
     events: Sequence[Mapping[str, Any]],
     alive: bool,
     incidents: Sequence[Mapping[str, Any]] = (),
+    diagnoses: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     return {
         "run": run["name"],
@@ -102,4 +105,10 @@ def run_document(
         "attempts": [attempt_document(a) for a in attempts],
         "events": [event_document(e) for e in events],
         "incidents": [incident_document(i) for i in incidents],
+        "diagnoses": [diagnosis_row_document(d) for d in diagnoses],
     }
+
+
+def diagnosis_row_document(d: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored triage verdict: when, which attempt, and the triage document itself."""
+    return {"ts": iso(d["ts"]), "attempt": d.get("attempt"), **(d.get("document") or {})}

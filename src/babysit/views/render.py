@@ -110,6 +110,20 @@ def status_tables(doc: Mapping[str, Any], console: Console, events: int = 10) ->
             escape(a["summary"] or ""),
         )
     console.print(table)
+    diagnoses = doc.get("diagnoses") or []
+    if diagnoses:
+        d = diagnoses[-1]
+        where = ", ".join(
+            f"{k} {d['suspect'][k]}"
+            for k in ("host", "rank", "gpu")
+            if d["suspect"].get(k) is not None
+        )
+        console.print(
+            f"last triage (attempt {d['attempt'] or '-'}): [bold]{d['category']}[/]"
+            + (f" — suspect {d['suspect']['kind']} ({escape(where)})" if where else "")
+        )
+        console.print(f"  {escape(d['summary'])}")
+        console.print(f"  what to do: {escape(d['action'])}")
     incidents = doc.get("incidents") or []
     if incidents:
         console.print(f"{len(incidents)} incident(s), the last {min(5, len(incidents))}:")
@@ -158,6 +172,28 @@ def logbook_markdown(doc: Mapping[str, Any]) -> str:
             out.append(
                 f"| {_time(i['ts'])} | {i['attempt'] or '-'} | {i['kind']} | {step} | {what} |"
             )
+    diagnoses = doc.get("diagnoses") or []
+    if diagnoses:
+        out += ["", "## Triage", ""]
+        for d in diagnoses:
+            s = d["suspect"]
+            where = ", ".join(
+                f"{k} {s[k]}" for k in ("host", "rank", "gpu") if s.get(k) is not None
+            )
+            restart = {True: "restart can help", False: "a human must act", None: "unclear"}[
+                d["transient"]
+            ]
+            out.append(
+                f"- {_time(d['ts'])} attempt {d['attempt'] or '-'}: **{d['category']}** "
+                f"({restart}; suspect {s['kind']}{': ' + where if where else ''}; confidence "
+                f"{d['confidence']}) — {d['summary']}"
+            )
+            out.append(f"  - what to do: {d['action']}")
+            if d["evidence"]:
+                e = d["evidence"][-1]
+                out.append(f"  - evidence: `{e['file']}:{e['line']}` `{e['text'][:200]}`")
+            for c in d["consequences"][:3]:
+                out.append(f"  - consequence: {c['count']}× {c['category']}: {c['summary']}")
     out += ["", "## Events", ""]
     for e in doc["events"]:
         tag = f" (attempt {e['attempt']})" if e["attempt"] is not None else ""

@@ -1,0 +1,65 @@
+"""Triage an ended attempt and keep the verdict: the wiring between `triage`, the kernel log,
+the store and the operator's terminal. Used by `babysit run` (after each failed attempt) and
+`babysit watch`.
+
+    pm = Postmortem(load_knowledge(), say, kernel=True)
+    d = pm.diagnose([attempt_dir / "stdout.log", attempt_dir / "stderr.log"], started=t0)
+    doc, seen = pm.document(d, store)       # the JSON document, and where it was seen before
+
+Never raises: a triage that fails (a bug, an unreadable file) is reported and yields None, so
+the attempt is judged by its exit status alone and supervision goes on.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from babysit.errors import BabysitError
+from babysit.records import Diagnosis
+from babysit.sources.kernel import kernel_lines
+from babysit.store import Store
+from babysit.triage import Knowledge, triage_files
+from babysit.views.triage import diagnosis_document, seen_before_line
+
+Say = Callable[[str, str], None]
+
+
+class Postmortem:
+    def __init__(self, kb: Knowledge, say: Say, kernel: bool = True) -> None:
+        self.kb = kb
+        self.say = say
+        self.kernel = kernel
+
+    def diagnose(self, paths: Sequence[Path], started: float) -> Diagnosis | None:
+        existing = [p for p in paths if p.exists()]
+        try:
+            extra = []
+            if self.kernel:
+                lines = kernel_lines(started)
+                if lines:
+                    extra.append(("<kernel log>", lines))
+            return triage_files(existing, self.kb, extra_lines=extra).diagnosis
+        except Exception as exc:
+            self.say(
+                "warn",
+                f"triage of {', '.join(map(str, existing)) or 'the attempt'} failed "
+                f"({type(exc).__name__}: {exc}); judging the attempt by its exit status only",
+            )
+            return None
+
+    def document(
+        self, d: Diagnosis, store: Store | None, now: float | None = None
+    ) -> tuple[dict[str, Any], str | None]:
+        """The verdict's JSON document (with seen_before from the store) and the line that
+        says where it was seen before ('third time on node gpu-17 this week')."""
+        seen: list[dict[str, Any]] = []
+        if store is not None and d.fingerprint is not None:
+            try:
+                seen = store.seen_before(d.fingerprint)
+            except BabysitError as exc:
+                self.say("warn", f"could not look up earlier failures in the store: {exc}")
+        now = time.time() if now is None else now
+        return diagnosis_document(d, seen), seen_before_line(seen, d.suspect.host, now)

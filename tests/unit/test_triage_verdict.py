@@ -1,0 +1,232 @@
+"""The root cause among the findings, whom to blame, and the words for it (engine + verdict)."""
+
+from __future__ import annotations
+
+import pytest
+
+from babysit.records import Category
+from babysit.triage import load_knowledge
+from babysit.triage.engine import Engine
+from babysit.triage.verdict import diagnose, normalise
+
+KB = load_knowledge()
+
+OOM_RANK5 = [
+    "[rank5]:Traceback (most recent call last):",
+    '[rank5]:  File "/w/train.py", line 88, in train_step',
+    "[rank5]:    loss.backward()",
+    "[rank5]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 5 has a "
+    "total capacity of 79.10 GiB of which 1.19 GiB is free.",
+]
+
+
+def watchdog(rank: int, done: int = 1579) -> list[str]:
+    return [
+        f"[rank{rank}]:[E1130 01:12:03.408271257 ProcessGroupNCCL.cpp:607] [Rank {rank}] Watchdog "
+        "caught collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=1, "
+        "NumelOut=1, Timeout(ms)=600000) ran for 600060 milliseconds before timing out.",
+        f"[rank{rank}]:[E1130 01:12:03.408271257 ProcessGroupNCCL.cpp:1595] [PG 0 Rank {rank}] "
+        "Exception (either an error or timeout) detected by watchdog at work: 1580, last enqueued "
+        f"NCCL work: 1580, last completed NCCL work: {done}.",
+    ]
+
+
+def triage(*files: list[str]):  # type: ignore[no-untyped-def]
+    engine = Engine(KB)
+    for i, lines in enumerate(files):
+        for n, line in enumerate(lines, 1):
+            engine.feed(i, n, line)
+    engine.finish()
+    return diagnose(engine, [f"rank{i}.log" for i in range(len(files))], 100)
+
+
+def test_an_oom_on_one_rank_explains_the_timeouts_of_the_others() -> None:
+    lines = [x for r in range(8) if r != 5 for x in watchdog(r)] + OOM_RANK5
+    d = triage(lines)
+    assert d.category == Category.CUDA_OOM and d.transient is False
+    assert d.suspect.rank == 5 and d.suspect.kind == "config"
+    assert d.rule == "cuda.oom"
+    assert "rank 5" in d.summary and "OutOfMemoryError" in d.summary
+    cons = {c.category: c for c in d.consequences}
+    assert cons[Category.NCCL_TIMEOUT].count == 7
+    assert set(cons[Category.NCCL_TIMEOUT].ranks) == {0, 1, 2, 3, 4, 6, 7}
+    # The traceback is the evidence, with the exception line last (for its rank).
+    texts = [e.text for e in d.evidence]
+    assert texts[0].startswith("Traceback") and "train.py" in texts[1]
+
+
+def test_the_rank_that_never_reported_a_timeout_is_the_suspect() -> None:
+    lines = [x for r in range(16) if r != 11 for x in watchdog(r)]
+    lines.append("[rank11]:[titan] step: 1579  loss: 2.1")
+    d = triage(lines)
+    assert d.category == Category.NCCL_TIMEOUT and d.transient is True
+    assert d.suspect.rank == 11
+    assert "15 of 16 ranks timed out" in d.summary and "11" in d.summary
+
+
+def test_the_rank_behind_in_completed_collectives_is_the_suspect() -> None:
+    lines = [x for r in range(4) for x in watchdog(r, done=1579 if r != 2 else 1570)]
+    d = triage(lines)
+    assert d.category == Category.NCCL_TIMEOUT
+    assert d.suspect.rank == 2
+    assert "completed the fewest collectives (1570)" in d.summary
+
+
+def test_hardware_beats_the_cuda_errors_it_causes() -> None:
+    kernel = ["Nov 30 01:02:03 gpu-17 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, "
+              "GPU has fallen off the bus."]
+    train = ["[rank3]:RuntimeError: CUDA error: an illegal memory access was encountered"]
+    d = triage(train, kernel)
+    assert d.category == Category.GPU_HARDWARE and d.transient is True
+    assert d.suspect.host == "gpu-17" and d.suspect.gpu == "0000:3b:00"
+    assert d.rule == "gpu.xid.79" and "Xid 79" in d.summary
+    assert "gpu-17" in d.action
+
+
+def test_a_consequence_xid_points_at_the_xid_that_caused_it() -> None:
+    d = triage(["kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, "
+                "Ch 00000001 caused by previous Xid 149"])
+    assert d.rule == "gpu.xid.149" and d.category == Category.GPU_HARDWARE
+
+
+def test_only_follow_on_errors_give_a_low_confidence_verdict_that_says_so() -> None:
+    d = triage([
+        "[rank0]:RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection "
+        "closed by peer [10.0.0.2]:4567",
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
+    ])
+    assert d.category == Category.NETWORK and d.confidence <= 0.35
+    assert "usually follows another failure" in d.summary
+
+
+def test_chained_exceptions_name_the_first_cause() -> None:
+    d = triage([
+        "Traceback (most recent call last):",
+        '  File "/w/data.py", line 12, in __getitem__',
+        "    return self.tok(text)",
+        "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff in position 0: invalid start "
+        "byte",
+        "",
+        "During handling of the above exception, another exception occurred:",
+        "",
+        "Traceback (most recent call last):",
+        '  File "/w/train.py", line 40, in <module>',
+        "    main()",
+        "RuntimeError: DataLoader worker (pid 4242) exited unexpectedly",
+    ])
+    assert d.category == Category.DATA and d.transient is False
+
+
+def test_a_traceback_cut_before_its_exception_is_read_from_its_last_frame() -> None:
+    d = triage([
+        "Traceback (most recent call last):",
+        '  File "/usr/lib/python3.11/tarfile.py", line 687, in read',
+        '    raise ReadError("unexpected end of data")',
+    ])
+    assert d.category == Category.DATA
+
+
+def test_an_unknown_exception_is_quoted_with_low_confidence() -> None:
+    d = triage([
+        "Traceback (most recent call last):",
+        '  File "/w/train.py", line 3, in <module>',
+        "mylib.FrobnicationError: the frobnicator is out of sync",
+    ])
+    assert d.category == Category.UNKNOWN and d.transient is None
+    assert d.rule == "python.unclassified" and d.confidence <= 0.3
+    assert "FrobnicationError" in d.summary
+
+
+def test_precedence_picks_the_fundamental_cause_then_the_earliest() -> None:
+    d = triage([
+        "[rank1]:[2026-11-30 01:00:00,000] KeyError: 'labels'",
+        "[rank2]:[2026-11-30 01:00:05,000] KeyError: 'attention_mask'",
+    ])
+    assert d.suspect.rank == 1 and "'labels'" in d.summary
+    # Timestamps decide over the order of the files when both lines carry one.
+    d = triage(
+        ["[rank2]:[2026-11-30 01:00:05,000] KeyError: 'attention_mask'"],
+        ["[rank1]:[2026-11-30 01:00:00,000] KeyError: 'labels'"],
+    )
+    assert d.suspect.rank == 1
+
+
+def test_torchruns_summary_names_the_host_and_rank_when_the_error_does_not() -> None:
+    d = triage([
+        "KeyError: 'attention_mask'",
+        "Root Cause (first observed failure):",
+        "[0]:",
+        "  time      : 2026-11-30_01:12:04",
+        "  host      : node-007",
+        "  rank      : 61 (local_rank: 5)",
+        "  exitcode  : 1 (pid: 4242)",
+    ])
+    assert d.category == Category.USER_CODE
+    assert d.suspect.host == "node-007" and d.suspect.rank == 61
+
+
+def test_a_sigkilled_worker_points_at_host_memory() -> None:
+    d = triage([
+        "[E ProcessGroupNCCL.cpp:474] [Rank 1] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=9, OpType=ALLREDUCE) ran for 600060 milliseconds before timing out.",
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 "
+        "(pid: 178) of binary: /usr/bin/python",
+    ])
+    assert d.category == Category.HOST_OOM and d.transient is None
+
+
+def test_a_flat_line_with_a_consequence_first_still_names_its_cause() -> None:
+    d = triage([
+        "[E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. terminate "
+        "called after throwing an instance of 'std::runtime_error' what(): NCCL error: remote "
+        "process exited or there was a network error, NCCL version 2.14.3 ncclRemoteError: Last "
+        "error: NET/IB : Got completion from peer 11.214.147.122<39138> with error 12"
+    ])
+    assert d.category == Category.NCCL_ERROR and d.rule == "nccl.system_error"
+
+
+@pytest.mark.parametrize(
+    ("last", "category", "transient"),
+    [
+        ("[titan] step: 812  loss: 2.31", Category.HANG, None),
+        ("Training completed. Do not forget to share your model on huggingface.co/models =)",
+         Category.UNKNOWN, None),
+    ],
+)
+def test_no_error_is_a_hang_unless_the_run_says_it_finished(
+    last: str, category: Category, transient: bool | None
+) -> None:
+    engine = Engine(KB)
+    d = diagnose(engine, ["train.log"], 812, last)
+    assert d.category == category and d.transient is transient and d.rule is None
+    assert "no error found in 812 lines of train.log" in d.summary
+
+
+def test_an_empty_log_is_unknown_and_says_why() -> None:
+    d = diagnose(Engine(KB), ["empty.log"], 0, "")
+    assert d.category == Category.UNKNOWN and "holds no text" in d.summary
+
+
+def test_noise_lines_are_dropped() -> None:
+    d = triage(["node-1:123:456 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0 error"])
+    assert d.rule is None
+
+
+def test_fingerprints_ignore_ranks_hosts_numbers_and_paths_but_not_the_place() -> None:
+    a = triage(["[rank3]:KeyError: 'attention_mask'"])
+    b = triage(["[rank61]:KeyError: 'attention_mask'"])
+    assert a.fingerprint == b.fingerprint
+    oom1 = triage(["gpu-17: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB"])
+    oom2 = triage(["gpu-09: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 7 GiB"])
+    assert oom1.fingerprint == oom2.fingerprint
+    here = triage(["Traceback (most recent call last):", '  File "/a/x.py", line 3, in f',
+                   "KeyError: 'k'"])
+    there = triage(["Traceback (most recent call last):", '  File "/a/x.py", line 9, in g',
+                    "KeyError: 'k'"])
+    assert here.fingerprint != there.fingerprint
+
+
+def test_normalise_strips_what_differs_between_occurrences() -> None:
+    assert normalise("rank 3 at 0x7f3a /data/shard-00017.bin 2026-11-30") == (
+        "rank <n> at <hex> <path> <n>-<n>-<n>"
+    )

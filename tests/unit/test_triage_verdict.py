@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from babysit.records import Category
-from babysit.triage import load_knowledge
+from babysit.triage import load_knowledge, triage_files
 from babysit.triage.engine import Engine
 from babysit.triage.verdict import diagnose, normalise
 
@@ -230,3 +232,27 @@ def test_normalise_strips_what_differs_between_occurrences() -> None:
     assert normalise("rank 3 at 0x7f3a /data/shard-00017.bin 2026-11-30") == (
         "rank <n> at <hex> <path> <n>-<n>-<n>"
     )
+
+
+@pytest.mark.parametrize(
+    ("line", "category"),
+    [
+        ("段错误 (核心已转储)", Category.SEGFAULT),
+        ("Ошибка сегментирования (стек памяти сброшен на диск)", Category.SEGFAULT),
+        ("Speicherzugriffsfehler (Speicherabzug geschrieben)", Category.SEGFAULT),
+        ("已杀死", Category.HOST_OOM),
+        ("OSError: [WinError 1455] 页面文件太小，无法完成操作。", Category.HOST_OOM),
+    ],
+)
+def test_messages_in_other_locales(tmp_path: Path, line: str, category: Category) -> None:
+    log = tmp_path / "train.log"
+    log.write_text(f"iter 7: loss 2.5\n{line}\n", encoding="utf-8")
+    assert triage_files([log], KB).diagnosis.category == category
+
+
+def test_an_unknown_language_degrades_to_a_quote_not_a_crash(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    log.write_text("Traceback (most recent call last):\n  File \"t.py\", line 1, in <module>\n"
+                   "mylib.エラー: 何かがおかしい\n", encoding="utf-8")
+    d = triage_files([log], KB).diagnosis
+    assert d.category in (Category.UNKNOWN, Category.HANG)

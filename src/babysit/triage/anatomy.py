@@ -24,7 +24,11 @@ _TORCHRUN = re.compile(
 _MPI = re.compile(r"\[\d+,(?P<rank>\d{1,6})\]<std(?:out|err)>:")
 _SRUN = re.compile(r" {0,6}(?P<rank>\d{1,6}): ")
 # A pdsh/DeepSpeed host label: must hold a digit or a hyphen, so `RuntimeError: ` is no host.
-_HOST_LABEL = re.compile(r"(?P<host>[A-Za-z][\w.]*(?:[-\d][\w.-]*)): ")
+# Nor is an exception class whose name holds a digit (boto3's S3UploadFailedError).
+_HOST_LABEL = re.compile(
+    r"(?P<host>[A-Za-z][\w.]*(?:[-\d][\w.-]*))"
+    r"(?<!Error)(?<!Exception)(?<!Warning)(?<!Exit)(?<!Interrupt): "
+)
 _NCCL = re.compile(
     r"(?P<host>[\w.-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<gpu>\d+)\] (?:[\w./-]+[: ]\d+ )?(?=NCCL )"
 )
@@ -36,12 +40,15 @@ _CTIME = re.compile(
     r"(?P<d>\d{1,2}) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d) (?P<y>\d{4}) ?"
 )
 _GLOG = re.compile(
-    r"\[?(?P<level>[IWEF])(?P<mo>\d\d)(?P<d>\d\d) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d(?:\.\d+)?)"
+    # PyTorch's c10 logger prints the month unpadded: `E626` is June 26, `E1206` December 6.
+    r"\[?(?P<level>[IWEF])(?P<mo>\d{1,2}?)(?P<d>\d\d) "
+    r"(?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d(?:\.\d+)?)"
     r"(?: +\d+)?(?: [\w./-]+:\d+)?\] ?"
 )
 _ISO = re.compile(
     r"\[?(?P<y>\d{4})-(?P<mo>\d\d)-(?P<d>\d\d)[T ](?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)"
-    r"(?:[.,](?P<frac>\d{1,9}))?(?:Z|[+-]\d\d:?\d\d)?\]?(?: - | \| |: | )?"
+    r"(?:[.,](?P<frac>\d{1,9}))?(?:Z|(?P<tz>[+-])(?P<tzh>\d\d):?(?P<tzm>\d\d))?"
+    r"\]?(?: - | \| |: | )?"
 )
 _MONTHS = {
     m: i
@@ -81,7 +88,10 @@ def _iso(m: re.Match[str]) -> float | None:
     except ValueError:
         return None
     frac = m["frac"]
-    return dt.timestamp() + (int(frac) / 10 ** len(frac) if frac else 0.0)
+    offset = 0.0
+    if m["tz"]:
+        offset = (int(m["tzh"]) * 3600 + int(m["tzm"]) * 60) * (1 if m["tz"] == "+" else -1)
+    return dt.timestamp() - offset + (int(frac) / 10 ** len(frac) if frac else 0.0)
 
 
 def _yearless(mo: int, d: int, h: str, mi: str, s: str) -> float:
@@ -110,6 +120,10 @@ def anatomy(text: str) -> Anatomy:
                 elif rank is None:
                     rank = int(m["local"])
                 pos = m.end()
+                if text[pos : pos + 1] == " ":
+                    pos += (
+                        1  # torchrun's Python-side prefix is `[rank3]: ` (a space, then the line)
+                    )
                 continue
             m = _MPI.match(text, pos)
             if m:

@@ -66,7 +66,7 @@ class Finding:
     ts: float | None
     ts_kind: str | None
     seq: int  # order of arrival
-    frames: tuple[str, ...] = ()  # the traceback this line ends, head first
+    frames: tuple[tuple[int, str], ...] = ()  # the traceback it ends, head first: (line, text)
     exc_type: str | None = None
 
 
@@ -102,7 +102,7 @@ def earlier(a: Finding, b: Finding) -> bool:
 
 @dataclass
 class _Traceback:
-    lines: list[str]
+    lines: list[tuple[int, str]]  # (line number, text)
     func: str | None = None  # innermost frame's function
     where: str | None = None  # innermost frame's file
 
@@ -186,20 +186,20 @@ class Engine:
         tb = self._tb.get(tb_key)
         if tb is None and body[:1] in (" ", "\t") and stripped.startswith('File "'):
             # A SyntaxError raised while compiling the script has frames but no header.
-            tb = self._tb[tb_key] = _Traceback(["Traceback (most recent call last):"])
+            tb = self._tb[tb_key] = _Traceback([])
         if stripped.startswith("Traceback (most recent call last)"):
-            self._tb[tb_key] = _Traceback([stripped])
+            self._tb[tb_key] = _Traceback([(line, stripped)])
             return False
         if tb is not None and body[:1] in (" ", "\t"):
             fm = _FRAME.match(body)
             if fm:
                 tb.func, tb.where = fm["func"], fm["file"]
             if len(tb.lines) < 64:
-                tb.lines.append(body.rstrip())
+                tb.lines.append((line, body.rstrip()))
             return False
         if stripped.startswith(_CHAIN):
             return False
-        frames: tuple[str, ...] = ()
+        frames: tuple[tuple[int, str], ...] = ()
         exc_type: str | None = None
         em = _EXC_LINE.match(stripped)
         if em:
@@ -266,14 +266,14 @@ class Engine:
         data")`)."""
         for (file, rank), tb in list(self._tb.items()):
             del self._tb[(file, rank)]
-            for body in reversed(tb.lines[-3:]):
+            for number, body in reversed(tb.lines[-3:]):
                 hit = self._match(body)
                 if hit is None or self.kb.rules[hit[0]].role == "noise":
                     continue
                 rule = self.kb.rules[hit[0]]
                 frames = tuple(tb.lines[:2] + tb.lines[2:][-(MAX_FRAMES - 2) :])
                 self._add(
-                    rule, None, file, 0, body, body.strip(), Anatomy(body, rank), frames, None
+                    rule, None, file, number, body, body.strip(), Anatomy(body, rank), frames, None
                 )
                 break
 
@@ -286,7 +286,7 @@ class Engine:
         text: str,
         body: str,
         a: Anatomy,
-        frames: tuple[str, ...],
+        frames: tuple[tuple[int, str], ...],
         exc_type: str | None,
     ) -> None:
         self._seq += 1

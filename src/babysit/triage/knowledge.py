@@ -182,7 +182,11 @@ def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
     if not isinstance(precedence, int) or isinstance(precedence, bool):
         raise RulesError(f"{where}: precedence must be an integer, got {precedence!r}")
     confidence = entry.get("confidence", 0.9)
-    if not isinstance(confidence, (int, float)) or not 0 <= confidence <= 1:
+    if (
+        not isinstance(confidence, (int, float))
+        or isinstance(confidence, bool)
+        or not 0 <= confidence <= 1
+    ):
         raise RulesError(f"{where}: confidence must be a number from 0 to 1, got {confidence!r}")
     return Rule(
         id=rid,
@@ -269,9 +273,9 @@ def load_knowledge(extra: Iterable[Path] = ()) -> Knowledge:
         rules += r
         for code, entry in x.items():
             xids.setdefault(code, entry)
-    seen: dict[str, str] = {}
+    seen: set[tuple[str, str]] = set()
     for rule in rules:
-        if rule.id in seen and seen[rule.id] == rule.origin:
+        if (rule.origin, rule.id) in seen:
             raise RulesError(f"{rule.origin}: rule id {rule.id!r} is used twice")
-        seen.setdefault(rule.id, rule.origin)
+        seen.add((rule.origin, rule.id))
     return Knowledge(tuple(rules), xids)

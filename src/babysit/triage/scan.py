@@ -18,6 +18,7 @@ a file whose first block holds NUL bytes is reported as binary and skipped.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import BinaryIO
@@ -41,6 +42,8 @@ NEEDLES: tuple[bytes, ...] = (
     b"overflow",
     b"loss scale",
     b"mismatch",
+    b"illegal instruction",
+    b"gpu is lost",
 )
 # Needles of messages that are rare in big logs: from the kernel, the scheduler or Kubernetes
 # (their files are small), or that come with one of NEEDLES in any log big enough for speed to
@@ -91,6 +94,18 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"exhausted",
     b"eof",
     b"check failed",
+    # The shell's signal messages in other locales (glibc): zh, ru, de, fr, es, ja.
+    "段错误".encode(),
+    "已杀死".encode(),
+    "总线错误".encode(),
+    "шибка".encode(),  # bytes.lower() leaves non-ASCII letters alone: no capital first letter
+    "бито".encode(),
+    b"speicherzugriffsfehler",
+    "getötet".encode(),
+    b"erreur de segmentation",
+    "rocessus arrêté".encode(),
+    "iolación de segmento".encode(),
+    "セグメンテーション違反".encode(),
     b"return code",
     b"exit code",
     b"exitcode",
@@ -108,9 +123,9 @@ _FOLLOW: tuple[tuple[bytes, int], ...] = (
 
 # (1-based line number, text) -> whether the line meant nothing, whatever came before it
 Sink = Callable[[int, str], bool]
-_DIGITS = b"0123456789"
 _INERT_MAX = 200_000
-_LABEL_BYTES = 16
+# torchrun `[rank12]:`/`[default3]:`, srun `12: `, mpirun `[1,12]<stderr>:`
+_RANK_LABEL = re.compile(rb"^(?:\[[A-Za-z_]*\d+\]: ?| {0,6}\d+: |\[\d+,\d+\]<std(?:out|err)>:)")
 
 
 @dataclass
@@ -210,9 +225,9 @@ def _follow_count(low_line: bytes) -> int:
 def _emit(raw: bytes, lineno: int, sink: Sink, stats: ScanStats, inert: set[bytes]) -> None:
     if len(raw) > MAX_LINE_BYTES:
         raw = raw[:MAX_LINE_BYTES]
-    # The rank or host label differs between repeats; the message must not (digits decide
-    # rules: `exit code 137`, `[Errno 28]`).
-    key = raw[:_LABEL_BYTES].translate(None, _DIGITS) + raw[_LABEL_BYTES:]
+    # The rank label differs between repeats; the message must not (digits decide rules:
+    # `exit code 137`, `[Errno 28]`).
+    key = _RANK_LABEL.sub(b"", raw, count=1)
     if key in inert:
         return
     text = _decode(raw).rstrip("\r\n")
@@ -275,7 +290,8 @@ def scan(
                 end = len(block) if e < 0 else e
                 lineno += 1
                 _emit(block[pos:end], lineno, sink, stats, inert)
-                follow -= 1
+                # A trigger inside the window (a chained traceback) opens a window of its own.
+                follow = max(follow - 1, _follow_count(low[pos:end]))
                 pos = end + 1
             for s in starts:
                 if s < pos:
@@ -292,7 +308,7 @@ def scan(
                     end = len(block) if e < 0 else e
                     lineno += 1
                     _emit(block[pos:end], lineno, sink, stats, inert)
-                    follow -= 1
+                    follow = max(follow - 1, _follow_count(low[pos:end]))
                     pos = end + 1
             lineno += block.count(b"\n", pos)
             if pos < len(block) and not block.endswith(b"\n"):

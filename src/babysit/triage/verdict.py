@@ -52,7 +52,7 @@ def _fingerprint(f: Finding) -> str:
     sig = f"{rule.category.value}|{rule.id}|{sig}"
     if f.frames:
         # The innermost frame's function tells two KeyErrors apart; its line number does not.
-        for fl in reversed(f.frames):
+        for _, fl in reversed(f.frames):
             m = re.match(r'\s+File "([^"]+)", line \d+, in (\S+)', fl)
             if m:
                 sig += f"|{m[1].rsplit('/', 1)[-1]}:{m[2]}"
@@ -64,7 +64,7 @@ def _raised_at(f: Finding) -> str | None:
     """`train.py:88 in train_step`: the innermost frame of the traceback outside the standard
     library and site-packages (where a human can fix something), else the innermost one."""
     frames = []
-    for fl in f.frames:
+    for _, fl in f.frames:
         m = re.match(r'\s+File "([^"]+)", line (\d+)(?:, in (\S+))?', fl)
         if m:
             frames.append((m[1], m[2], m[3]))
@@ -161,11 +161,8 @@ def _timeout_suspects(engine: Engine, group: Group) -> tuple[str, int | None]:
 def _evidence(f: Finding, files: list[str], group: Group) -> tuple[LogLine, ...]:
     name = files[f.file] if f.file < len(files) else "?"
     out: list[LogLine] = []
-    first_frame = max(f.line - len(f.frames), 1)
-    for i, fl in enumerate(f.frames):
-        # Frame lines are approximate in number when ranks interleave; they are quoted as
-        # context for the line that matters, which carries its exact number.
-        out.append(LogLine(name, first_frame + i, fl))
+    for number, fl in f.frames:
+        out.append(LogLine(name, number, fl))
     out.append(LogLine(name, f.line, f.text))
     for s in group.samples[:3]:
         if s is not f and (s.rank != f.rank or s.host != f.host):

@@ -192,16 +192,11 @@ def test_per_rank_directory_names_the_oom_rank_and_the_timeouts_as_consequences(
     assert "read 4 file(s)" in text.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="anatomy() leaves the space of torch's `[rank1]: ` prefix on the body, so the "
-    "engine takes the exception line for one more indented traceback line: the traceback never "
-    "closes, the OOM is only recovered at end of input as line 0 with the prefix-stripped text, "
-    "and the frames are numbered from line 1",
-)
 def test_per_rank_traceback_evidence_quotes_the_exception_line_where_it_is(
     workdir: Path,
 ) -> None:
+    # Regression: torch prints `[rank1]: ` with a space; the space once made the exception
+    # line look like one more indented traceback line, quoted as line 0 at end of input.
     _per_rank_logs(workdir / "logs")
     doc = triage_json("logs", cwd=workdir)
     where = {(e["file"], e["line"]): e["text"] for e in doc["evidence"]}

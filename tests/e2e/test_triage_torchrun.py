@@ -174,14 +174,9 @@ def test_console_and_log_directory_agree_on_the_fingerprint(jobs: dict[str, Job]
     assert triage(job.console)["fingerprint"] == triage(job.log_dir)["fingerprint"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the exception line after torch's `[rank2]: ` prefix keeps a leading space in its "
-    "body, so it is read as one more indented traceback line: the traceback never closes and "
-    "the KeyError is only recovered at end of input, quoted as line 0 without its prefix, the "
-    "frames numbered from line 1",
-)
 def test_evidence_points_at_the_key_error_line(jobs: dict[str, Job]) -> None:
+    """Regression: the space of torch's `[rank2]: ` prefix once made the KeyError line read as
+    one more indented frame line, only recovered at end of input and quoted as line 0."""
     job = jobs["plain"]
     stderr = _rank_stderr(job, 2)
     lines = stderr.read_text().splitlines()
@@ -191,13 +186,10 @@ def test_evidence_points_at_the_key_error_line(jobs: dict[str, Job]) -> None:
     assert all(e["line"] >= 1 for e in doc["evidence"]), doc["evidence"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a line that rank 2 prints at exit (`[default2]:run summary: ...`) closes its "
-    "`[rank2]: ` traceback, whose KeyError line was taken for an indented frame line: the "
-    "KeyError is lost and the exit line itself becomes an unclassified exception",
-)
 def test_combined_console_output_with_a_line_after_the_traceback(jobs: dict[str, Job]) -> None:
+    """Regression: rank 2's exit line (`[default2]:run summary: ...`, no `[rank2]:`) once closed
+    its traceback, whose KeyError had been taken for a frame line: the KeyError was lost and
+    the exit line became an unclassified exception."""
     job = jobs["exit_note"]
     assert "[default2]:run summary: rank 2" in job.console.read_text()
     _assert_blames_rank_2(triage(job.console))

@@ -141,27 +141,21 @@ class Engine:
             m = self.kb.match_from(idx, body)
             if m is not None:
                 return idx, m
+        # The first rule that matches wins, except that after a consequence (or noise) a later
+        # cause of at least its precedence still may: a line pasted flat (`... terminate
+        # called ... what(): NCCL error ... ncclRemoteError: ...`) names its cause further on.
         found: tuple[int, re.Match[str]] | None = None
         for i, rule in enumerate(self.kb.rules):
             if found is not None and (
                 rule.role != "cause" or rule.precedence < self.kb.rules[found[0]].precedence
             ):
                 continue
-            for rx in rule.patterns:
-                m = rx.search(body)
-                if m is not None:
-                    break
-            else:
+            m = next((m for rx in rule.patterns if (m := rx.search(body)) is not None), None)
+            if m is None:
                 continue
-            if found is None:
-                found = (i, m)
-            else:
-                found = (i, m)  # a cause later on a line a consequence matched first
-                break
+            found = (i, m)
             if rule.role == "cause":
                 break
-            # A consequence matched first: a line pasted flat (`... terminate called ...
-            # what(): NCCL error ... ncclRemoteError: ...`) may still name a cause further on.
         if len(self._cache) >= _CACHE_MAX:
             self._cache.clear()
         self._cache[key] = found[0] if found is not None else -1

@@ -17,10 +17,10 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from babysit.records import Category, Consequence, Diagnosis, LogLine, Suspect
 from babysit.triage.engine import Engine, Finding, Group, earlier
-from babysit.triage.knowledge import Rule
 
 _QUOTE_MAX = 220
 _NORMALISE = (
@@ -98,12 +98,21 @@ def _ranks(ranks: Iterable[int], limit: int = 8) -> str:
     return shown + (f" and {len(r) - limit} more" if len(r) > limit else "")
 
 
-def _meaning(f: Finding) -> tuple[Category, str, bool | None, str, str, int, float]:
-    """(category, role, transient, suspect, explain, precedence) of a finding; an Xid's own
-    entry overrides its rule's."""
+class Meaning(NamedTuple):
+    category: Category
+    role: str
+    transient: bool | None
+    suspect: str
+    explain: str
+    precedence: int
+    confidence: float
+
+
+def _meaning(f: Finding) -> Meaning:
+    """What a finding means: its rule's, or for an Xid its catalogue entry's."""
     rule = f.rule
     if f.xid is None:
-        return (
+        return Meaning(
             rule.category,
             rule.role,
             rule.transient,
@@ -115,7 +124,7 @@ def _meaning(f: Finding) -> tuple[Category, str, bool | None, str, str, int, flo
     x = f.xid
     explain = f"Xid {x.code} ({x.name}): {x.explain}"
     precedence = rule.precedence if x.category == Category.GPU_HARDWARE else 60
-    return (x.category, x.role, x.transient, x.suspect, explain, precedence, 0.9)
+    return Meaning(x.category, x.role, x.transient, x.suspect, explain, precedence, 0.9)
 
 
 def _action(f: Finding) -> str:
@@ -125,7 +134,7 @@ def _action(f: Finding) -> str:
 def _pick(groups: list[Group]) -> Group:
     best = groups[0]
     for g in groups[1:]:
-        pb, pg = _meaning(best.first)[5], _meaning(g.first)[5]
+        pb, pg = _meaning(best.first).precedence, _meaning(g.first).precedence
         if pg > pb or (pg == pb and earlier(g.first, best.first)):
             best = g
     return best
@@ -172,10 +181,10 @@ def _evidence(f: Finding, files: list[str], group: Group) -> tuple[LogLine, ...]
 
 def _consequence(g: Group, files: list[str]) -> Consequence:
     f = g.first
-    category, _, _, _, explain, _, _ = _meaning(f)
+    m = _meaning(f)
     return Consequence(
-        category,
-        explain,
+        m.category,
+        m.explain,
         g.count,
         tuple(sorted(g.ranks))[:64],
         tuple(sorted(g.hosts))[:64],
@@ -231,7 +240,7 @@ def diagnose(
     groups = list(engine.groups.values())
     if not groups:
         return nothing_found(files, lines, last_line, note)
-    causes = [g for g in groups if _meaning(g.first)[1] == "cause"]
+    causes = [g for g in groups if _meaning(g.first).role == "cause"]
     fallback = not causes
     root = _pick(causes or groups)
     f = root.first
@@ -250,13 +259,11 @@ def diagnose(
         rank, host, gpu = (behind, None, None) if behind is not None else (None, None, None)
     others = [g for g in groups if g is not root]
     rivals = [
-        g
-        for g in others
-        if _meaning(g.first)[1] == "cause"
-        and _meaning(g.first)[0] != category
-        and abs(_meaning(g.first)[5] - precedence) <= 5
+        m
+        for m in (_meaning(g.first) for g in others)
+        if m.role == "cause" and m.category != category and abs(m.precedence - precedence) <= 5
     ]
-    if rivals:
+    if rivals:  # another cause almost as fundamental: less sure which came first
         confidence -= 0.15
     if fallback:
         confidence = min(confidence, 0.35)
@@ -299,4 +306,4 @@ def diagnose(
     )
 
 
-__all__ = ["Rule", "diagnose", "normalise", "nothing_found"]
+__all__ = ["diagnose", "normalise", "nothing_found"]

@@ -245,6 +245,30 @@ def _emit(raw: bytes, lineno: int, sink: Sink, stats: ScanStats, inert: set[byte
         inert.add(key)
 
 
+def _window(
+    block: bytes,
+    low: bytes,
+    pos: int,
+    lineno: int,
+    follow: int,
+    sink: Sink,
+    stats: ScanStats,
+    inert: set[bytes],
+) -> tuple[int, int, int]:
+    """Hand over the next `follow` lines from `pos` (the window after a trigger line); a
+    trigger inside the window (a chained traceback) opens a window of its own. Returns the
+    offset and line number reached, and the lines still owed (the window may go on in the
+    next block)."""
+    while follow and pos < len(block):
+        e = block.find(b"\n", pos)
+        end = len(block) if e < 0 else e
+        lineno += 1
+        _emit(block[pos:end], lineno, sink, stats, inert)
+        follow = max(follow - 1, _follow_count(low[pos:end]))
+        pos = end + 1
+    return pos, lineno, follow
+
+
 def scan(
     stream: BinaryIO, sink: Sink, size: int | None = None, rare: bool | None = None
 ) -> ScanStats:
@@ -282,17 +306,9 @@ def scan(
             last_block = block
             low = block.lower()
             starts = _hits(low, stats.needles)
-            pos = 0  # offset up to which newlines are counted
             lineno = base
             # Lines owed from the previous block come first.
-            while follow and pos < len(block):
-                e = block.find(b"\n", pos)
-                end = len(block) if e < 0 else e
-                lineno += 1
-                _emit(block[pos:end], lineno, sink, stats, inert)
-                # A trigger inside the window (a chained traceback) opens a window of its own.
-                follow = max(follow - 1, _follow_count(low[pos:end]))
-                pos = end + 1
+            pos, lineno, follow = _window(block, low, 0, lineno, follow, sink, stats, inert)
             for s in starts:
                 if s < pos:
                     continue
@@ -301,15 +317,10 @@ def scan(
                 end = len(block) if e < 0 else e
                 lineno += 1
                 _emit(block[s:end], lineno, sink, stats, inert)
-                pos = end + 1
                 follow = _follow_count(low[s:end])
-                while follow and pos < len(block):
-                    e = block.find(b"\n", pos)
-                    end = len(block) if e < 0 else e
-                    lineno += 1
-                    _emit(block[pos:end], lineno, sink, stats, inert)
-                    follow = max(follow - 1, _follow_count(low[pos:end]))
-                    pos = end + 1
+                pos, lineno, follow = _window(
+                    block, low, end + 1, lineno, follow, sink, stats, inert
+                )
             lineno += block.count(b"\n", pos)
             if pos < len(block) and not block.endswith(b"\n"):
                 lineno += 1  # a last line without its newline

@@ -192,4 +192,6 @@ def test_combined_console_output_with_a_line_after_the_traceback(jobs: dict[str,
     the exit line became an unclassified exception."""
     job = jobs["exit_note"]
     assert "[default2]:run summary: rank 2" in job.console.read_text()
-    _assert_blames_rank_2(triage(job.console))
+    doc = triage(job.console)
+    _assert_blames_rank_2(doc)
+    assert not any("run summary" in e["text"] for e in doc["evidence"]), doc["evidence"]

@@ -455,6 +455,32 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "code_data/020-colossalai-keyerror-attention-mask.log",
     ),
     (
+        "cuda.fork",
+        "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with "
+        "multiprocessing, you must use the 'spawn' start method",
+        None,
+    ),
+    ("cuda.code_error", "RuntimeError: CUDA error: too many resources requested for launch", None),
+    (
+        "cuda.launch_timeout",
+        "RuntimeError: CUDA error: the launch timed out and was terminated",
+        None,
+    ),
+    ("sched.memory_limit", "slurmstepd: error: Exceeded job memory limit at some point.", None),
+    (
+        "sched.unkillable",
+        "slurmstepd: error: *** JOB 4242 STEPD TERMINATED ON node-7 AT 2024-01-02T03:04:05 DUE "
+        "TO JOB NOT ENDING WITH SIGNALS ***",
+        None,
+    ),
+    (
+        "sched.k8s_deadline",
+        "  Warning  DeadlineExceeded  2m  job-controller  Job was active longer than specified "
+        "deadline",
+        None,
+    ),
+    ("sched.image", "  Warning  Failed  12s  kubelet  Error: ErrImagePull", None),
+    (
         "python.runtime",
         "RuntimeError: stack expects each tensor to be equal size, but got [3, 224, 224] at "
         "entry 0 and [3, 224, 225] at entry 1",

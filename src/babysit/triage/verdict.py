@@ -214,12 +214,18 @@ def nothing_found(files: list[str], lines: int, last_line: str, note: str = "") 
     if not files:
         where = "the input"
     category, transient, confidence = Category.UNKNOWN, None, 0.1
+    action = _HANG_ACTION
     if lines == 0:
         summary = f"nothing to triage: {where} holds no text"
     elif last_line and _FINISHED.search(last_line):
         summary = (
             f"no error found in {lines:,} lines of {where}, and the run says it finished: "
             f"{_quote(last_line)}"
+        )
+        action = (
+            "Nothing failed in these logs. If the job was still reported as failed, ask the "
+            "scheduler why (sacct -j JOBID -o State,ExitCode,Reason) and look at the node's "
+            "kernel log (dmesg -T | grep -iE 'oom|xid'): something outside the training ended it."
         )
     else:
         # A guess from an absence: whether a restart helps, the log cannot tell.
@@ -231,7 +237,7 @@ def nothing_found(files: list[str], lines: int, last_line: str, note: str = "") 
         )
     if note:
         summary += f" ({note})"
-    return Diagnosis(category, transient, Suspect(), summary, _HANG_ACTION, confidence=confidence)
+    return Diagnosis(category, transient, Suspect(), summary, action, confidence=confidence)
 
 
 def diagnose(

@@ -5,11 +5,14 @@ speak (they never reach the training's own output).
 
 Reads `dmesg --time-format=iso` (util-linux) with a short timeout; most clusters allow it,
 containers and hardened hosts often do not (`dmesg: read kernel buffer failed: Operation not
-permitted`), and then there is simply nothing to add.
+permitted`), and then there is simply nothing to add. The OOM killer's lines about other users'
+processes are left out: on a shared node they are not this run's.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -19,9 +22,15 @@ MAX_LINES = 5000
 _SLACK_S = 60.0  # kernel messages a little before the attempt's start still count
 
 
-def parse_iso_dmesg(lines: Sequence[str], since: float) -> list[str]:
+# The OOM killer names the victim's user: `oom-kill:...,uid=1000` and `Killed process 42
+# (python) ... UID:1000`. On a shared node, another user's OOM kill is not our run's.
+_UID = re.compile(r"\b(?:uid=|UID:)(\d+)")
+
+
+def parse_iso_dmesg(lines: Sequence[str], since: float, uid: int | None = None) -> list[str]:
     """The lines stamped at or after since - slack (`2026-11-30T03:04:05,123456+00:00 msg`);
-    unstamped lines go with the stamped line before them."""
+    unstamped lines go with the stamped line before them. With `uid`, lines about another
+    user's processes are left out."""
     out: list[str] = []
     keep = False
     for line in lines:
@@ -33,6 +42,10 @@ def parse_iso_dmesg(lines: Sequence[str], since: float) -> list[str]:
                 out.append(line)
             continue
         keep = ts >= since - _SLACK_S
+        if keep and uid is not None:
+            m = _UID.search(line)
+            if m is not None and int(m[1]) != uid:
+                continue
         if keep:
             out.append(line)
     return out[-MAX_LINES:]
@@ -55,4 +68,4 @@ def kernel_lines(since: float, timeout_s: float = 3.0) -> list[str]:
     if proc.returncode != 0:
         return []
     text = proc.stdout.decode("utf-8", "replace")
-    return parse_iso_dmesg(text.splitlines(), since)
+    return parse_iso_dmesg(text.splitlines(), since, os.getuid())

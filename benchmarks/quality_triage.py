@@ -10,9 +10,10 @@ can help, as the thread concluded. Three figures:
 - the same with only the needles searched in big logs (what a 1 GB log gets);
 - synthetic mixes (--mixes): each real log's lines given to one rank of 64, interleaved line by
   line with the other ranks' step lines, then the cascade a torchrun job prints when a rank
-  dies (every other rank's NCCL watchdog timeout, teardown, SIGTERM to the survivors,
-  ChildFailedError). Logs labelled `hang` are left out of the mixes: a hang plus timeouts is a
-  timeout.
+  dies (every other rank's NCCL watchdog timeout and teardown, SIGTERM to the survivors,
+  ChildFailedError; no watchdog timeouts after `network` and `preemption` failures, which come
+  before NCCL is up or from outside). Logs labelled `hang` are left out of the mixes: a hang
+  plus timeouts is a timeout.
 
 Targets (issue 4): >= 90% category accuracy; never a user_code / data / cuda_oom case called
 transient. Prints the confusion matrix (rows: label, columns: verdict).
@@ -49,8 +50,16 @@ def load_cases(corpus: Path) -> list[dict[str, object]]:
     return cases
 
 
-def make_mix(lines: list[str], path: Path, ranks: int = 64, seed: int = 0) -> None:
-    """The real lines as rank `culprit`'s output among `ranks` ranks, then the cascade."""
+# Failures that happen before NCCL is up (a port in use, a rendezvous that never completes,
+# the scheduler's kill) leave no watchdog timeouts behind: their cascade is the launcher's.
+STARTUP = {"network", "preemption"}
+
+
+def make_mix(
+    lines: list[str], path: Path, ranks: int = 64, seed: int = 0, timeouts: bool = True
+) -> None:
+    """The real lines as rank `culprit`'s output among `ranks` ranks, then the cascade (with
+    the other ranks' NCCL watchdog timeouts when `timeouts`)."""
     rng = random.Random(seed)
     culprit = rng.randrange(ranks)
     out: list[str] = []
@@ -78,7 +87,7 @@ def make_mix(lines: list[str], path: Path, ranks: int = 64, seed: int = 0) -> No
                 f"[rank{r}]:[titan] 2026-11-30 01:02:04,000 - root - INFO - step: {step}"
                 f"  loss: {loss:7.4f}  memory:  9.46GiB(64.99%)  tps: 7,282  mfu: 41.2%"
             )
-    for r in range(ranks):
+    for r in range(ranks if timeouts else 0):
         if r == culprit:
             continue
         out.append(
@@ -87,7 +96,7 @@ def make_mix(lines: list[str], path: Path, ranks: int = 64, seed: int = 0) -> No
             "NumelIn=466119168, NumelOut=466119168, Timeout(ms)=600000) ran for 600060 "
             "milliseconds before timing out."
         )
-    for r in range(ranks):
+    for r in range(ranks if timeouts else 0):
         if r == culprit:
             continue
         out += [
@@ -140,7 +149,7 @@ def evaluate(cases: list[dict[str, object]], rare: bool | None, mixes: bool) -> 
                     continue
                 text = path.read_text(encoding="utf-8", errors="replace")
                 mix = Path(tmp) / f"mix-{i}.log"
-                make_mix(text.splitlines(), mix, seed=i)
+                make_mix(text.splitlines(), mix, seed=i, timeouts=label not in STARTUP)
                 path = mix
             d = triage_files([path], kb, rare=rare).diagnosis
             got = d.category.value

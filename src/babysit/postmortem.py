@@ -25,13 +25,18 @@ from babysit.triage import Knowledge, triage_files
 from babysit.views.triage import diagnosis_document, seen_before_line
 
 Say = Callable[[str, str], None]
+# The next attempt waits for the verdict: a 1 GB log takes ~12 s; a pathological one stops here.
+BUDGET_S = 60.0
 
 
 class Postmortem:
-    def __init__(self, kb: Knowledge, say: Say, kernel: bool = True) -> None:
+    def __init__(
+        self, kb: Knowledge, say: Say, kernel: bool = True, budget_s: float | None = BUDGET_S
+    ) -> None:
         self.kb = kb
         self.say = say
         self.kernel = kernel
+        self.budget_s = budget_s
 
     def diagnose(self, paths: Sequence[Path], started: float) -> Diagnosis | None:
         existing = [p for p in paths if p.exists()]
@@ -41,7 +46,11 @@ class Postmortem:
                 lines = kernel_lines(started)
                 if lines:
                     extra.append(("<kernel log>", lines))
-            return triage_files(existing, self.kb, extra_lines=extra).diagnosis
+            report = triage_files(existing, self.kb, extra_lines=extra, budget_s=self.budget_s)
+            for note in report.skipped:
+                if "time budget" in note:
+                    self.say("warn", f"triage: {note}")
+            return report.diagnosis
         except Exception as exc:
             self.say(
                 "warn",

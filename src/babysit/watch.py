@@ -7,8 +7,8 @@ The same Pipeline as `babysit run` (parse + detectors), so a replay of a log dec
 supervision decided, except for hangs: a replay has no clock of its own (lines rarely carry
 timestamps), so hangs are detected only when following live. Nothing is restarted here.
 The same triage as `babysit run` names the root cause of a failure in the files: at the end of
-a replay, and when following, each time the files go quiet after growing (a crash ends the
-output) and when the watch ends; a new verdict is recorded in the store.
+a replay, and when following, each time the files go quiet after an error (a crash ends the
+output) and when the watch ends; a new, confident verdict is recorded in the store.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from babysit.detect.outcome import TRUSTED
 from babysit.detect.vitals import VitalsRules
 from babysit.errors import UsageError
 from babysit.pipeline import Pipeline
@@ -120,12 +121,17 @@ def follow(
     pm = Postmortem(kb or load_knowledge(), say, kernel=False)
     count = 0
     grew_at: float | None = None  # when the files last grew, while not yet triaged
+    # The newest Python error the pipeline had seen at the last triage (it keeps the last 20).
+    last_error: object = None
+
+    def new_error() -> bool:
+        return bool(pipeline.errors) and pipeline.errors[-1] is not last_error
     told: set[str | None] = set()  # fingerprints already recorded
 
     def triage(now: float) -> None:
         nonlocal count
         d = pm.diagnose(paths, started=0.0)
-        if d is None or d.rule is None or d.fingerprint in told:
+        if d is None or d.rule is None or d.confidence < TRUSTED or d.fingerprint in told:
             return
         told.add(d.fingerprint)
         count += 1
@@ -166,9 +172,11 @@ def follow(
             record(inc, paths[0])
         if grew_at is not None and now - grew_at >= quiet_s:
             grew_at = None
-            triage(now)
+            if new_error():  # a quiet spell after an error: a crash?
+                last_error = pipeline.errors[-1]
+                triage(now)
         time.sleep(poll_s)
-    if grew_at is not None:
+    if new_error() or grew_at is not None:
         triage(time.time())
     store.set_run_state(name, RunState.STOPPED, "watch ended")
     store.release_run(name)

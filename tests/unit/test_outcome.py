@@ -298,3 +298,21 @@ def test_a_hang_keeps_the_triage_only_when_it_found_something() -> None:
     guess = diagnosis(Category.HANG, None, rule=None)
     v = verdict(AttemptEvidence(killed(signal.SIGKILL), hang="no progress", diagnosis=guess))
     assert v.diagnosis is None
+
+
+def weak_diagnosis(category: Category, transient: bool | None) -> Diagnosis:
+    d = diagnosis(category, transient)
+    return Diagnosis(d.category, d.transient, d.suspect, d.summary, d.action, d.evidence,
+                     fingerprint=d.fingerprint, confidence=0.35, rule="launcher.child_failed")
+
+
+def test_a_weak_triage_does_not_hide_the_signal_that_killed_it() -> None:
+    d = weak_diagnosis(Category.NUMERICAL, None)  # only DeepSpeed OVERFLOW lines in the log
+    v = verdict(AttemptEvidence(killed(signal.SIGKILL), diagnosis=d))
+    assert v.category == Category.UNKNOWN and v.summary.startswith("killed by SIGKILL")
+    assert "its log shows: numerical summary" in v.summary and v.diagnosis is d
+
+
+def test_a_weak_triage_never_stops_the_restarts() -> None:
+    v = verdict(AttemptEvidence(exited(1), diagnosis=weak_diagnosis(Category.USER_CODE, False)))
+    assert v.category == Category.USER_CODE and v.transient is None

@@ -80,12 +80,17 @@ def test_kernel_lines_since_the_attempt_started() -> None:
 
 
 def test_another_users_oom_kill_is_not_ours() -> None:
-    lines = [
-        "2026-11-30T01:00:00,000000+00:00 oom-kill:constraint=CONSTRAINT_NONE,task=python,"
-        "pid=42,uid=1001",
-        "2026-11-30T01:00:00,000000+00:00 Out of memory: Killed process 42 (python) UID:1001",
-        "2026-11-30T01:00:01,000000+00:00 Out of memory: Killed process 43 (python) UID:1000",
-        "2026-11-30T01:00:02,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 79, pid=7, GPU has fallen",
+    stamp = "2026-11-30T01:00:00,000000+00:00"
+    theirs = [
+        f"{stamp} python3 invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE), order=0",
+        f"{stamp} Mem-Info:",
+        f"{stamp} oom-kill:constraint=CONSTRAINT_NONE,task=python,pid=42,uid=1001",
+        f"{stamp} Out of memory: Killed process 42 (python) UID:1001 pgtables:1kB",
     ]
+    ours = [
+        f"{stamp} python invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE), order=0",
+        f"{stamp} Out of memory: Killed process 43 (python) UID:1000 pgtables:1kB",
+    ]
+    xid = f"{stamp} NVRM: Xid (PCI:0000:3b:00): 79, pid=7, GPU has fallen off the bus."
     t0 = datetime(2026, 11, 30, 0, 30, tzinfo=timezone.utc).timestamp()
-    assert parse_iso_dmesg(lines, t0, uid=1000) == lines[2:]
+    assert parse_iso_dmesg([*theirs, *ours, xid], t0, uid=1000) == [*ours, xid]

@@ -320,8 +320,11 @@ def test_global_rank_wins_over_local_rank() -> None:
 def test_srun_label_is_a_rank_only_when_no_rank_is_known() -> None:
     assert anatomy("100: loss 3.2").rank == 100
     assert anatomy("100: loss 3.2").body == "loss 3.2"
+    # A label after a torchrun prefix is stripped (launchers stack), the rank stays torchrun's.
+    a = anatomy("[rank1]: 2: [rank2]: AssertionError: x")
+    assert (a.rank, a.body) == (2, "AssertionError: x")
     a = anatomy("[rank1]:100: loss 3.2")
-    assert (a.rank, a.body) == (1, "100: loss 3.2")
+    assert (a.rank, a.body) == (1, "loss 3.2")
 
 
 def test_srun_label_over_torchrun_rank() -> None:

@@ -19,6 +19,7 @@ from babysit.triage.knowledge import (
     Rule,
     load_knowledge,
     parse_rules,
+    required_literal,
 )
 from babysit.triage.scan import NEEDLES, RARE_NEEDLES
 
@@ -429,9 +430,10 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         None,
     ),
     (
-        "sched.sigterm",
-        "[rank: 0] Received SIGTERM: 15",
-        "sched_misc/001-lightning-slurm-time-limit-sigterm.log",
+        "sched.death_signal",
+        "WARNING:torch.distributed.elastic.agent.server.api:Received 1 death signal, shutting "
+        "down workers",
+        None,
     ),
     (
         "host.sigkill",
@@ -813,11 +815,25 @@ def test_match_returns_the_first_rule_in_order() -> None:
     assert k.match("all quiet") is None
 
 
-def test_match_from_tries_one_rule() -> None:
+def test_a_rule_searches_its_own_patterns() -> None:
     rules, _ = parse_rules(
         rule_toml("one", patterns="['boom']") + rule_toml("two", patterns="['x', 'bang']"), "t"
     )
-    k = Knowledge(tuple(rules), {})
-    assert k.match_from(0, "bang") is None
-    m = k.match_from(1, "bang")
+    assert rules[0].search("bang", "bang") is None
+    m = rules[1].search("bang", "bang")
     assert m is not None and m.group(0) == "bang"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "hint"),
+    [
+        ("Watchdog caught collective", ("Watchdog caught collective", False)),
+        ("(?i)loss scale[^\\n]{0,40}below", ("loss scale", True)),
+        ("NCCL WARN (?P<x>Cuda) failure", ("NCCL WARN ", False)),
+        ("a|b", None),
+        ("\\d+:a", None),
+        ("\\d+: abc", (": abc", False)),
+    ],
+)
+def test_required_literal(pattern: str, hint: tuple[str, bool] | None) -> None:
+    assert required_literal(pattern) == hint

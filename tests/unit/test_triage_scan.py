@@ -256,10 +256,11 @@ def test_traceback_frames_are_handed_without_a_needle() -> None:
     assert [n for n, _ in handed] == [2, 3, 4, 5, 6, 7, 8]
 
 
-def test_traceback_window_is_80_lines() -> None:
-    frames = [f"    frame_{i}()" for i in range(100)]
+def test_traceback_window_is_200_lines() -> None:
+    # A 60-frame Python 3.11 traceback (file, code, carets) and the exception after it.
+    frames = [f"    frame_{i}()" for i in range(300)]
     handed, _ = run(lines("Traceback (most recent call last):", *frames), rare=False)
-    assert [n for n, _ in handed] == list(range(1, 82))
+    assert [n for n, _ in handed] == list(range(1, 202))
 
 
 def test_traceback_window_crosses_chunks() -> None:
@@ -276,14 +277,16 @@ def test_traceback_window_crosses_chunks() -> None:
     assert CHUNK_BYTES - 2 * size < (first - 1) * size < CHUNK_BYTES
     handed, _ = run(data, rare=False)
     assert handed[:4] == [(first + i, t) for i, t in enumerate(tb)]
-    assert len(handed) == 81
+    assert len(handed) == 201
 
 
-def test_file_frame_hands_two_lines() -> None:
+def test_file_frame_hands_three_lines() -> None:
+    # Python 3.11: the frame, its code line, its carets; then the next frame or the exception.
     handed, _ = run(
-        lines('  File "a.py", line 1, in f', "    g()", "    more", "    not handed"), rare=True
+        lines('  File "a.py", line 1, in f', "    g()", "    ^^^", "    more", "    not handed"),
+        rare=True,
     )
-    assert [n for n, _ in handed] == [1, 2, 3]
+    assert [n for n, _ in handed] == [1, 2, 3, 4]
 
 
 def test_torchrun_failure_summary_is_handed() -> None:
@@ -374,7 +377,7 @@ def test_rare_only_line_holds_only_rare_needles() -> None:
         (1000, None, True),
         (SMALL_FILE_BYTES, None, True),
         (SMALL_FILE_BYTES + 1, None, False),
-        (None, None, False),
+        (None, None, True),  # a stream of unknown size starts with them
         (10 * SMALL_FILE_BYTES, True, True),
         (None, True, True),
         (1000, False, False),
@@ -385,6 +388,21 @@ def test_rare_needles_by_size_or_forced(size: int | None, rare: bool | None, fou
     assert handed == ([(2, RARE_ONLY)] if found else [])
     assert (stats.needles == NEEDLES + RARE_NEEDLES) is found
     assert stats.lines == 3
+
+
+def test_a_stream_of_unknown_size_drops_rare_needles_once_big(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib
+
+    scan_module = importlib.import_module("babysit.triage.scan")  # the package shadows it
+    monkeypatch.setattr(scan_module, "SMALL_FILE_BYTES", 2 * CHUNK_BYTES)
+    size = len(filler(1)[0]) + 1
+    early = filler(CHUNK_BYTES // size)
+    late = filler(3 * CHUNK_BYTES // size)
+    handed, stats = run(lines(*early, RARE_ONLY, *late, RARE_ONLY), size=None)
+    assert [t for _, t in handed] == [RARE_ONLY]  # the first one only: by then it was big
+    assert stats.needles == NEEDLES
 
 
 def test_kernel_looking_head_turns_rare_needles_on() -> None:

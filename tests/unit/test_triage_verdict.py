@@ -256,3 +256,113 @@ def test_an_unknown_language_degrades_to_a_quote_not_a_crash(tmp_path: Path) -> 
                    "mylib.エラー: 何かがおかしい\n", encoding="utf-8")
     d = triage_files([log], KB).diagnosis
     assert d.category in (Category.UNKNOWN, Category.HANG)
+
+
+# -- from the review: healthy-run chatter, cascades and bad input ----------------------------
+
+
+def test_c10d_start_up_warnings_do_not_outrank_the_real_failure() -> None:
+    d = triage([
+        "[W socket.cpp:464] [c10d] The server socket cannot be initialized on [::]:29500 "
+        "(errno: 97 - Address family not supported by protocol).",
+        "[W Utils.hpp:164] [c10d] The IPv6 network addresses of (gpu-node-3, 29500) cannot be "
+        "retrieved (gai error: -2 - Name or service not known).",
+        *watchdog(0),
+        *watchdog(1),
+    ])
+    assert d.category == Category.NCCL_TIMEOUT
+
+
+def test_healthy_lines_that_look_alarming_are_not_causes() -> None:
+    d = triage([
+        "WARNING 05-01 10:00:00 scheduler.py:1089] Sequence group 3 is preempted by "
+        "PreemptionMode.RECOMPUTE mode because there is not enough KV cache space.",
+        "Preflight: no ECC errors detected on 8 GPUs",
+        "HF_HUB_OFFLINE=1",
+        *OOM_RANK5,
+    ])
+    assert d.category == Category.CUDA_OOM
+    assert {c.category for c in d.consequences} <= {Category.UNKNOWN}
+
+
+def test_an_exception_named_in_a_log_message_does_not_outrank_the_crash() -> None:
+    d = triage([
+        "[rank3]:skipping unreadable sample 81723: FileNotFoundError: /data/img/81723.jpg",
+        "[rank3]:Fatal Python error: Segmentation fault",
+    ])
+    assert d.category == Category.SEGFAULT
+
+
+def test_nccl_info_lines_are_noise_even_when_they_say_refused() -> None:
+    d = triage(["gpu-node-1:4242:4299 [0] NCCL INFO Call to connect returned Connection "
+                "refused, retrying"])
+    assert d.rule is None
+
+
+def test_a_generic_rule_does_not_turn_a_follow_on_error_into_the_cause() -> None:
+    d = triage([
+        "[rank0]:[E1130 01:12:03.408 ProcessGroupNCCL.cpp:1595] [PG 0 Rank 0] Process group "
+        "watchdog thread terminated with exception: NCCL error: remote process exited or there "
+        "was a network error, NCCL version 2.21.5",
+        "Root Cause (first observed failure):",
+        "[0]:",
+        "  time      : 2026-11-30_01:12:04",
+        "  host      : gpu-node-7",
+        "  rank      : 3 (local_rank: 3)",
+        "  exitcode  : -9 (pid: 4242)",
+        "  traceback : Signal 9 (SIGKILL) received by PID 4242",
+    ])
+    assert d.category == Category.HOST_OOM
+    assert (d.suspect.rank, d.suspect.host) == (3, "gpu-node-7")
+
+
+def test_the_launchers_sigterm_to_the_survivors_is_not_a_preemption() -> None:
+    d = triage([
+        *watchdog(0),
+        *watchdog(1),
+        "W1130 01:12:05.118000 139 torch/distributed/elastic/multiprocessing/api.py:897] "
+        "Sending process 4243 closing signal SIGTERM",
+        "[rank: 2] Received SIGTERM: 15",
+    ])
+    assert d.category == Category.NCCL_TIMEOUT
+
+
+def test_a_deep_traceback_names_its_innermost_frame() -> None:
+    frames = []
+    for i in range(40):
+        frames += [f'  File "/work/lib/mod{i}.py", line {i + 10}, in f{i}', f"    f{i + 1}()"]
+    frames += ['  File "/work/mymodel/attention.py", line 123, in forward', "    x.view(4, 8)"]
+    d = triage(["Traceback (most recent call last):", *frames,
+                "RuntimeError: shape '[4, 8]' is invalid for input of size 33"])
+    assert "mymodel/attention.py:123 in forward" in d.summary
+    assert d.evidence[-2].text.strip() == "x.view(4, 8)"
+
+
+def test_a_truncated_gzip_keeps_what_was_read(tmp_path: Path) -> None:
+    import gzip
+
+    raw = ("iter 1: loss 2.0\n" * 2000 + OOM_RANK5[-1] + "\n" + "iter 2: loss 2.0\n" * 5000)
+    whole = gzip.compress(raw.encode())
+    cut = tmp_path / "train.log.gz"
+    cut.write_bytes(whole[: len(whole) * 3 // 4])
+    other = tmp_path / "other.log"
+    other.write_text("nothing here\n")
+    r = triage_files([cut, other], KB)
+    assert r.diagnosis.category == Category.CUDA_OOM
+    assert r.diagnosis.evidence[-1].file == str(cut)
+    assert any("the rest is lost" in s for s in r.skipped)
+
+
+def test_a_corrupt_gzip_is_skipped_and_named(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.log.gz"
+    bad.write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 50)
+    r = triage_files([bad], KB)
+    assert r.files == () and "cannot read" in r.skipped[0]
+
+
+@pytest.mark.timeout(10)
+def test_monster_lines_cost_bounded_time(tmp_path: Path) -> None:
+    log = tmp_path / "m.log"
+    log.write_text("".join(f"{chunk * 32768}\n" for chunk in ("a1", "a.1", "1 ")) +
+                   "NCCL WARN " + "x" * 60000 + "\n" + "Sat Feb 30 12:00:00 2024 worker ok\n")
+    assert triage_files([log], KB).diagnosis is not None

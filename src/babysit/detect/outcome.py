@@ -44,6 +44,11 @@ _SIGNAL_HINTS = {
 }
 
 
+# Below this confidence, triage's verdict is context: the signal that killed the attempt says
+# more, and a "no restart can help" from it does not stop the restarts.
+TRUSTED = 0.5
+
+
 @dataclass(frozen=True)
 class AttemptEvidence:
     exit: ExitStatus
@@ -89,11 +94,15 @@ def judge(ev: AttemptEvidence) -> Verdict | None:
         )
     if ev.exit.exit_code == 0:
         return None
-    if d is not None and d.rule is not None:
-        # A rule named the cause (or, for an unknown error, quoted it).
+    if d is not None and d.rule is not None and (
+        d.confidence >= TRUSTED or ev.exit.signal is None
+    ):
+        # A rule named the cause (or, for an unknown error, quoted it). A weak verdict (only
+        # follow-on errors, a warning) may explain, never stop the restarts.
+        weak = d.confidence < TRUSTED
         return Verdict(
             d.category,
-            d.transient,
+            None if weak and d.transient is False else d.transient,
             d.summary,
             d.fingerprint,
             tuple(e.text for e in d.evidence[-3:]),
@@ -124,7 +133,15 @@ def judge(ev: AttemptEvidence) -> Verdict | None:
             else None
         )
         summary = f"killed by {name}" + (f" ({hint})" if hint else "")
-        return Verdict(Category.UNKNOWN, None, summary, _exact(f"signal {name}"))
+        if d is not None and d.rule is not None:
+            summary += f"; its log shows: {d.summary}"
+        return Verdict(
+            Category.UNKNOWN,
+            None,
+            summary,
+            _exact(f"signal {name}"),
+            diagnosis=d if d is not None and d.rule is not None else None,
+        )
     if ev.exit.exit_code is None:
         return Verdict(
             Category.UNKNOWN,

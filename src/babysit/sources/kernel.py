@@ -22,32 +22,61 @@ MAX_LINES = 5000
 _SLACK_S = 60.0  # kernel messages a little before the attempt's start still count
 
 
-# The OOM killer names the victim's user: `oom-kill:...,uid=1000` and `Killed process 42
-# (python) ... UID:1000`. On a shared node, another user's OOM kill is not our run's.
+# The OOM killer's report runs from `python3 invoked oom-killer: ...` to `Killed process 42
+# (python) ... UID:1000` (or `oom-kill:...,uid=1000`). On a shared node another user's report is
+# not this run's: the whole block goes.
 _UID = re.compile(r"\b(?:uid=|UID:)(\d+)")
+_OOM_START = "invoked oom-killer"
+_OOM_END = ("Killed process", "oom_reaper:")
+
+
+def _stamp(line: str) -> float | None:
+    try:
+        return datetime.fromisoformat(line.split(" ", 1)[0].replace(",", ".")).timestamp()
+    except ValueError:
+        return None
+
+
+def _drop_other_users(lines: list[str], uid: int) -> list[str]:
+    out: list[str] = []
+    block: list[str] = []
+    for line in lines:
+        if _OOM_START in line:
+            out += block
+            block = [line]
+            continue
+        if block:
+            block.append(line)
+            if not any(e in line for e in _OOM_END):
+                continue
+            owner = next((int(m[1]) for b in block if (m := _UID.search(b))), None)
+            if owner is None or owner == uid:
+                out += block
+            block = []
+            continue
+        m = _UID.search(line)
+        if m is None or int(m[1]) == uid:
+            out.append(line)
+    return out + block
 
 
 def parse_iso_dmesg(lines: Sequence[str], since: float, uid: int | None = None) -> list[str]:
     """The lines stamped at or after since - slack (`2026-11-30T03:04:05,123456+00:00 msg`);
-    unstamped lines go with the stamped line before them. With `uid`, lines about another
-    user's processes are left out."""
+    unstamped lines go with the stamped line before them. With `uid`, the OOM killer's reports
+    about another user's processes are left out."""
     out: list[str] = []
     keep = False
     for line in lines:
-        head = line.split(" ", 1)[0]
-        try:
-            ts = datetime.fromisoformat(head.replace(",", ".")).timestamp()
-        except ValueError:
+        ts = _stamp(line)
+        if ts is None:
             if keep:
                 out.append(line)
             continue
         keep = ts >= since - _SLACK_S
-        if keep and uid is not None:
-            m = _UID.search(line)
-            if m is not None and int(m[1]) != uid:
-                continue
         if keep:
             out.append(line)
+    if uid is not None:
+        out = _drop_other_users(out, uid)
     return out[-MAX_LINES:]
 
 

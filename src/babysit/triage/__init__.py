@@ -12,6 +12,8 @@ from __future__ import annotations
 import gzip
 import os
 import sys
+import time
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -65,17 +67,49 @@ def expand(paths: Iterable[str | Path]) -> list[str]:
     return out
 
 
-def _open(path: str) -> Iterator[tuple[BinaryIO, int | None]]:
+class _Tolerant:
+    """A stream whose read errors after the start end it instead (a .gz cut short by the crash
+    that killed the job, a file on a failing disk): what was read still counts."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.error: Exception | None = None
+        self.read_any = False
+
+    def read(self, n: int) -> bytes:
+        """Up to n bytes (n > 0), in 64 KiB pieces so that an error keeps the data before it."""
+        if self.error is not None:
+            return b""
+        parts: list[bytes] = []
+        got = 0
+        while got < n:
+            try:
+                piece = self.stream.read(min(n - got, 1 << 16))
+            except (OSError, EOFError, zlib.error) as e:
+                if not self.read_any and not parts:
+                    raise
+                self.error = e
+                break
+            if not piece:
+                break
+            parts.append(piece)
+            got += len(piece)
+        data = b"".join(parts)
+        self.read_any = self.read_any or bool(data)
+        return data
+
+
+def _open(path: str) -> Iterator[tuple[_Tolerant, int | None]]:
     if path == STDIN:
-        yield sys.stdin.buffer, None
+        yield _Tolerant(sys.stdin.buffer), None
         return
-    size = os.path.getsize(path)
     if path.endswith(".gz"):
         with gzip.open(path, "rb") as g:
-            yield g, None  # type: ignore[misc]
+            yield _Tolerant(g), None  # type: ignore[arg-type]
         return
+    size = os.path.getsize(path)
     with open(path, "rb") as f:
-        yield f, size
+        yield _Tolerant(f), size
 
 
 def triage_files(
@@ -83,11 +117,14 @@ def triage_files(
     kb: Knowledge | None = None,
     extra_lines: Iterable[tuple[str, Iterable[str]]] = (),
     rare: bool | None = None,
+    budget_s: float | None = None,
 ) -> TriageReport:
     """Triage the given logs as one run. `extra_lines` adds named in-memory sources (e.g. the
-    kernel log read at the end of an attempt); `rare`: see scan.scan. LogNotFound for a path
-    that does not exist; anything unreadable is skipped and named."""
+    kernel log read at the end of an attempt); `rare`: see scan.scan; `budget_s`: stop
+    reading after this long and decide on what was read (the live path: a restart waits).
+    LogNotFound for a path that does not exist; anything unreadable is skipped and named."""
     kb = kb if kb is not None else load_knowledge()
+    deadline = time.monotonic() + budget_s if budget_s is not None else None
     files = expand(paths)
     engine = Engine(kb)
     names: list[str] = []
@@ -95,20 +132,36 @@ def triage_files(
     lines = 0
     total_bytes = 0
     last_line = ""
+    read: list[str] = []
     for path in files:
+        # One index per file for good: findings point into `names` by index.
         index = len(names)
         names.append(path if path != STDIN else "<stdin>")
+        if deadline is not None and time.monotonic() > deadline:
+            skipped.append(f"{path} (not read: the time budget for triage ran out)")
+            continue
         try:
             for stream, size in _open(path):
-                stats: ScanStats = scan(stream, partial(engine.feed, index), size, rare)
-        except (OSError, EOFError) as e:
-            names.pop()
+                stats: ScanStats = scan(
+                    stream, partial(engine.feed, index), size, rare, deadline  # type: ignore[arg-type]
+                )
+                if stream.error is not None:
+                    skipped.append(
+                        f"{path} (read up to byte {stats.size_bytes:,}, then: {stream.error}; "
+                        "the rest is lost, what came before counts)"
+                    )
+        except (OSError, EOFError, zlib.error) as e:
             skipped.append(f"{path} (cannot read: {e})")
             continue
         if stats.binary:
-            names.pop()
             skipped.append(f"{path} (binary, not a text log)")
             continue
+        read.append(names[index])
+        if stats.stopped_early:
+            skipped.append(
+                f"{path} (only its first {stats.size_bytes / 1e6:,.0f} MB read: the time budget "
+                "for triage ran out)"
+            )
         lines += stats.lines
         total_bytes += stats.size_bytes
         if stats.last_line:
@@ -121,15 +174,16 @@ def triage_files(
     for name, src in extra_lines:
         index = len(names)
         names.append(name)
+        read.append(name)
         for n, text in enumerate(src, 1):
             engine.feed(index, n, text)
             lines += 1
     engine.finish()
     note = ""
-    if not names and skipped:
+    if not read and skipped:
         note = f"no text log among {len(skipped)} file(s): " + "; ".join(skipped[:3])
-    diagnosis = diagnose(engine, names, lines, last_line, note)
-    return TriageReport(diagnosis, tuple(names), lines, total_bytes, tuple(skipped))
+    diagnosis = diagnose(engine, names, lines, last_line, note, read)
+    return TriageReport(diagnosis, tuple(read), lines, total_bytes, tuple(skipped))
 
 
 __all__ = [

@@ -24,9 +24,12 @@ _TORCHRUN = re.compile(
 _MPI = re.compile(r"\[\d+,(?P<rank>\d{1,6})\]<std(?:out|err)>:")
 _SRUN = re.compile(r" {0,6}(?P<rank>\d{1,6}): ")
 # A pdsh/DeepSpeed host label: must hold a digit or a hyphen, so `RuntimeError: ` is no host.
-# Nor is an exception class whose name holds a digit (boto3's S3UploadFailedError).
+# Nor is an exception class whose name holds a digit (boto3's S3UploadFailedError), nor a network
+# interface (`ib0: link down`).
 _HOST_LABEL = re.compile(
-    r"(?P<host>[A-Za-z][\w.]*(?:[-\d][\w.-]*))"
+    r"(?!(?:ib|eth|eno|ens|enp|bond|mlx\d_)\d)"
+    r"(?=[A-Za-z][\w.]{0,62}?[-\d])"  # holds a digit or a hyphen, found in bounded time
+    r"(?P<host>[A-Za-z][\w.-]{0,62})"
     r"(?<!Error)(?<!Exception)(?<!Warning)(?<!Exit)(?<!Interrupt): "
 )
 _NCCL = re.compile(
@@ -59,7 +62,8 @@ _SYSLOG = re.compile(
     r"(?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d) (?P<host>[\w.-]+) (?:kernel|\w+(?:\[\d+\])?): "
 )
 _DMESG = re.compile(r"\[ *\d+\.\d+\] |\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [^\]]{15,30}\] ")
-_RANK_IN_BODY = re.compile(r"\[(?:Rank|rank|RANK) ?(?P<rank>\d{1,6})\]:? ?")
+# `[Rank 3]` (c10d), `[rank: 2]` (Lightning's rank_zero logger)
+_RANK_IN_BODY = re.compile(r"\[(?:Rank|rank|RANK):? ?(?P<rank>\d{1,6})\]:? ?")
 # Older PyTorch glog without a date: `[E ProcessGroupNCCL.cpp:474] `; a bare pid: `[80746] `.
 _GLOG_SHORT = re.compile(r"\[[IWEF] [\w./\\-]+:\d+\] ?|\[\d{1,8}\] ")
 
@@ -72,6 +76,7 @@ class Anatomy:
     gpu: str | None = None
     ts: float | None = None  # seconds; comparable only between lines of the same ts_kind
     ts_kind: str | None = None  # "iso" (absolute), "glog" or "syslog" (no year)
+    warning: bool = False  # a glog warning (`[W socket.cpp:464]`): c10d's start-up chatter
 
 
 def _iso(m: re.Match[str]) -> float | None:
@@ -107,6 +112,7 @@ def anatomy(text: str) -> Anatomy:
     gpu: str | None = None
     ts: float | None = None
     kind: str | None = None
+    warning = False
     pos = 0
     for _ in range(6):  # prefixes stack: `[rank3]:[E1206 ...] [Rank 3] ...`
         if pos >= len(text):
@@ -138,8 +144,8 @@ def anatomy(text: str) -> Anatomy:
                 continue
             if c != "[":
                 m = _SRUN.match(text, pos)
-                if m and rank is None:
-                    rank = int(m["rank"])
+                if m:
+                    rank = int(m["rank"]) if rank is None else rank
                     pos = m.end()
                     continue
             m = _DMESG.match(text, pos)
@@ -150,11 +156,13 @@ def anatomy(text: str) -> Anatomy:
             m = _GLOG.match(text, pos)
             if m and 1 <= int(m["mo"]) <= 12:
                 ts, kind = _yearless(int(m["mo"]), int(m["d"]), m["h"], m["mi"], m["s"]), "glog"
+                warning = m["level"] == "W"
                 pos = m.end()
                 continue
         if c == "[":
             m = _GLOG_SHORT.match(text, pos)
             if m:
+                warning = warning or text.startswith("[W ", pos)
                 pos = m.end()
                 continue
             m = _RANK_IN_BODY.match(text, pos)
@@ -171,16 +179,19 @@ def anatomy(text: str) -> Anatomy:
         if c in "MTWFS":
             m = _CTIME.match(text, pos)
             if m:
-                ts = datetime(
-                    int(m["y"]),
-                    _MONTHS[m["mon"]],
-                    int(m["d"]),
-                    int(m["h"]),
-                    int(m["mi"]),
-                    int(m["s"]),
-                    tzinfo=timezone.utc,
-                ).timestamp()
-                kind = "iso"
+                try:
+                    ts = datetime(
+                        int(m["y"]),
+                        _MONTHS[m["mon"]],
+                        int(m["d"]),
+                        int(m["h"]),
+                        int(m["mi"]),
+                        int(m["s"]),
+                        tzinfo=timezone.utc,
+                    ).timestamp()
+                    kind = "iso"
+                except ValueError:  # `Feb 30`: a prefix all the same, without a time
+                    pass
                 pos = m.end()
                 continue
         if c in "JFMASOND":
@@ -206,4 +217,4 @@ def anatomy(text: str) -> Anatomy:
                 continue
         break
     body = text[pos:] if pos else text
-    return Anatomy(body, rank, host, gpu, ts, kind)
+    return Anatomy(body, rank, host, gpu, ts, kind, warning)

@@ -22,7 +22,13 @@ from babysit.triage.knowledge import Knowledge, Rule, Xid
 MAX_TEXT = 600  # characters of a line kept as evidence
 MAX_SAMPLES = 6  # findings kept per group besides the earliest
 MAX_FRAMES = 10  # traceback lines kept per finding
+MAX_MATCH = 4096  # characters of a line that anatomy and the rules read
+# Categories whose glog warnings are mostly start-up chatter (c10d trying IPv6, then IPv4).
+_CHATTY = frozenset({Category.NETWORK, Category.PREEMPTION})
 _CACHE_MAX = 50_000
+_ZEROS = str.maketrans("123456789", "000000000")
+_DIGIT_AWARE = re.compile(r"\\d|\\D|[0-9]")
+_QUANTIFIER = re.compile(r"(?<!\\)\{\d*,?\d*\}")
 _EXC_LINE = re.compile(
     r"^(?:[A-Za-z_]\w*\.)*(?P<type>[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Fault|Invalid|"
     r"Warning))(?::\s?(?P<msg>.*))?$"
@@ -68,6 +74,10 @@ class Finding:
     seq: int  # order of arrival
     frames: tuple[tuple[int, str], ...] = ()  # the traceback it ends, head first: (line, text)
     exc_type: str | None = None
+    # Weaker than its rule says: a glog warning (c10d's start-up chatter about IPv6 and ports),
+    # or an exception class named inside a log message (`skipping sample 7: FileNotFoundError`)
+    # rather than an exception that ended the program.
+    weak: bool = False
 
 
 @dataclass
@@ -125,6 +135,20 @@ class Engine:
         self.watchdog: dict[int, tuple[int | None, int | None]] = {}  # rank -> (seq, done)
         self.elastic_root: tuple[str | None, int | None] | None = None  # (host, rank)
         self._cache: dict[str, int] = {}
+        # Every pattern of every rule in order, with its literal hint: the matching loop's plan.
+        self._plan = [
+            (i, rx, hint[0] if hint else None, hint[1] if hint else False, rule.requires)
+            for i, rule in enumerate(kb.rules)
+            for rx, hint in zip(
+                rule.patterns, rule.hints or (None,) * len(rule.patterns), strict=True
+            )
+        ]
+        # The patterns that tell one digit from another (`exit code 137`, `\d`, `[0-9a-f]`):
+        # the only ones to try on a line whose shape (its digits all made 0) matched nothing.
+        self._digit_plan = [
+            e for e in self._plan if _DIGIT_AWARE.search(_QUANTIFIER.sub("", e[1].pattern))
+        ]
+        self._shapes: set[str] = set()
         self._tb: dict[tuple[int, int | None], _Traceback] = {}
         self._block: _Block | None = None
         self._block_file = -1
@@ -133,32 +157,54 @@ class Engine:
     # -- matching ---------------------------------------------------------------------------
 
     def _match(self, body: str) -> tuple[int, re.Match[str]] | None:
-        key = body[:2000]
+        key = body
         idx = self._cache.get(key)
+        low = body.lower()
         if idx is not None:
             if idx < 0:
                 return None
-            m = self.kb.match_from(idx, body)
+            m = self.kb.rules[idx].search(body, low)
             if m is not None:
                 return idx, m
-        # The first rule that matches wins, except that after a consequence (or noise) a later
-        # cause of at least its precedence still may: a line pasted flat (`... terminate
-        # called ... what(): NCCL error ... ncclRemoteError: ...`) names its cause further on.
+        # The first rule that matches wins, except that after a consequence a later, specific
+        # (confidence >= 0.7) cause of at least its precedence, found further on in the line,
+        # still may: a line pasted flat (`... terminate called ... what(): NCCL error ...
+        # ncclRemoteError: ... NET/IB : Got completion from peer ... with error 12`).
+        rules = self.kb.rules
         found: tuple[int, re.Match[str]] | None = None
-        for i, rule in enumerate(self.kb.rules):
-            if found is not None and (
-                rule.role != "cause" or rule.precedence < self.kb.rules[found[0]].precedence
-            ):
+        skip = -1  # a rule known not to apply to this line
+        shape = body.translate(_ZEROS)
+        plan = self._digit_plan if shape in self._shapes else self._plan
+        for i, rx, hint, lower, requires in plan:
+            if i == skip:
                 continue
-            m = next((m for rx in rule.patterns if (m := rx.search(body)) is not None), None)
-            if m is None:
+            if found is not None:
+                r = rules[i]
+                if (
+                    r.role != "cause"
+                    or r.confidence < 0.7
+                    or r.precedence < rules[found[0]].precedence
+                ):
+                    skip = i
+                    continue
+            if hint is not None and hint not in (low if lower else body):
+                continue
+            if requires and not any(q in body for q in requires):
+                skip = i
+                continue
+            m = rx.search(body)
+            if m is None or (found is not None and m.start() < found[1].end()):
                 continue
             found = (i, m)
-            if rule.role == "cause":
-                break
+            if rules[i].role != "consequence":
+                break  # a cause, or noise: done
+            skip = i
         if len(self._cache) >= _CACHE_MAX:
             self._cache.clear()
+            self._shapes.clear()
         self._cache[key] = found[0] if found is not None else -1
+        if found is None and plan is self._plan:
+            self._shapes.add(shape)
         return found
 
     # -- feeding ----------------------------------------------------------------------------
@@ -168,6 +214,8 @@ class Engine:
         meant nothing and would mean nothing whatever came before it (the scanner then skips
         its repeats)."""
         self.lines_fed += 1
+        if len(text) > MAX_MATCH:
+            text = text[:MAX_MATCH]  # bounds the work of every regex on a monster line
         a = anatomy(text)
         body = a.body
         if a.rank is not None and len(self.ranks_seen) < 100_000:
@@ -188,8 +236,9 @@ class Engine:
             fm = _FRAME.match(body)
             if fm:
                 tb.func, tb.where = fm["func"], fm["file"]
-            if len(tb.lines) < 64:
-                tb.lines.append((line, body.rstrip()))
+            tb.lines.append((line, body.rstrip()))
+            if len(tb.lines) > 64:
+                del tb.lines[2]  # keep the head and the innermost frames
             return False
         if stripped.startswith(_CHAIN):
             return False
@@ -250,7 +299,10 @@ class Engine:
             rank = rank if rank is not None else self._block.rank
         if rule.id == "nccl.watchdog_timeout" or rule.id == "nccl.watchdog_teardown":
             self._note_watchdog(rank, body)
-        anat = Anatomy(body, rank, host, gpu, a.ts, a.ts_kind)
+        weak = (a.warning and rule.category in _CHATTY) or (
+            rule.id.startswith("python.") and em is None and not frames
+        )
+        anat = Anatomy(body, rank, host, gpu, a.ts, a.ts_kind, weak)
         self._add(rule, xid, file, line, text, body, anat, frames, exc_type)
         return False
 
@@ -299,6 +351,7 @@ class Engine:
             self._seq,
             frames,
             exc_type,
+            a.warning,
         )
         key = (rule.id, xid.code if xid else None)
         group = self.groups.get(key)

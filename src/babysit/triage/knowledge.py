@@ -20,6 +20,7 @@ A rules file:
     explain = "The InfiniBand switch leaf-7 flaps."
     action = "Open a ticket with the network team; restart without the nodes on leaf-7."
     precedence = 75                     # optional: higher wins when several causes are present
+    requires = ["ib0"]                  # optional: try the rule only on lines holding one of these
 
 The first rule that matches a line wins, in order: the user's files, then the shipped rules
 (specific messages first, Python exception classes last).
@@ -75,6 +76,7 @@ _RULE_KEYS = {
     "action",
     "precedence",
     "confidence",
+    "requires",
 }
 _XID_KEYS = {"code", "name", "category", "role", "transient", "suspect", "explain", "action"}
 
@@ -92,6 +94,23 @@ class Rule:
     precedence: int
     confidence: float  # how sure a match of this rule alone makes triage
     origin: str  # the file it came from
+    # Per pattern, a literal every match contains ((text, lowercase?) or None): a line without
+    # it skips the regex, which makes a line that matches nothing cost `in` checks, not searches.
+    hints: tuple[tuple[str, bool] | None, ...] = ()
+    requires: tuple[str, ...] = ()  # the rule is tried only on lines holding one of these
+
+    def search(self, body: str, low: str) -> re.Match[str] | None:
+        """The first pattern's match in the line (`low` is the line lowercased)."""
+        if self.requires and not any(r in body for r in self.requires):
+            return None
+        for i, rx in enumerate(self.patterns):
+            hint = self.hints[i] if i < len(self.hints) else None
+            if hint is not None and hint[0] not in (low if hint[1] else body):
+                continue
+            m = rx.search(body)
+            if m is not None:
+                return m
+        return None
 
 
 @dataclass(frozen=True)
@@ -113,19 +132,53 @@ class Knowledge:
 
     def match(self, body: str) -> tuple[Rule, re.Match[str]] | None:
         """The first rule whose pattern is found in the line, with the match."""
+        low = body.lower()
         for rule in self.rules:
-            for rx in rule.patterns:
-                m = rx.search(body)
-                if m is not None:
-                    return rule, m
+            m = rule.search(body, low)
+            if m is not None:
+                return rule, m
         return None
 
-    def match_from(self, index: int, body: str) -> re.Match[str] | None:
-        for rx in self.rules[index].patterns:
-            m = rx.search(body)
-            if m is not None:
-                return m
+
+def _sre_parser() -> Any:
+    parser = getattr(re, "_parser", None)  # Python >= 3.11
+    if parser is None:  # pragma: no cover - 3.10
+        import sre_parse as parser
+    return parser
+
+
+def required_literal(pattern: str) -> tuple[str, bool] | None:
+    """The longest run (>= 3 characters) of plain characters that every match of the pattern
+    contains, lowercased when the pattern ignores case: (text, lowercase?). None when there is
+    no such run (an alternation at the top, a pattern made of classes)."""
+    parser = _sre_parser()
+    try:
+        parsed = parser.parse(pattern)
+    except Exception:
         return None
+    ignore = bool(parsed.state.flags & re.IGNORECASE)
+    literal, subpattern = parser.LITERAL, parser.SUBPATTERN
+    best = ""
+
+    def walk(items: Any) -> None:
+        nonlocal best
+        run: list[str] = []
+        for op, av in items:
+            if op == literal:
+                run.append(chr(av))
+                continue
+            if len(run) > len(best):
+                best = "".join(run)
+            run = []
+            if op == subpattern and not av[1] and not av[2]:  # a group without its own flags
+                walk(av[3])
+        if len(run) > len(best):
+            best = "".join(run)
+
+    walk(list(parsed))
+    if len(best) < 3:
+        return None
+    return (best.lower(), True) if ignore else (best, False)
 
 
 def _transient(value: Any, where: str) -> bool | None:
@@ -171,11 +224,13 @@ def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
     if not isinstance(patterns, list) or not patterns:
         raise RulesError(f"{where}: patterns must be a non-empty list of regular expressions")
     compiled = []
+    hints: list[tuple[str, bool] | None] = []
     for p in patterns:
         if not isinstance(p, str) or not p:
             raise RulesError(f"{where}: every pattern must be a non-empty string")
         try:
             compiled.append(re.compile(p))
+            hints.append(required_literal(p))
         except re.error as e:
             raise RulesError(f"{where}: pattern {p!r} is not a valid regex: {e}") from None
     precedence = entry.get("precedence", PRECEDENCE[category])
@@ -200,7 +255,17 @@ def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
         precedence=precedence,
         confidence=float(confidence),
         origin=origin,
+        hints=tuple(hints),
+        requires=_requires(entry.get("requires", []), where),
     )
+
+
+def _requires(value: Any, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise RulesError(f"{where}: requires must be a list of non-empty strings")
+    return tuple(value)
 
 
 def _xid(entry: Mapping[str, Any], origin: str) -> Xid:

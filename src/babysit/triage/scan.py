@@ -19,6 +19,7 @@ a file whose first block holds NUL bytes is reported as binary and skipped.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import BinaryIO
@@ -40,7 +41,7 @@ NEEDLES: tuple[bytes, ...] = (
     b"segmentation",
     b"fail",
     b"overflow",
-    b"loss scale",
+    b"loss scale to",  # not `loss scale`: Megatron prints `loss scale: 1.0` on every step
     b"mismatch",
     b"illegal instruction",
     b"gpu is lost",
@@ -53,7 +54,22 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"warn",
     b'file "',
     b"kill",
-    b"nan",
+    # Not `nan`: Megatron prints `number of nan iterations: 0` on every step.
+    b": nan",
+    b"= nan",
+    b" nan,",
+    b"nan loss",
+    b"loss nan",
+    b"is nan",
+    b"are nan",
+    b"nan or inf",
+    b"nan values",
+    b"found nan",
+    b"nan detected",
+    b"detected nan",
+    b"encountered nan",
+    b"'nan'",
+    b"nan in ",
     b"preempt",
     b"cancel",
     b"abort",
@@ -122,8 +138,9 @@ RARE_NEEDLES: tuple[bytes, ...] = (
 _KERNELISH = (b"kernel:", b"nvrm:", b"] nvrm", b"kubelet", b"evicted", b"slurmstepd")
 # After a line holding one of these, the next lines are handed over too (needle, how many).
 _FOLLOW: tuple[tuple[bytes, int], ...] = (
-    (b"traceback (most recent call last)", 80),
-    (b'file "', 2),
+    # A deep Python 3.11 traceback is 3 lines a frame (code, carets): 60 frames and its end.
+    (b"traceback (most recent call last)", 200),
+    (b'file "', 3),
     (b"root cause (first observed failure)", 12),
     (b"failures:", 12),
     (b"terminate called after throwing", 2),
@@ -146,6 +163,7 @@ class ScanStats:
     long_lines: int = 0  # lines cut at MAX_LINE_BYTES
     last_line: str = ""  # the last non-empty line (for "the log ends with ...")
     needles: tuple[bytes, ...] = field(default=NEEDLES)
+    stopped_early: bool = False  # the deadline passed before the end
 
 
 def _is_binary(head: bytes) -> bool:
@@ -231,12 +249,12 @@ def _follow_count(low_line: bytes) -> int:
     return n
 
 
-def _emit(raw: bytes, lineno: int, sink: Sink, stats: ScanStats, inert: set[bytes]) -> None:
+def _emit(raw: bytes, lineno: int, sink: Sink, stats: ScanStats, inert: set[int]) -> None:
     if len(raw) > MAX_LINE_BYTES:
         raw = raw[:MAX_LINE_BYTES]
     # The rank label differs between repeats; the message must not (digits decide rules:
     # `exit code 137`, `[Errno 28]`).
-    key = _RANK_LABEL.sub(b"", raw, count=1)
+    key = hash(_RANK_LABEL.sub(b"", raw, count=1))  # 8 bytes a line, not the line
     if key in inert:
         return
     text = _decode(raw).rstrip("\r\n")
@@ -262,7 +280,7 @@ def _window(
     follow: int,
     sink: Sink,
     stats: ScanStats,
-    inert: set[bytes],
+    inert: set[int],
 ) -> tuple[int, int, int]:
     """Hand over the next `follow` lines from `pos` (the window after a trigger line); a
     trigger inside the window (a chained traceback) opens a window of its own. Returns the
@@ -279,10 +297,16 @@ def _window(
 
 
 def scan(
-    stream: BinaryIO, sink: Sink, size: int | None = None, rare: bool | None = None
+    stream: BinaryIO,
+    sink: Sink,
+    size: int | None = None,
+    rare: bool | None = None,
+    deadline: float | None = None,
 ) -> ScanStats:
-    """Read the whole stream; hand the candidate lines to sink(lineno, text). `rare` forces
-    the search for RARE_NEEDLES on (True) or off (False); None decides by size and content."""
+    """Read the whole stream (or up to `deadline`, time.monotonic()); hand the candidate lines
+    to sink(lineno, text). `rare` forces the search for RARE_NEEDLES on (True) or off (False);
+    None decides by size and content (a stream of unknown size starts with them and drops
+    them past SMALL_FILE_BYTES)."""
     stats = ScanStats()
     head = stream.read(CHUNK_BYTES)
     if not head:
@@ -292,14 +316,14 @@ def scan(
         stats.size_bytes = len(head)
         return stats
     low_head = head[:CHUNK_BYTES].lower()
+    kernelish = any(k in low_head for k in _KERNELISH)
+    adaptive = rare is None and size is None and not kernelish
     if rare is None:
-        rare = (size is not None and size <= SMALL_FILE_BYTES) or any(
-            k in low_head for k in _KERNELISH
-        )
+        rare = size is None or size <= SMALL_FILE_BYTES or kernelish
     if rare:
         stats.needles = NEEDLES + RARE_NEEDLES
     chunker = _Chunker(stream, stats)
-    inert: set[bytes] = set()
+    inert: set[int] = set()
     base = 0  # lines before the current block
     follow = 0  # lines still to hand over after a frame or a failure summary
     first = head
@@ -308,6 +332,11 @@ def scan(
         blocks = chunker.blocks(first)
         first = b""
         if blocks is None:
+            break
+        if adaptive and stats.size_bytes > SMALL_FILE_BYTES:
+            stats.needles, adaptive = NEEDLES, False  # a big stream after all: speed matters
+        if deadline is not None and time.monotonic() > deadline:
+            stats.stopped_early = True
             break
         for block in blocks:
             if not block:

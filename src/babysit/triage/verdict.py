@@ -111,6 +111,16 @@ class Meaning(NamedTuple):
 def _meaning(f: Finding) -> Meaning:
     """What a finding means: its rule's, or for an Xid its catalogue entry's."""
     rule = f.rule
+    if f.weak:  # it may have mattered, but anything else explains the run better
+        return Meaning(
+            rule.category,
+            rule.role,
+            rule.transient,
+            rule.suspect,
+            rule.explain,
+            min(rule.precedence, 15),
+            min(rule.confidence, 0.45),
+        )
     if f.xid is None:
         return Meaning(
             rule.category,
@@ -196,7 +206,7 @@ def _consequence(g: Group, files: list[str]) -> Consequence:
 _FINISHED = re.compile(
     r"(?i)(?:training (?:is )?(?:complete|completed|finished|done)|finished training|"
     r"train(?:ing)? ended|exiting (?:normally|successfully)|all done|done training|"
-    r"\bsucceeded\b|saved (?:the )?(?:final )?model)"
+    r"\bsucceeded\b|saved (?:the )?(?:final )?model|`Trainer\.fit` stopped|'train_runtime')"
 )
 _HANG_ACTION = (
     "If the job is still running but silent, it hung: dump the ranks' stacks (py-spy dump "
@@ -241,11 +251,17 @@ def nothing_found(files: list[str], lines: int, last_line: str, note: str = "") 
 
 
 def diagnose(
-    engine: Engine, files: list[str], lines: int, last_line: str = "", note: str = ""
+    engine: Engine,
+    files: list[str],
+    lines: int,
+    last_line: str = "",
+    note: str = "",
+    read: list[str] | None = None,
 ) -> Diagnosis:
+    """`files` names the engine's file indexes; `read` the files actually read (default: all)."""
     groups = list(engine.groups.values())
     if not groups:
-        return nothing_found(files, lines, last_line, note)
+        return nothing_found(files if read is None else read, lines, last_line, note)
     causes = [g for g in groups if _meaning(g.first).role == "cause"]
     fallback = not causes
     root = _pick(causes or groups)

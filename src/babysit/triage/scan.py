@@ -40,17 +40,17 @@ NEEDLES: tuple[bytes, ...] = (
     b"sig",
     b"segmentation",
     b"fail",
-    b"overflow",
-    b"loss scale to",  # not `loss scale`: Megatron prints `loss scale: 1.0` on every step
-    b"mismatch",
+    b"overflow",  # fp16 scalers: `Gradient overflow. ... reducing loss scale to 0.5`
     b"illegal instruction",
-    b"gpu is lost",
 )
 # Needles of messages that are rare in big logs: from the kernel, the scheduler or Kubernetes
 # (their files are small), or that come with one of NEEDLES in any log big enough for speed to
 # matter. Searched in files up to SMALL_FILE_BYTES and in any file whose first chunk looks like
 # a kernel or Kubernetes log.
 RARE_NEEDLES: tuple[bytes, ...] = (
+    b"loss scale to",  # not `loss scale`: Megatron prints `loss scale: 1.0` on every step
+    b"mismatch",  # `size mismatch for ...` (the RuntimeError above it holds `error`)
+    b"gpu is lost",
     b"warn",
     b'file "',
     b"kill",

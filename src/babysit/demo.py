@@ -133,7 +133,7 @@ def _summary(console: Console, home: Path, wall_s: float, code: ExitCode) -> Non
     table.add_column("outcome", no_wrap=True, min_width=18)
     table.add_column("steps", no_wrap=True, min_width=7)
     table.add_column("resumed from", no_wrap=True, min_width=14)
-    table.add_column("cause", no_wrap=True, overflow="ellipsis", max_width=40)
+    table.add_column("cause", no_wrap=True, overflow="ellipsis", max_width=34)
     lost = 0
     prev: dict[str, Any] | None = None
     for a in attempts:

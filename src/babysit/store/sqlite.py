@@ -339,11 +339,14 @@ class Store:
         )
 
     def incidents(self, run: str) -> list[dict[str, Any]]:
-        rows = self._read("SELECT * FROM incidents WHERE run=? ORDER BY id", (run,))
+        return self._run_rows("incidents", run, "window", "[]")
+
+    def _run_rows(self, table: str, run: str, column: str, empty: str) -> list[dict[str, Any]]:
+        """A run's rows of `table` in order, with the JSON `column` decoded."""
         out = []
-        for r in rows:
+        for r in self._read(f"SELECT * FROM {table} WHERE run=? ORDER BY id", (run,)):
             d = dict(r)
-            d["window"] = json.loads(d["window"] or "[]")
+            d[column] = json.loads(d[column] or empty)
             out.append(d)
         return out
 
@@ -376,13 +379,7 @@ class Store:
         )
 
     def diagnoses(self, run: str) -> list[dict[str, Any]]:
-        rows = self._read("SELECT * FROM diagnoses WHERE run=? ORDER BY id", (run,))
-        out = []
-        for r in rows:
-            d = dict(r)
-            d["document"] = json.loads(d["document"] or "{}")
-            out.append(d)
-        return out
+        return self._run_rows("diagnoses", run, "document", "{}")
 
     def seen_before(
         self, fingerprint: str, before: float | None = None, limit: int = 20

@@ -15,6 +15,7 @@ import sys
 import time
 import zlib
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -99,7 +100,9 @@ class _Tolerant:
         return data
 
 
+@contextmanager
 def _open(path: str) -> Iterator[tuple[_Tolerant, int | None]]:
+    """The file as a tolerant stream, with its size when it is known."""
     if path == STDIN:
         yield _Tolerant(sys.stdin.buffer), None
         return
@@ -141,7 +144,7 @@ def triage_files(
             skipped.append(f"{path} (not read: the time budget for triage ran out)")
             continue
         try:
-            for stream, size in _open(path):
+            with _open(path) as (stream, size):
                 stats: ScanStats = scan(
                     stream, partial(engine.feed, index), size, rare, deadline  # type: ignore[arg-type]
                 )

@@ -21,7 +21,7 @@ from babysit.triage.knowledge import Knowledge, Rule, Xid
 
 MAX_TEXT = 600  # characters of a line kept as evidence
 MAX_SAMPLES = 6  # findings kept per group besides the earliest
-MAX_FRAMES = 10  # traceback lines kept per finding
+MAXFRAMES = 10  # traceback lines kept per finding
 MAX_MATCH = 4096  # characters of a line that anatomy and the rules read
 # Categories whose glog warnings are mostly start-up chatter (c10d trying IPv6, then IPv4).
 _CHATTY = frozenset({Category.NETWORK, Category.PREEMPTION})
@@ -33,7 +33,8 @@ _EXC_LINE = re.compile(
     r"^(?:[A-Za-z_]\w*\.)*(?P<type>[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Fault|Invalid|"
     r"Warning))(?::\s?(?P<msg>.*))?$"
 )
-_FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>\S+))?')
+# A traceback frame: `  File "train.py", line 88, in train_step` (no `in` for a SyntaxError).
+FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>\S+))?')
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
 _BLOCK_HOST = re.compile(r"^\s*host\s*:\s*(?P<host>\S+)")
 _BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(?P<rank>\d+)")
@@ -114,7 +115,6 @@ def earlier(a: Finding, b: Finding) -> bool:
 class _Traceback:
     lines: list[tuple[int, str]]  # (line number, text)
     func: str | None = None  # innermost frame's function
-    where: str | None = None  # innermost frame's file
 
 
 @dataclass
@@ -130,11 +130,11 @@ class Engine:
     def __init__(self, kb: Knowledge) -> None:
         self.kb = kb
         self.groups: dict[tuple[str, int | None], Group] = {}
-        self.lines_fed = 0
         self.ranks_seen: set[int] = set()
         self.watchdog: dict[int, tuple[int | None, int | None]] = {}  # rank -> (seq, done)
         self.elastic_root: tuple[str | None, int | None] | None = None  # (host, rank)
-        self._cache: dict[str, int] = {}
+        # Keyed by hash, not by the line: 50k lines of 4 KiB would hold 200 MB.
+        self._cache: dict[int, int] = {}
         # Every pattern of every rule in order, with its literal hint: the matching loop's plan.
         self._plan = [
             (i, rx, hint[0] if hint else None, hint[1] if hint else False, rule.requires)
@@ -148,7 +148,7 @@ class Engine:
         self._digit_plan = [
             e for e in self._plan if _DIGIT_AWARE.search(_QUANTIFIER.sub("", e[1].pattern))
         ]
-        self._shapes: set[str] = set()
+        self._shapes: set[int] = set()
         self._tb: dict[tuple[int, int | None], _Traceback] = {}
         self._block: _Block | None = None
         self._block_file = -1
@@ -157,7 +157,7 @@ class Engine:
     # -- matching ---------------------------------------------------------------------------
 
     def _match(self, body: str) -> tuple[int, re.Match[str]] | None:
-        key = body
+        key = hash(body)
         idx = self._cache.get(key)
         low = body.lower()
         if idx is not None:
@@ -173,7 +173,7 @@ class Engine:
         rules = self.kb.rules
         found: tuple[int, re.Match[str]] | None = None
         skip = -1  # a rule known not to apply to this line
-        shape = body.translate(_ZEROS)
+        shape = hash(body.translate(_ZEROS))
         plan = self._digit_plan if shape in self._shapes else self._plan
         for i, rx, hint, lower, requires in plan:
             if i == skip:
@@ -213,7 +213,6 @@ class Engine:
         """One candidate line of file number `file` (1-based line number). True when the line
         meant nothing and would mean nothing whatever came before it (the scanner then skips
         its repeats)."""
-        self.lines_fed += 1
         if len(text) > MAX_MATCH:
             text = text[:MAX_MATCH]  # bounds the work of every regex on a monster line
         a = anatomy(text)
@@ -233,9 +232,9 @@ class Engine:
             self._tb[tb_key] = _Traceback([(line, stripped)])
             return False
         if tb is not None and body[:1] in (" ", "\t"):
-            fm = _FRAME.match(body)
+            fm = FRAME.match(body)
             if fm:
-                tb.func, tb.where = fm["func"], fm["file"]
+                tb.func = fm["func"]
             tb.lines.append((line, body.rstrip()))
             if len(tb.lines) > 64:
                 del tb.lines[2]  # keep the head and the innermost frames
@@ -250,7 +249,7 @@ class Engine:
         if tb is not None:
             # The first unindented line after the frames is the exception that ends them.
             del self._tb[tb_key]
-            frames = tuple(tb.lines[:2] + tb.lines[2:][-(MAX_FRAMES - 2) :])
+            frames = tuple(tb.lines[:2] + tb.lines[2:][-(MAXFRAMES - 2) :])
             if tb.func and exc_type is None:
                 exc_type = stripped.split(":", 1)[0][:80] if ":" in stripped else None
         hit = self._match(body)
@@ -317,7 +316,7 @@ class Engine:
                 if hit is None or self.kb.rules[hit[0]].role == "noise":
                     continue
                 rule = self.kb.rules[hit[0]]
-                frames = tuple(tb.lines[:2] + tb.lines[2:][-(MAX_FRAMES - 2) :])
+                frames = tuple(tb.lines[:2] + tb.lines[2:][-(MAXFRAMES - 2) :])
                 self._add(
                     rule, None, file, number, body, body.strip(), Anatomy(body, rank), frames, None
                 )

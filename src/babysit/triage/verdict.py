@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from babysit.records import Category, Consequence, Diagnosis, LogLine, Suspect
-from babysit.triage.engine import Engine, Finding, Group, earlier
+from babysit.triage.engine import FRAME, Engine, Finding, Group, earlier
 
 _QUOTE_MAX = 220
 _NORMALISE = (
@@ -53,9 +53,9 @@ def _fingerprint(f: Finding) -> str:
     if f.frames:
         # The innermost frame's function tells two KeyErrors apart; its line number does not.
         for _, fl in reversed(f.frames):
-            m = re.match(r'\s+File "([^"]+)", line \d+, in (\S+)', fl)
-            if m:
-                sig += f"|{m[1].rsplit('/', 1)[-1]}:{m[2]}"
+            m = FRAME.match(fl)
+            if m and m["func"]:
+                sig += f"|{m['file'].rsplit('/', 1)[-1]}:{m['func']}"
                 break
     return hashlib.sha1(sig.encode("utf-8", "replace")).hexdigest()[:16]
 
@@ -65,9 +65,9 @@ def _raised_at(f: Finding) -> str | None:
     library and site-packages (where a human can fix something), else the innermost one."""
     frames = []
     for _, fl in f.frames:
-        m = re.match(r'\s+File "([^"]+)", line (\d+)(?:, in (\S+))?', fl)
+        m = FRAME.match(fl)
         if m:
-            frames.append((m[1], m[2], m[3]))
+            frames.append((m["file"], m["line"], m["func"]))
     if not frames:
         return None
     own = [fr for fr in frames if "site-packages" not in fr[0] and "/lib/python" not in fr[0]]

@@ -223,6 +223,13 @@ _ALIASES = {name: canon for canon, names in _SPELLINGS.items() for name in (cano
 _DROP = frozenset({"eta", "elapsed_time", "remaining_time"})
 
 
+def _put_step_time(values: _Values, text: str) -> None:
+    """`33.52ms` (or a bare number of milliseconds) as step_time_ms; nothing if not a time."""
+    ms = _ms(text, "ms")
+    if ms is not None:
+        values["step_time_ms"] = ms
+
+
 def _put(values: _Values, key: str, text: str) -> None:
     """Store `text`'s number under the canonical name of `key` (a second spelling of the same
     quantity keeps its own name); nothing when `text` is not a number."""
@@ -496,9 +503,7 @@ def _nanogpt(body: str) -> _Parsed | None:
             return None
         name = name.lower()
         if name == "time":
-            ms = _ms(text, "ms")
-            if ms is not None:
-                values["step_time_ms"] = ms
+            _put_step_time(values, text)
         else:
             _put(values, name, text)
     return "nanogpt", int(m.group(2)), values
@@ -524,9 +529,7 @@ def _step_of(body: str) -> _Parsed | None:
             key = key.strip().lower()
             text = text.strip()
             if key == "dt":
-                ms = _ms(text, "ms")
-                if ms is not None:
-                    values["step_time_ms"] = ms
+                _put_step_time(values, text)
             else:
                 _put(values, key, text)
             continue

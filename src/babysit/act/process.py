@@ -72,8 +72,14 @@ class Handle:
                 with contextlib.suppress(OSError):
                     self._pidfd = os.pidfd_open(self.launcher_pid)
         if self._pidfd >= 0:
-            select.select([self._pidfd], [], [], timeout_s)
-        elif self.popen is not None:
+            ready, _, _ = select.select([self._pidfd], [], [], timeout_s)
+            if ready:
+                # The launcher is gone; its pidfd stays readable for good. If the training
+                # lives on, the loop goes on polling: from now on at its own pace, not in a
+                # spin. (-1, not None: never re-open it on a pid that may be reused.)
+                os.close(self._pidfd)
+                self._pidfd = -1
+        elif self.popen is not None and self.popen.returncode is None:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.popen.wait(timeout_s)
         else:

@@ -21,7 +21,7 @@ from babysit.errors import BabysitError
 from babysit.records import Diagnosis
 from babysit.sources.kernel import kernel_lines
 from babysit.store import Store
-from babysit.triage import Knowledge, triage_files
+from babysit.triage import LONG_LINES_NOTE, Knowledge, triage_files
 from babysit.views.triage import diagnosis_document, seen_before_line
 
 Say = Callable[[str, str], None]
@@ -48,8 +48,8 @@ class Postmortem:
                     extra.append(("<kernel log>", lines))
             report = triage_files(existing, self.kb, extra_lines=extra, budget_s=self.budget_s)
             for note in report.skipped:
-                if "time budget" in note:
-                    self.say("warn", f"triage: {note}")
+                if LONG_LINES_NOTE not in note:  # unreadable, cut short, out of time
+                    self.say("warn", f"triage could not read all of it: {note}")
             return report.diagnosis
         except Exception as exc:
             self.say(
@@ -58,6 +58,12 @@ class Postmortem:
                 f"({type(exc).__name__}: {exc}); judging the attempt by its exit status only",
             )
             return None
+
+    def tell(self, d: Diagnosis, seen: str | None) -> None:
+        """What to do, and whether the failure was seen before, to the operator."""
+        self.say("info", f"what to do: {d.action}")
+        if seen is not None:
+            self.say("warn", f"seen before: {seen}")
 
     def document(
         self, d: Diagnosis, store: Store | None, now: float | None = None

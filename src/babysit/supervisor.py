@@ -698,11 +698,9 @@ class Supervisor:
         """Into the store (the logbook and later "seen before" lookups), and to the operator:
         what to do, and whether this failure was seen before."""
         doc, seen = self.postmortem.document(d, self.journal.store, ended)
-        stored = {k: v for k, v in doc.items() if k != "seen_before"}
-        self.journal.write(lambda s: s.add_diagnosis(self.name, number, ended, stored))
-        self.say("info", f"what to do: {d.action}")
+        self.journal.write(lambda s: s.add_diagnosis(self.name, number, ended, doc))
+        self.postmortem.tell(d, seen)
         if seen is not None:
-            self.say("warn", f"seen before: {seen}")
             self.journal.event(EventKind.NOTE, f"attempt {number}: {seen}", number)
 
     def _backoff(self, delay_s: float) -> bool:

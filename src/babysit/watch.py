@@ -136,7 +136,7 @@ def follow(
         told.add(d.fingerprint)
         count += 1
         doc, seen = pm.document(d, store, now)
-        store.add_diagnosis(name, None, now, {k: v for k, v in doc.items() if k != "seen_before"})
+        store.add_diagnosis(name, None, now, doc)
         store.add_event_row(
             Event(
                 name,
@@ -148,9 +148,7 @@ def follow(
             )
         )
         say("warn", f"triage: {d.category.value}: {d.summary}")
-        say("info", f"what to do: {d.action}")
-        if seen:
-            say("warn", f"seen before: {seen}")
+        pm.tell(d, seen)
 
     def record(inc: Incident, path: Path) -> None:
         nonlocal count

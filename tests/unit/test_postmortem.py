@@ -94,3 +94,15 @@ def test_another_users_oom_kill_is_not_ours() -> None:
     xid = f"{stamp} NVRM: Xid (PCI:0000:3b:00): 79, pid=7, GPU has fallen off the bus."
     t0 = datetime(2026, 11, 30, 0, 30, tzinfo=timezone.utc).timestamp()
     assert parse_iso_dmesg([*theirs, *ours, xid], t0, uid=1000) == [*ours, xid]
+
+
+def test_a_log_it_could_not_read_whole_is_told(tmp_path: Path) -> None:
+    import gzip
+
+    cut = tmp_path / "stderr.log.gz"
+    whole = gzip.compress(b"iter 1: loss 2.0\n" * 50_000)
+    cut.write_bytes(whole[: len(whole) // 2])
+    said, say = collect()
+    Postmortem(KB, say, kernel=False).diagnose([cut], 0.0)  # type: ignore[arg-type]
+    assert said and said[0][0] == "warn" and "could not read all of it" in said[0][1]
+    assert "stderr.log.gz" in said[0][1]

@@ -353,8 +353,9 @@ class Store:
     def add_diagnosis(
         self, run: str, attempt: int | None, ts: float, document: Mapping[str, Any]
     ) -> None:
-        """A triage verdict (the JSON document of `babysit triage --json`, without
-        seen_before)."""
+        """A triage verdict: the JSON document of `babysit triage --json` (its seen_before,
+        derived from this very table, is not stored)."""
+        document = {k: v for k, v in document.items() if k != "seen_before"}
         suspect = document.get("suspect") or {}
         transient = document.get("transient")
         self._write(

@@ -29,6 +29,7 @@ from babysit.triage.scan import ScanStats, scan
 from babysit.triage.verdict import diagnose, normalise
 
 STDIN = "-"
+LONG_LINES_NOTE = "line(s) longer than 64 KiB: only their first 64 KiB read"
 MAX_FILES = 10_000
 
 
@@ -170,10 +171,7 @@ def triage_files(
         if stats.last_line:
             last_line = stats.last_line
         if stats.long_lines:
-            skipped.append(
-                f"{path} ({stats.long_lines} line(s) longer than 64 KiB: only their first "
-                "64 KiB read)"
-            )
+            skipped.append(f"{path} ({stats.long_lines} {LONG_LINES_NOTE})")
     for name, src in extra_lines:
         index = len(names)
         names.append(name)

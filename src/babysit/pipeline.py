@@ -82,9 +82,12 @@ class Pipeline:
                 if records:  # most lines say nothing: their cost stays the parser's
                     out += self._records(records, line.stream)
             except Exception as exc:
-                self.failures += 1
-                self.last_failure = f"{type(exc).__name__}: {exc}"[:300]
+                self._failed(exc, f"{line.stream}.log line {line.number}")
         return out
+
+    def _failed(self, exc: Exception, where: str) -> None:
+        self.failures += 1
+        self.last_failure = f"{where}: {type(exc).__name__}: {exc}"[:300]
 
     def _records(self, records: list[Record], stream: str) -> list[Incident]:
         out: list[Incident] = []
@@ -131,8 +134,7 @@ class Pipeline:
                 self._metric(rec)
                 out += self._once(self._vitals(source).feed(rec))
             except Exception as exc:
-                self.failures += 1
-                self.last_failure = f"{type(exc).__name__}: {exc}"[:300]
+                self._failed(exc, f"a {source} metric at step {rec.step}")
         return out
 
     def activity(self, act: Activity) -> None:

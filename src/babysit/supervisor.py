@@ -533,7 +533,7 @@ class Supervisor:
                 "warn",
                 f"{p.failures - self._failures_told} output line(s) could not be parsed and were "
                 f"skipped (last: {p.last_failure}); supervision goes on. Please report the line "
-                f"(it is in {live.handle.attempt_dir}).",
+                f"(its file is in {live.handle.attempt_dir}).",
             )
             self._failures_told = p.failures
         if p.latest and p.metric_records != live.metrics_flushed:

@@ -39,6 +39,7 @@ class Journal:
         self.run_state: RunState | None = None
         self.dropped = 0
         self._warned = False
+        self._dropped_told = 0  # metrics samples dropped before the last "accepts again"
 
     def write(self, write: Write, droppable: bool = False) -> None:
         """Queue a write and try the queue. A `droppable` one (a metrics sample) is dropped
@@ -70,7 +71,18 @@ class Journal:
             self.pending.popleft()
         if self._warned:
             self._warned = False
-            self.say("info", "the store accepts writes again; nothing was lost")
+            lost = self.dropped - self._dropped_told
+            self._dropped_told = self.dropped
+            self.say(
+                "info",
+                "the store accepts writes again; "
+                + (
+                    f"attempts, events and incidents were all kept, but {lost} metrics "
+                    "sample(s) were dropped meanwhile (the run's own logs still hold them)"
+                    if lost
+                    else "nothing was lost"
+                ),
+            )
 
     def event(self, kind: EventKind, message: str, attempt: int | None = None, **data: Any) -> None:
         event = Event(self.run, kind, message, self.wall(), attempt, data)

@@ -34,7 +34,6 @@ class Job:
     console: Path  # torchrun's combined output (--tee 3: `[default2]:` prefixes)
     log_dir: Path  # --log-dir: <run id>/attempt_0/<local rank>/{stdout,stderr}.log
     returncode: int
-    wall_s: float
 
 
 def _free_ports(n: int) -> list[int]:
@@ -86,7 +85,7 @@ def jobs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Job]]:
         done: dict[str, Job] = {}
         for name, (proc, console, log_dir) in started.items():
             rc = _wait(proc, deadline)
-            done[name] = Job(console, log_dir, rc, time.monotonic() - t0)
+            done[name] = Job(console, log_dir, rc)
         yield done
     finally:
         for proc, _, _ in started.values():
@@ -124,7 +123,6 @@ def test_the_job_fails_the_way_real_jobs_do(jobs: dict[str, Job]) -> None:
     for job in jobs.values():
         text = job.console.read_text(errors="replace")
         assert job.returncode == 1, text[-3000:]
-        assert job.wall_s < 60, f"the job took {job.wall_s:.0f}s"
         for r in range(3):
             assert f"[default{r}]:step 2 rank {r} loss" in text
         assert f"[default2]:[rank2]: {KEY_ERROR}" in text

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import random
-import timeit
 from collections.abc import Mapping
 
 import pytest
@@ -1032,9 +1031,7 @@ def test_throughput_check_runs() -> None:
         )
         for i in range(2000)
     ]
-    found: list[Metric | None] = []
-    seconds = timeit.timeit(lambda: found.extend(map(parse_metrics, lines)), number=1)
-    assert seconds > 0
+    found = list(map(parse_metrics, lines))
     parsed = [m for m in found if m is not None]
     assert 400 < len(parsed) < 800
     assert {m.source for m in parsed} == {"torchtitan", "nanogpt", "hf"}

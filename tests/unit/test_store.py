@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sqlite3
@@ -168,7 +169,9 @@ def test_release_and_budget(store: Store) -> None:
     assert run["supervisor_pid"] is None
 
 
-def test_runs_newest_first(store: Store) -> None:
+def test_runs_newest_first(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = itertools.count(1000.0)  # strictly increasing, whatever the wall clock does
+    monkeypatch.setattr("babysit.store.sqlite.time.time", lambda: next(clock))
     assert store.runs() == []
     started(store, "a")
     started(store, "b")

@@ -21,6 +21,11 @@ BENCHES = [
     ("quality_triage.py", "triage category accuracy >= 90%; no fatal cause called transient"),
 ]
 
+failed = []
 for script, target in BENCHES:
     print(f"== {script}: target: {target}", flush=True)
-    subprocess.run([sys.executable, str(HERE / script)], check=True, stderr=subprocess.DEVNULL)
+    proc = subprocess.run([sys.executable, str(HERE / script)], stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:  # say why, and run the others all the same
+        failed.append(script)
+        print(f"!! {script} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}", flush=True)
+sys.exit(f"failed: {', '.join(failed)}" if failed else 0)

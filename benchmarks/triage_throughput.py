@@ -114,7 +114,7 @@ def make_log(path: Path, size_bytes: int, ranks: int, seed: int = 0) -> None:
         )
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--gb", type=float, default=1.0)
     ap.add_argument("--ranks", type=int, default=512)
@@ -124,11 +124,14 @@ def main() -> None:
     path = Path(tempfile.gettempdir()) / f"babysit-triage-bench-{args.ranks}r-{size}.log"
     if not path.exists():
         t = time.perf_counter()
-        make_log(path, size, args.ranks)
+        partial = path.with_suffix(".partial")  # an interrupted write is never measured
+        make_log(partial, size, args.ranks)
+        os.replace(partial, path)
         print(
             f"wrote {path} ({path.stat().st_size / 1e9:.2f} GB) in {time.perf_counter() - t:.0f} s",
             flush=True,
         )
+    file_gb = path.stat().st_size / 1e9
     try:
         res = json.loads(
             subprocess.run(
@@ -155,11 +158,12 @@ def main() -> None:
     finally:
         if not args.keep:
             path.unlink(missing_ok=True)
-    gb = path_gb = size / 1e9
+    rate = file_gb / res["seconds"] * 1000
+    lines_rate = res["lines"] / res["seconds"] / 1e6
     print(
-        f"triage: {res['seconds']:.1f} s for {path_gb:.2f} GB ({gb / res['seconds'] * 1000:.0f}"
-        f" MB/s, {res['lines'] / res['seconds'] / 1e6:.2f} M lines/s), peak RSS "
-        f"{res['rss_mb']:.0f} MB  (target <= 15 s and < 300 MB for 1 GB)"
+        f"triage: {res['seconds']:.1f} s for {file_gb:.2f} GB ({rate:.0f} MB/s, "
+        f"{lines_rate:.2f} M lines/s), peak RSS {res['rss_mb']:.0f} MB  (target <= 15 s and "
+        "< 300 MB for 1 GB)"
     )
     print(
         f"verdict: {res['category']} on rank {res['rank']}; consequences "
@@ -170,7 +174,11 @@ def main() -> None:
         f"(triage/read = {res['seconds'] / read_s:.2f}x)"
         + (f"; grep -c -i error {grep_s:.1f} s" if grep_s is not None else "")
     )
+    if res["category"] != "cuda_oom" or res["rank"] != 317 % args.ranks:
+        print("WRONG VERDICT: the benchmark measured a triage that missed the root cause")
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

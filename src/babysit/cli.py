@@ -290,7 +290,6 @@ def watch(
       babysit watch slurm-1234.out --json        # replay: what would babysit have seen?
       babysit watch --follow slurm-1234.out      # live: report spikes, NaNs, slowdowns, hangs
     """
-    from babysit.config import derive_run_name
     from babysit.watch import follow as follow_logs
     from babysit.watch import replay
 

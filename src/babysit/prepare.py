@@ -16,6 +16,7 @@ from pathlib import Path
 
 from babysit.errors import CommandNotFound, ConfigError
 from babysit.records import Checkpoint
+from babysit.sources.checkpoints import glob_fixed_parts
 
 PLACEHOLDER = "{checkpoint}"
 
@@ -46,11 +47,7 @@ def check_checkpoint_glob(
         )
     if not pattern:
         return
-    fixed = []
-    for part in Path(os.path.expanduser(pattern)).parts:
-        if any(c in part for c in "*?["):
-            break
-        fixed.append(part)
+    fixed = glob_fixed_parts(pattern)
     base = cwd / Path(*fixed) if fixed else cwd
     while not base.exists() and base != base.parent:
         base = base.parent

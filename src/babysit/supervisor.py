@@ -67,6 +67,7 @@ from babysit.triage import load_knowledge
 Say = Callable[[str, str], None]
 PROGRESS_FLUSH_S = 2.0  # how often the last step, log offsets and metrics are committed
 PULSE_S = 1.0  # how often the checkpoint directory is looked at for writes
+TENSORBOARD_S = 2.0  # how often the TensorBoard event files are read
 LOW_DISK_BYTES = 1 << 30
 CLIENT_METRICS = "metrics.jsonl"  # in the attempt's directory: what babysit.client writes
 _ATTEMPT_DIR = re.compile(r"^attempt-(\d+)$")
@@ -149,6 +150,9 @@ class Supervisor:
         self._tensorboard: TensorBoardSource | None = None
         self._tensorboard_at = 0.0
         self.live: _Live | None = None
+        # The checkpoint glob, resolved once (the pulse looks at it every tick).
+        glob = cfg.checkpoint.glob
+        self.checkpoint_pattern = str(self._resolve(glob)) if glob else None
         rules = [cwd / cfg.triage.rules] if cfg.triage.rules else []
         self.postmortem = Postmortem(load_knowledge(rules), say, cfg.triage.kernel_log)
 
@@ -224,8 +228,7 @@ class Supervisor:
             self.cfg.checkpoint.glob, self.command, self.cfg.run.resume_args, self.cwd
         )
         if self.cfg.run.tensorboard:
-            tb = Path(os.path.expanduser(self.cfg.run.tensorboard))
-            self._tensorboard = TensorBoardSource(tb if tb.is_absolute() else self.cwd / tb)
+            self._tensorboard = TensorBoardSource(self._resolve(self.cfg.run.tensorboard))
         store.start_run(self.name, self.command, str(self.cwd), asdict(self.cfg))
         self.journal.run_state = RunState.STARTING
         budget_from = int(existing["budget_from"]) if existing else 1
@@ -306,15 +309,13 @@ class Supervisor:
             return 0
         return max((int(m.group(1)) for n in names if (m := _ATTEMPT_DIR.match(n))), default=0)
 
-    def _checkpoint_pattern(self) -> str | None:
-        pattern = self.cfg.checkpoint.glob
-        if not pattern:
-            return None
-        expanded = os.path.expanduser(pattern)
-        return expanded if os.path.isabs(expanded) else str(self.cwd / expanded)
+    def _resolve(self, path: str) -> Path:
+        """A path from the config or the flags: `~` expanded, relative to the run's cwd."""
+        p = Path(os.path.expanduser(path))
+        return p if p.is_absolute() else self.cwd / p
 
     def _pick_checkpoint(self, settle_s: float) -> Checkpoint | None:
-        pattern = self._checkpoint_pattern()
+        pattern = self.checkpoint_pattern
         if pattern is None:
             return None
         found = scan_checkpoints(pattern, self.seams.wall(), settle_s)
@@ -398,8 +399,7 @@ class Supervisor:
             Follower(attempt_dir / CLIENT_METRICS, "client"),
         ]
         if self.cfg.run.metrics_file:
-            path = Path(os.path.expanduser(self.cfg.run.metrics_file))
-            path = path if path.is_absolute() else self.cwd / path
+            path = self._resolve(self.cfg.run.metrics_file)
             # A file of the run's own, across attempts: read only what is new from now on.
             offset = path.stat().st_size if path.exists() else 0
             followers.append(Follower(path, "metrics", offset))
@@ -543,7 +543,7 @@ class Supervisor:
 
     def _pulse(self, live: _Live) -> None:
         """Writes in the checkpoint directory are a sign of life (a save under way)."""
-        pattern = self._checkpoint_pattern()
+        pattern = self.checkpoint_pattern
         if pattern is None or self.seams.monotonic() - live.pulsed_at < PULSE_S:
             return
         live.pulsed_at = self.seams.monotonic()
@@ -553,7 +553,10 @@ class Supervisor:
             live.pipeline.activity(Activity("checkpoint_write", self.seams.wall()))
 
     def _poll_tensorboard(self, live: _Live) -> None:
-        if self._tensorboard is None or self.seams.monotonic() - self._tensorboard_at < 2.0:
+        if (
+            self._tensorboard is None
+            or self.seams.monotonic() - self._tensorboard_at < TENSORBOARD_S
+        ):
             return
         self._tensorboard_at = self.seams.monotonic()
         for inc in live.pipeline.metrics(self._tensorboard.poll(self.seams.wall())):

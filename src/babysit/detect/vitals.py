@@ -68,8 +68,6 @@ class VitalSigns:
         self.hang = hang if hang is not None else HangDetector(rules.hang)
         self.metric_names: set[str] = set()
         self.recent: dict[str, deque[tuple[int | None, float]]] = {}
-        self.first_step: int | None = None
-        self.last_step: int | None = None
 
     def new_attempt(self, ts: float) -> None:
         """A new attempt: the step counter may start over; warm-ups and allowances apply again."""
@@ -78,9 +76,6 @@ class VitalSigns:
         self.numerics.reset()
 
     def _step(self, step: int, ts: float) -> None:
-        if self.first_step is None:
-            self.first_step = step
-        self.last_step = step
         self.hang.progress(step, ts)
 
     def feed(self, rec: Metric | Progress | Activity) -> list[Incident]:

@@ -158,6 +158,17 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
+def glob_fixed_parts(pattern: str) -> list[str]:
+    """The leading path parts of a glob that hold no wildcard (`out/run1` of
+    `out/run1/ckpt_*.pt`), `~` expanded."""
+    fixed = []
+    for part in Path(os.path.expanduser(pattern)).parts:
+        if any(c in part for c in "*?["):
+            break
+        fixed.append(part)
+    return fixed
+
+
 class DirectoryPulse:
     """Notices writes in the directory a checkpoint glob points into (a save under way).
 
@@ -169,11 +180,7 @@ class DirectoryPulse:
     """
 
     def __init__(self, pattern: str) -> None:
-        fixed = []
-        for part in Path(os.path.expanduser(pattern)).parts:
-            if any(c in part for c in "*?["):
-                break
-            fixed.append(part)
+        fixed = glob_fixed_parts(pattern)
         base = Path(*fixed) if fixed else Path(".")
         self.base = base if fixed and len(fixed) < len(Path(pattern).parts) else base.parent
         self._last: int | None = None

@@ -15,6 +15,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from babysit.views.triage import suspect_where
+
 _STATE_STYLE = {
     "running": "green",
     "backoff": "yellow",
@@ -113,11 +115,7 @@ def status_tables(doc: Mapping[str, Any], console: Console, events: int = 10) ->
     diagnoses = doc.get("diagnoses") or []
     if diagnoses:
         d = diagnoses[-1]
-        where = ", ".join(
-            f"{k} {d['suspect'][k]}"
-            for k in ("host", "rank", "gpu")
-            if d["suspect"].get(k) is not None
-        )
+        where = suspect_where(d["suspect"])
         console.print(
             f"last triage (attempt {d['attempt'] or '-'}): [bold]{d['category']}[/]"
             + (f" — suspect {d['suspect']['kind']} ({escape(where)})" if where else "")
@@ -177,9 +175,7 @@ def logbook_markdown(doc: Mapping[str, Any]) -> str:
         out += ["", "## Triage", ""]
         for d in diagnoses:
             s = d["suspect"]
-            where = ", ".join(
-                f"{k} {s[k]}" for k in ("host", "rank", "gpu") if s.get(k) is not None
-            )
+            where = suspect_where(s)
             restart = {True: "restart can help", False: "a human must act", None: "unclear"}[
                 d["transient"]
             ]

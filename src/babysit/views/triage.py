@@ -99,6 +99,13 @@ def seen_before_line(seen: Sequence[Mapping[str, Any]], host: str | None, now: f
     )
 
 
+def suspect_where(suspect: Mapping[str, Any]) -> str:
+    """`host gpu-17, rank 3, gpu 0000:3b:00`: the parts of a suspect document that are known."""
+    return ", ".join(
+        f"{k} {suspect[k]}" for k in ("host", "rank", "gpu") if suspect.get(k) is not None
+    )
+
+
 def _transient_words(t: bool | None) -> str:
     if t is True:
         return "[green]a restart is a sane response[/]"
@@ -123,8 +130,8 @@ def print_diagnosis(
     )
     console.print(escape(doc["summary"]), soft_wrap=True)
     s = doc["suspect"]
-    where = [f"{k} {s[k]}" for k in ("host", "rank", "gpu") if s.get(k) is not None]
-    console.print(f"[bold]suspect:[/] {s['kind']}" + (f" ({', '.join(where)})" if where else ""))
+    where = suspect_where(s)
+    console.print(f"[bold]suspect:[/] {s['kind']}" + (f" ({where})" if where else ""))
     console.print(f"[bold]what to do:[/] {escape(doc['action'])}", soft_wrap=True)
     if doc["evidence"]:
         console.print("[bold]evidence:[/]")

@@ -1,4 +1,4 @@
-"""Run every benchmark and print the figures against their targets (issues 2, 3 and 4).
+"""Run every benchmark and print the figures against their targets (issues 2 to 5).
 
 python benchmarks/run_all.py        # or: make bench
 """
@@ -19,6 +19,9 @@ BENCHES = [
     ("quality_vitals.py", "spike/NaN precision and recall >= 0.95; no false hangs; hang delay"),
     ("triage_throughput.py", "triage a 1 GB 512-rank log in <= 15 s on one core, < 300 MB"),
     ("quality_triage.py", "triage category accuracy >= 90%; no fatal cause called transient"),
+    ("stack_dump.py", "stack dump of 8 processes <= 3 s (py-spy and faulthandler)"),
+    ("preflight.py", "preflight (every health check, with the matmul test) <= 10 s"),
+    ("decision_latency.py", "from an incident (a NaN) to the action (SIGTERM) <= 100 ms"),
 ]
 
 failed = []

@@ -3,6 +3,7 @@
 Usage:
     python examples/tinygpt/train.py --out-dir runs/tg --max-steps 300
     python examples/tinygpt/train.py --out-dir runs/tg --crash-at 60   # fires once
+    python examples/tinygpt/train.py --out-dir runs/tg --nan-at 60     # a bad batch: every time
     BABYSIT_SKIP_STEPS=120-160 BABYSIT_LR_SCALE=0.5 python train.py --out-dir runs/tg
 
 The training text is the standard library's own ``.py`` sources (sorted, first ~2 MB),
@@ -343,7 +344,11 @@ def main() -> None:
                 print(f"injecting hang at step {step}", file=sys.stderr, flush=True)
                 while True:
                     time.sleep(3600)
-            poison = step == args.nan_at and faults.fire("nan", step)
+            # --nan-at: a bad batch, not a one-off: the step's data poisons the run every time
+            # it is trained on, until a rollback skips it (BABYSIT_SKIP_STEPS).
+            poison = step == args.nan_at
+            if poison:
+                faults.fire("nan", step)
             if step == args.spike_at:
                 faults.fire("spike", step)
             s0 = args.spike_at

@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -125,6 +126,31 @@ def cli() -> None:
     default=None,
     help="Do not copy the run's output to this terminal (it is still logged).",
 )
+@click.option(
+    "--validate-checkpoint",
+    help="A command that checks one checkpoint ({checkpoint} = its path, else appended); a "
+    "non-zero exit passes over it to the one before.",
+)
+@click.option(
+    "--hostfile",
+    help="The run's hosts, one per line; each attempt gets a copy without banned hosts "
+    "as {hostfile} and BABYSIT_HOSTFILE.",
+)
+@click.option("--min-nodes", type=int, help="Hosts the run needs (default: all of the hostfile).")
+@click.option(
+    "--preflight",
+    is_flag=True,
+    default=None,
+    help="Run `babysit doctor`'s checks before each attempt; a failing node is banned.",
+)
+@click.option(
+    "--budget",
+    "budgets",
+    multiple=True,
+    metavar="CATEGORY=N",
+    help="Restarts allowed for one failure category within budget.window_s (24h), e.g. "
+    "gpu_hardware=3. Repeatable.",
+)
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def run(
     name: str | None,
@@ -138,6 +164,11 @@ def run(
     metrics_file: str | None,
     tensorboard: str | None,
     quiet: bool | None,
+    validate_checkpoint: str | None,
+    hostfile: str | None,
+    min_nodes: int | None,
+    preflight: bool | None,
+    budgets: tuple[str, ...],
     command: tuple[str, ...],
 ) -> None:
     """Launch COMMAND and keep it running: restart from checkpoints, stop on bugs, log it all.
@@ -162,7 +193,12 @@ def run(
             "restart.backoff_s": backoff,
             "stop.grace_s": grace,
             "checkpoint.glob": checkpoint,
+            "checkpoint.validate": validate_checkpoint,
+            "nodes.hostfile": hostfile,
+            "nodes.min_nodes": min_nodes,
+            "health.preflight": preflight,
         }
+        overrides.update(_budget_flags(budgets))
         if backoff is not None:
             # A --backoff above the configured cap (babysit.toml or the default) lifts the cap.
             cap = load_config(config_path, {}).restart.backoff_max_s
@@ -193,6 +229,16 @@ def run(
     sys.exit(int(code))
 
 
+def _budget_flags(budgets: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in budgets:
+        key, sep, value = item.partition("=")
+        if not sep or not value.strip().lstrip("-").isdigit():
+            raise UsageError(f"--budget {item!r}: expected CATEGORY=N, e.g. gpu_hardware=3")
+        out[f"budget.{key.strip()}"] = int(value)
+    return out
+
+
 def _open_store(home: Path | None) -> Store:
     return Store.open(_home(home), create=False)
 
@@ -208,6 +254,7 @@ def _docs(store: Store, run_name: str | None) -> list[dict[str, Any]]:
             supervisor_alive(r, host),
             store.incidents(r["name"]),
             store.diagnoses(r["name"]),
+            store.stacks(r["name"]),
         )
         for r in runs
     ]
@@ -390,6 +437,84 @@ def triage(
     )
 
 
+@cli.group()
+def nodes() -> None:
+    """The node registry: failures blamed on each host, health checks, bans.
+
+    \b
+    Examples:
+      babysit nodes list
+      babysit nodes ban gpu-17 --reason "Xid 79 twice" --hours 48
+      babysit nodes unban gpu-17 --reason "GPU replaced"
+    """
+
+
+@nodes.command("list")
+@home_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+def nodes_list(home: Path | None, as_json: bool) -> None:
+    """Every host babysit knows: banned, on probation, or ok, with the reason."""
+    from babysit.views.nodes import nodes_document, nodes_table
+
+    try:
+        window_s = load_config(None, {}).nodes.window_s
+    except BabysitError:
+        window_s = 86400.0
+    try:
+        with _open_store(home) as store:
+            docs = nodes_document(store.node_events(), store.bans(), time.time(), window_s)
+    except BabysitError as exc:
+        _fail(exc)
+    if as_json:
+        click.echo(json.dumps({"nodes": docs}, indent=2))
+        return
+    console = Console(highlight=False, soft_wrap=True)
+    if docs:
+        console.print(nodes_table(docs, window_s))
+    else:
+        console.print("no nodes recorded yet: no failure was blamed on a host, none was banned")
+
+
+@nodes.command("ban")
+@click.argument("host")
+@home_option
+@click.option("--reason", required=True, help="Why (it goes to the logbook and `nodes list`).")
+@click.option("--hours", type=float, default=0.0, help="How long (default: until unbanned).")
+def nodes_ban(host: str, home: Path | None, reason: str, hours: float) -> None:
+    """Ban HOST: the next attempt of every run in this home leaves it out."""
+    from babysit.records import Ban
+
+    now = time.time()
+    try:
+        if hours < 0:
+            raise UsageError(f"--hours must be >= 0, got {hours:g}")
+        with Store.open(_home(home)) as store:
+            expires = now + hours * 3600 if hours > 0 else None
+            probation = load_config(None, {}).nodes.probation_s
+            store.add_ban(Ban(host, reason, now, expires, probation, "operator"))
+    except BabysitError as exc:
+        _fail(exc)
+    until = f"for {hours:g}h" if hours > 0 else "until `babysit nodes unban`"
+    click.echo(f"banned {host} {until}: {reason}")
+
+
+@nodes.command("unban")
+@click.argument("host")
+@home_option
+@click.option("--reason", default="unbanned by the operator", help="Why (for the logbook).")
+def nodes_unban(host: str, home: Path | None, reason: str) -> None:
+    """Lift HOST's ban. It stays on probation: one more failure bans it again."""
+    now = time.time()
+    try:
+        with _open_store(home) as store:
+            if not store.active_bans(now) or host not in {b.host for b in store.active_bans(now)}:
+                raise UsageError(f"{host} is not banned (see `babysit nodes list`)")
+            store.lift_bans(host, now, reason)
+    except BabysitError as exc:
+        _fail(exc)
+    click.echo(f"unbanned {host}: {reason}")
+
+
 def _print_replay(report: dict[str, Any]) -> None:
     console = Console(highlight=False, soft_wrap=True)
     prog = report["progress"]
@@ -435,6 +560,15 @@ def demo(workdir: Path, steps: int) -> None:
     except BabysitError as exc:
         _fail(exc)
     sys.exit(int(code))
+
+
+def _register_doctor() -> None:
+    from babysit.doctor import doctor_command
+
+    cli.add_command(doctor_command, "doctor")
+
+
+_register_doctor()
 
 
 def main() -> None:

@@ -20,6 +20,14 @@ Precedence: flags (the overrides mapping) > babysit.toml > defaults. babysit.tom
     action = "restart"
     [triage]
     rules = "team-rules.toml"
+    [budget]             # restarts per failure category within window_s
+    gpu_hardware = 3
+    [rollback]
+    skip_after = 300
+    [nodes]
+    hostfile = "hosts.txt"
+    [health]
+    preflight = true
 """
 
 from __future__ import annotations
@@ -64,6 +72,9 @@ class RestartSection:
     backoff_max_s: float = 600.0
     jitter: float = 0.25  # the delay is scaled by a random factor in [1 - jitter, 1 + jitter]
     reset_after_s: float = 600.0  # an attempt that ran this long counts as healthy
+    storm_attempts: int = 5  # this many failed attempts within storm_window_s: stop and page
+    storm_window_s: float = 1800.0
+    no_checkpoint_progress: int = 3  # attempts in a row resuming from the same checkpoint: page
 
 
 @dataclass(frozen=True)
@@ -75,6 +86,8 @@ class StopSection:
 class CheckpointSection:
     glob: str | None = None  # e.g. "out/ckpt_*.pt"; relative to the working directory
     settle_s: float = 2.0  # a file modified more recently than this is still being written
+    validate: str = ""  # a command that checks one checkpoint ({checkpoint} = its path); exit 0
+    validate_timeout_s: float = 300.0
 
 
 @dataclass(frozen=True)
@@ -94,6 +107,66 @@ class TriageSection:
 
 
 @dataclass(frozen=True)
+class BudgetSection:
+    """Restarts allowed per failure category within window_s (preemptions and time limits are
+    never charged; user_code, data and cuda_oom never restart)."""
+
+    window_s: float = 86400.0
+    nccl_timeout: int = 10
+    nccl_error: int = 10
+    gpu_hardware: int = 5
+    cuda_error_other: int = 5
+    host_oom: int = 3
+    segfault: int = 5
+    filesystem_io: int = 10
+    network: int = 10
+    numerical: int = 5  # rollbacks after NaN
+    loss_spike: int = 5  # rollbacks after spikes that did not settle
+    hang: int = 5
+    throughput_drop: int = 5
+    unknown: int = 10
+
+
+@dataclass(frozen=True)
+class RollbackSection:
+    on_nan: bool = True  # a non-finite loss: stop, roll back past it, skip its data
+    on_divergence: bool = True  # a loss spike that does not settle: the same
+    margin_steps: int = 0  # resume from a checkpoint at least this many steps before the anomaly
+    skip_before: int = 50  # the data of steps [anomaly - skip_before, anomaly + skip_after] ...
+    skip_after: int = 150  # ... is skipped (PaLM skipped 200-500 batches around a spike)
+    lr_scale: float = 1.0  # handed to the script as BABYSIT_LR_SCALE after a rollback
+    max_at_same_place: int = 3  # the third anomaly inside a skipped window pages a human
+
+
+@dataclass(frozen=True)
+class NodesSection:
+    hostfile: str | None = None  # the run's hosts, one per line; each attempt gets it minus bans
+    min_nodes: int = 0  # hosts the run needs (0: every host of the hostfile)
+    ban_after: int = 3  # failures blamed on one host within window_s that ban it
+    window_s: float = 86400.0
+    ban_s: float = 86400.0  # how long a ban lasts (0: until `babysit nodes unban`)
+    probation_s: float = 86400.0  # after a ban: one failure in this long bans the host again
+
+
+@dataclass(frozen=True)
+class ForensicsSection:
+    stacks: bool = True  # dump every process's Python stack before killing a hung attempt
+    stacks_budget_s: float = 10.0
+    faulthandler: bool = True  # enable faulthandler in the child (a sitecustomize on its path)
+    flight_recorder: bool = True  # PyTorch's NCCL flight recorder on, dumps under the attempt
+
+
+@dataclass(frozen=True)
+class HealthSection:
+    preflight: bool = False  # run the doctor's checks before each restart; a failure bans
+    preflight_budget_s: float = 30.0
+    data_dirs: str = ""  # directories the run reads (':'-separated), checked for latency
+    telemetry: bool = True  # sample GPU, host and filesystem figures during the run
+    telemetry_every_s: float = 5.0
+    fs_probe_every_s: float = 30.0
+
+
+@dataclass(frozen=True)
 class Config:
     run: RunSection = field(default_factory=RunSection)
     restart: RestartSection = field(default_factory=RestartSection)
@@ -101,6 +174,11 @@ class Config:
     checkpoint: CheckpointSection = field(default_factory=CheckpointSection)
     hang: HangSection = field(default_factory=HangSection)
     triage: TriageSection = field(default_factory=TriageSection)
+    budget: BudgetSection = field(default_factory=BudgetSection)
+    rollback: RollbackSection = field(default_factory=RollbackSection)
+    nodes: NodesSection = field(default_factory=NodesSection)
+    forensics: ForensicsSection = field(default_factory=ForensicsSection)
+    health: HealthSection = field(default_factory=HealthSection)
 
 
 _SECTIONS: dict[str, type[Any]] = {
@@ -110,6 +188,11 @@ _SECTIONS: dict[str, type[Any]] = {
     "checkpoint": CheckpointSection,
     "hang": HangSection,
     "triage": TriageSection,
+    "budget": BudgetSection,
+    "rollback": RollbackSection,
+    "nodes": NodesSection,
+    "forensics": ForensicsSection,
+    "health": HealthSection,
 }
 
 # key -> (minimum, unit) checks; "unit" is how the error message names it.
@@ -128,6 +211,25 @@ _MINIMUMS: dict[str, tuple[float, str]] = {
     "hang.startup_s": (1, "seconds"),
     "hang.pause_s": (1, "seconds"),
     "hang.kill_after_s": (0, "seconds"),
+    "restart.storm_attempts": (0, "attempts"),
+    "restart.storm_window_s": (0, "seconds"),
+    "restart.no_checkpoint_progress": (0, "attempts"),
+    "checkpoint.validate_timeout_s": (0.1, "seconds"),
+    "budget.window_s": (1, "seconds"),
+    "rollback.margin_steps": (0, "steps"),
+    "rollback.skip_before": (0, "steps"),
+    "rollback.skip_after": (0, "steps"),
+    "rollback.lr_scale": (0.0001, "(a factor)"),
+    "rollback.max_at_same_place": (1, "anomalies"),
+    "nodes.min_nodes": (0, "nodes"),
+    "nodes.ban_after": (0, "failures"),
+    "nodes.window_s": (1, "seconds"),
+    "nodes.ban_s": (0, "seconds"),
+    "nodes.probation_s": (0, "seconds"),
+    "forensics.stacks_budget_s": (0.5, "seconds"),
+    "health.preflight_budget_s": (1, "seconds"),
+    "health.telemetry_every_s": (0.5, "seconds"),
+    "health.fs_probe_every_s": (1, "seconds"),
 }
 
 
@@ -153,11 +255,15 @@ def _check_value(key: str, value: Any, default: Any) -> Any:
         )
     if key == "hang.action" and value not in ("restart", "alert"):
         raise ConfigError(f"hang.action must be 'restart' or 'alert', got {value!r}")
-    if key == "run.resume_args":
+    if key.startswith("budget.") and key != "budget.window_s" and value < 0:
+        raise ConfigError(f"{key} must be >= 0 restarts, got {value!r}")
+    if key == "rollback.lr_scale" and value > 1:
+        raise ConfigError(f"rollback.lr_scale must be <= 1 (a factor), got {value!r}")
+    if key in ("run.resume_args", "checkpoint.validate"):
         try:
             shlex.split(value)
         except ValueError as exc:
-            raise ConfigError(f"run.resume_args is not valid shell words: {exc}") from exc
+            raise ConfigError(f"{key} is not valid shell words: {exc}") from exc
     return value
 
 

@@ -3,9 +3,12 @@
     run_demo(Path("babysit-demo"), steps=300)   # -> ExitCode.OK when babysit brought it home
 
 The trainer (examples/tinygpt/train.py) spikes its loss at 25% of the run, crashes with a
-realistic NCCL error at 40%, SIGKILLs itself (as the host OOM killer would) at 73% and hangs at
-88%; each fault fires once. babysit flags the spike and restarts the run from the newest complete
-checkpoint after each crash and the hang; the run finishes. Needs torch (the CPU build).
+realistic NCCL error at 40%, meets a batch that turns its loss NaN at 56%, SIGKILLs itself (as
+the host OOM killer would) at 73% and hangs at 88%. babysit flags the spike, restarts the run
+from the newest complete checkpoint after each crash and the hang (taking every process's stack
+first), and rolls back past the NaN, telling the trainer which steps' data to skip
+(BABYSIT_SKIP_STEPS) and to halve its learning rate (BABYSIT_LR_SCALE); the run finishes.
+Needs torch (the CPU build).
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ def run_demo(workdir: Path, steps: int = 300) -> ExitCode:
     home = workdir / ".babysit"
     crash_at, kill_at = int(steps * 0.4), int(steps * 0.73)
     spike_at, hang_at = 2 * int(steps * 0.125), 2 * int(steps * 0.44)  # even: printed steps
+    nan_at = 2 * int(steps * 0.28)
     # A hang is detected once the cadence is known (a few reads of the log): not in tiny runs.
     hang = steps >= 200
     ckpt_every = max(steps // 6, 10)
@@ -91,6 +95,8 @@ def run_demo(workdir: Path, steps: int = 300) -> ExitCode:
         str(kill_at),
         "--spike-at",
         str(spike_at),
+        "--nan-at",
+        str(nan_at),
         *(["--hang-at", str(hang_at)] if hang else []),
     ]
     cfg = build_config(
@@ -102,6 +108,10 @@ def run_demo(workdir: Path, steps: int = 300) -> ExitCode:
             "stop.grace_s": 10.0,
             "checkpoint.glob": str(out / "ckpt_*.pt"),
             "hang.kill_after_s": 0.0,  # the demo restarts a hang as soon as it is detected
+            # A short run: skip a few steps' data around the NaN, not PaLM's hundreds.
+            "rollback.skip_before": 2,
+            "rollback.skip_after": 6,
+            "rollback.lr_scale": 0.5,
         }
     )
     console = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -109,10 +119,10 @@ def run_demo(workdir: Path, steps: int = 300) -> ExitCode:
     console.print(
         f"A tiny GPT trains for {steps} steps on the CPU, checkpointing every {ckpt_every}.\n"
         f"Injected faults: a loss spike at step {spike_at}, an NCCL error at step {crash_at}, a "
-        f"SIGKILL (as from the OOM killer) at step {kill_at}"
-        + (f", a hang at step {hang_at}" if hang else "")
-        + ".\nbabysit flags what it sees, and restarts the run from the newest complete "
-        "checkpoint after each crash and hang.\n"
+        f"batch that makes the loss NaN at step {nan_at}, a SIGKILL (as from the OOM killer) "
+        f"at step {kill_at}" + (f", a hang at step {hang_at}" if hang else "") + ".\n"
+        "babysit flags what it sees, restarts the run from the newest complete checkpoint "
+        "after each crash and hang, and rolls back past the NaN, skipping its data.\n"
     )
     sup = Supervisor(cfg, command, RUN_NAME, home, workdir, ConsoleReporter(console))
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -149,7 +159,9 @@ def _summary(console: Console, home: Path, wall_s: float, code: ExitCode) -> Non
         steps = "-" if a["last_step"] is None else f"{a['first_step']}→{a['last_step']}"
         resumed = Path(a["resume_from"]).name if a["resume_from"] else "scratch"
         cause = a["category"] or ""
-        if cause == "unknown":
+        if a.get("anomaly_step") is not None:
+            cause += f" (rolled back past step {a['anomaly_step']})"
+        elif cause == "unknown":
             cause = a["summary"] or cause
         elif cause and a["transient"] is not None:
             cause += " (restart)" if a["transient"] else " (needs a human)"

@@ -12,6 +12,7 @@
      │    ├── HomeNotWritable     exit 2: the home directory cannot be created or written
      │    └── StoreWriteError     a write failed (disk full, I/O error); supervision goes on
      └── LaunchError              the command could not be started at all
+          └── NodesExhausted      exit 4: bans (or a failed preflight) leave too few nodes
 
 Foreign errors (sqlite3, OSError) are translated at the boundary with `raise ... from`.
 """
@@ -64,4 +65,8 @@ class StoreWriteError(StoreError):
 
 
 class LaunchError(BabysitError):
+    pass
+
+
+class NodesExhausted(LaunchError):
     pass

@@ -63,6 +63,7 @@ class Pipeline:
         for v in self.vitals.values():
             v.new_attempt(ts)
         self.errors.clear()
+        self._reported.clear()  # a rollback replays the same steps: their incidents count again
         self.first_step, self.last_step = first_step, last_step
 
     def _progress(self, step: int) -> None:

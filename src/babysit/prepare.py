@@ -4,6 +4,9 @@ check_command(["python", "train.py"], cwd)           # raises CommandNotFound
 check_checkpoint_glob("out/ckpt_*.pt", command, "", cwd)   # raises ConfigError
 build_argv(command, "--init_from=resume", ckpt)      # {checkpoint} substituted
 attempt_env(os.environ, run="train", attempt=2, home=home, ckpt=ckpt)
+recovery_env(env, skip_steps=((150, 350),), lr_scale=0.5, hostfile=path, hosts=[...], banned=[...])
+read_hostfile(Path("hosts.txt"))                   # -> [HostLine("gpu-1", "gpu-1 slots=8"), ...]
+write_hostfile(path, lines, banned={"gpu-17"})     # the attempt's copy, banned hosts left out
 """
 
 from __future__ import annotations
@@ -11,14 +14,16 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from babysit.errors import CommandNotFound, ConfigError
 from babysit.records import Checkpoint
 from babysit.sources.checkpoints import glob_fixed_parts
 
 PLACEHOLDER = "{checkpoint}"
+HOSTFILE = "{hostfile}"
 
 
 def check_command(command: Sequence[str], cwd: Path) -> None:
@@ -57,11 +62,18 @@ def check_checkpoint_glob(
         )
 
 
-def build_argv(command: Sequence[str], resume_args: str, ckpt: Checkpoint | None) -> list[str]:
+def build_argv(
+    command: Sequence[str],
+    resume_args: str,
+    ckpt: Checkpoint | None,
+    hostfile: Path | None = None,
+) -> list[str]:
     """{checkpoint} substituted; an argument holding it is dropped when there is no checkpoint;
-    resume_args appended only when there is one."""
+    resume_args appended only when there is one. {hostfile}: the attempt's hostfile."""
     argv = []
     for arg in command:
+        if hostfile is not None:
+            arg = arg.replace(HOSTFILE, str(hostfile))
         if PLACEHOLDER in arg:
             if ckpt is None:
                 continue  # `--resume={checkpoint}` is dropped when there is nothing to resume
@@ -91,3 +103,74 @@ def attempt_env(
     if ckpt is not None:
         env["BABYSIT_RESUME_FROM"] = ckpt.path
     return env
+
+
+def recovery_env(
+    env: dict[str, str],
+    skip_steps: Sequence[tuple[int, int]] = (),
+    lr_scale: float | None = None,
+    resume_step: int | None = None,
+    hostfile: Path | None = None,
+    hosts: Sequence[str] = (),
+    banned: Collection[str] = (),
+) -> dict[str, str]:
+    """What a rollback and the node registry hand the script (it may read them or not):
+    BABYSIT_SKIP_STEPS `150-350,900-1100` (inclusive step windows whose data to skip),
+    BABYSIT_LR_SCALE, BABYSIT_RESUME_STEP, BABYSIT_HOSTFILE / BABYSIT_HOSTS (the usable hosts)
+    and BABYSIT_EXCLUDE_HOSTS (the banned ones, for `srun --exclude`). Values inherited from
+    babysit's own environment are dropped: only this attempt's count."""
+    for var in (
+        "BABYSIT_SKIP_STEPS",
+        "BABYSIT_LR_SCALE",
+        "BABYSIT_RESUME_STEP",
+        "BABYSIT_HOSTFILE",
+        "BABYSIT_HOSTS",
+        "BABYSIT_EXCLUDE_HOSTS",
+    ):
+        env.pop(var, None)
+    if skip_steps:
+        env["BABYSIT_SKIP_STEPS"] = ",".join(f"{lo}-{hi}" for lo, hi in skip_steps)
+    if lr_scale is not None:
+        env["BABYSIT_LR_SCALE"] = f"{lr_scale:g}"
+    if resume_step is not None:
+        env["BABYSIT_RESUME_STEP"] = str(resume_step)
+    if hostfile is not None:
+        env["BABYSIT_HOSTFILE"] = str(hostfile.resolve())
+        env["BABYSIT_HOSTS"] = ",".join(hosts)
+    if banned:
+        env["BABYSIT_EXCLUDE_HOSTS"] = ",".join(sorted(banned))
+    return env
+
+
+class HostLine(NamedTuple):
+    host: str
+    text: str  # the line as written (`gpu-1 slots=8`, `gpu-1:8`), copied to the attempt's file
+
+
+def read_hostfile(path: Path) -> list[HostLine]:
+    """One host per line, as DeepSpeed (`host slots=8`), MPI (`host:8`) or plain lists write
+    them; `#` comments and blank lines skipped. Raises ConfigError when unreadable or empty."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ConfigError(
+            f"nodes.hostfile {str(path)!r}: cannot read it ({exc.strerror or exc})"
+        ) from exc
+    out = []
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        host = line.split()[0].split(":")[0]
+        out.append(HostLine(host, line))
+    if not out:
+        raise ConfigError(f"nodes.hostfile {str(path)!r} lists no hosts")
+    return out
+
+
+def write_hostfile(path: Path, lines: Sequence[HostLine], banned: Collection[str]) -> list[str]:
+    """The attempt's hostfile: the run's hostfile without the banned hosts. Returns its hosts."""
+    kept = [line for line in lines if line.host not in banned]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{line.text}\n" for line in kept), encoding="utf-8")
+    return [line.host for line in kept]

@@ -177,6 +177,10 @@ class IncidentKind(str, Enum):
     KL_BLOWUP = "kl_blowup"
     NO_LEARNING_SIGNAL = "no_learning_signal"
     HANG = "hang"
+    LOSS_DIVERGED = "loss_diverged"  # a loss spike that did not settle back to its baseline
+    GPU_THROTTLE = "gpu_throttle"  # thermal or power throttling (telemetry)
+    GPU_ECC = "gpu_ecc"  # new ECC errors, remapped rows or retired pages (telemetry)
+    SLOW_FILESYSTEM = "slow_filesystem"  # write+fsync latency far above its baseline (telemetry)
 
 
 INCIDENT_CATEGORY: Mapping[IncidentKind, Category] = {
@@ -189,6 +193,10 @@ INCIDENT_CATEGORY: Mapping[IncidentKind, Category] = {
     IncidentKind.KL_BLOWUP: Category.NUMERICAL,
     IncidentKind.NO_LEARNING_SIGNAL: Category.NUMERICAL,
     IncidentKind.HANG: Category.HANG,
+    IncidentKind.LOSS_DIVERGED: Category.LOSS_SPIKE,
+    IncidentKind.GPU_THROTTLE: Category.GPU_HARDWARE,
+    IncidentKind.GPU_ECC: Category.GPU_HARDWARE,
+    IncidentKind.SLOW_FILESYSTEM: Category.FILESYSTEM_IO,
 }
 
 
@@ -337,6 +345,9 @@ class AttemptRecord:
     transient: bool | None = None
     fingerprint: str | None = None
     summary: str | None = None
+    resume_step: int | None = None  # the step of the checkpoint it started from (None: scratch)
+    suspect_host: str | None = None  # the node triage or the stacks blamed, if any
+    anomaly_step: int | None = None  # the NaN or unsettled spike it was rolled back for
 
     @property
     def made_progress(self) -> bool:
@@ -346,10 +357,12 @@ class AttemptRecord:
 
 
 class DecisionKind(str, Enum):
-    RESTART = "restart"
+    RESTART = "restart"  # start the command again (from the newest valid checkpoint)
+    ROLLBACK = "rollback"  # restart from a checkpoint before an anomaly, skipping its data
     SUCCEED = "succeed"
     GIVE_UP_NEEDS_HUMAN = "give_up_needs_human"
     GIVE_UP_BUDGET = "give_up_budget"
+    KEEP_WATCHING = "keep_watching"  # an incident worth the logbook, not an action
 
 
 @dataclass(frozen=True)
@@ -357,6 +370,96 @@ class Decision:
     kind: DecisionKind
     reason: str  # plain words, written to the logbook
     delay_s: float = 0.0
+    ban: tuple[str, ...] = ()  # hosts to ban before the next attempt
+    before_step: int | None = None  # ROLLBACK: resume from the newest checkpoint at or before
+    skip_steps: tuple[tuple[int, int], ...] = ()  # ROLLBACK: step windows whose data to skip
+    lr_scale: float | None = None  # ROLLBACK: the learning-rate scale handed to the script
+    counts: bool = True  # False: preemption or time limit, not charged to any budget
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame of a Python stack, innermost first in a Stack."""
+
+    function: str
+    file: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class ThreadStack:
+    name: str  # "MainThread", or the thread id as the tool printed it
+    frames: tuple[Frame, ...]  # innermost first
+    active: bool = True  # False: py-spy says the thread is idle (waiting on a lock, sleeping)
+
+
+@dataclass(frozen=True)
+class ProcessStack:
+    """The Python stacks of one process of a hung attempt."""
+
+    pid: int
+    rank: int | None  # from the process's RANK environment variable
+    host: str
+    tool: str  # "py-spy" | "faulthandler" | "none"
+    threads: tuple[ThreadStack, ...] = ()
+    command: str = ""  # the process's command line, shortened
+    error: str | None = None  # why no stack could be taken
+    parent: int | None = None  # its parent's pid: tells a rank's own workers (DataLoader) apart
+    raw: str = ""  # the tool's own output, as act took it, until parse.stacks reads it
+
+
+@dataclass(frozen=True)
+class StackGroup:
+    """Processes whose main stacks are the same (the frames' functions and files)."""
+
+    where: str  # plain words: "all_reduce (torch/distributed/distributed_c10d.py:2501)"
+    frames: tuple[Frame, ...]  # innermost first
+    pids: tuple[int, ...]
+    ranks: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class StackReport:
+    """Grouped stacks of every process of a hung attempt, and the odd ones out."""
+
+    ts: float
+    processes: tuple[ProcessStack, ...]
+    groups: tuple[StackGroup, ...]  # largest first
+    odd: tuple[StackGroup, ...]  # groups that differ from the majority (the suspects)
+    summary: str  # "rank 1 (pid 4242) is in load_batch (train.py:40) while 3 ranks wait in ..."
+    suspect: Suspect = field(default_factory=Suspect)
+
+
+class CheckStatus(str, Enum):
+    PASS = "pass"
+    WARN = "warn"  # works, but worth a look (a GPU at 86 C, 5 GiB free for checkpoints)
+    FAIL = "fail"  # do not trust this node with the run
+    SKIP = "skip"  # could not be checked here (no GPU, no nvidia-ml-py, no torch or numpy)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One health check of `babysit doctor` or of a preflight."""
+
+    name: str  # "gpu", "disk", "shm", "fs_latency", "memory", "matmul"
+    status: CheckStatus
+    summary: str  # one line in plain words
+    target: str = ""  # what was checked: "GPU 3", "/data/ckpt", ...
+    elapsed_s: float = 0.0
+    details: Mapping[str, Any] = field(default_factory=dict)  # JSON-able figures
+
+
+@dataclass(frozen=True)
+class Ban:
+    """A node babysit (or the operator) stopped trusting."""
+
+    host: str
+    reason: str
+    since: float
+    expires: float | None  # None: until unbanned by hand
+    probation_s: float  # after it expires: one more failure in this long bans it again
+    by: str  # "policy" | "operator" | "preflight"
+    run: str | None = None
 
 
 class EventKind(str, Enum):
@@ -374,6 +477,11 @@ class EventKind(str, Enum):
     WARNING = "warning"
     INCIDENT = "incident"
     NOTE = "note"
+    ROLLBACK = "rollback"
+    STACKS = "stacks"
+    BANNED = "banned"
+    UNBANNED = "unbanned"
+    PREFLIGHT = "preflight"
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import fcntl
 import os
 import random
-import re
 import shlex
 import shutil
 import signal
@@ -32,21 +31,29 @@ from typing import IO, Any
 
 from babysit.act import process
 from babysit.act.echo import Echo
+from babysit.checkup import Checkup
 from babysit.config import Config
 from babysit.detect.hang import HangRule
 from babysit.detect.outcome import AttemptEvidence, judge, signal_name
 from babysit.detect.vitals import VitalsRules
-from babysit.errors import LaunchError, RunBusy
+from babysit.errors import LaunchError, NodesExhausted, RunBusy
 from babysit.journal import Journal
 from babysit.pipeline import Pipeline
-from babysit.policy.checkpoint import choose_checkpoint
 from babysit.policy.restart import RestartPolicy, decide
+from babysit.policy.rollback import wants_rollback
 from babysit.postmortem import Postmortem
-from babysit.prepare import attempt_env, build_argv, check_checkpoint_glob, check_command
+from babysit.prepare import (
+    attempt_env,
+    build_argv,
+    check_checkpoint_glob,
+    check_command,
+    recovery_env,
+)
+from babysit.reattach import highest_attempt_dir, unfinished
 from babysit.records import (
     Activity,
     AttemptRecord,
-    Checkpoint,
+    Category,
     Decision,
     DecisionKind,
     Diagnosis,
@@ -57,8 +64,11 @@ from babysit.records import (
     IncidentKind,
     Outcome,
     RunState,
+    StackReport,
+    Verdict,
 )
-from babysit.sources.checkpoints import DirectoryPulse, scan_checkpoints
+from babysit.recovery import Recovery
+from babysit.sources.checkpoints import DirectoryPulse
 from babysit.sources.follow import Follower
 from babysit.sources.tensorboard import TensorBoardSource
 from babysit.store import Store
@@ -70,7 +80,6 @@ PULSE_S = 1.0  # how often the checkpoint directory is looked at for writes
 TENSORBOARD_S = 2.0  # how often the TensorBoard event files are read
 LOW_DISK_BYTES = 1 << 30
 CLIENT_METRICS = "metrics.jsonl"  # in the attempt's directory: what babysit.client writes
-_ATTEMPT_DIR = re.compile(r"^attempt-(\d+)$")
 
 
 @dataclass
@@ -102,6 +111,11 @@ class _Live:
     pulsed_at: float = 0.0
     metrics_flushed: int = -1  # pipeline.metric_records at the last metrics sample
     hang: Incident | None = None  # set when the hang detector fired
+    rollback: Decision | None = None  # a NaN or unsettled spike: end it, roll back (or page)
+    anomaly: Incident | None = None  # the incident behind `rollback`
+    stacks: StackReport | None = None  # the grouped stacks taken before a hang kill
+    resume_step: int | None = None
+    killed: bool = False  # babysit ended it (a hang, a rollback), not the operator
 
     @property
     def first_step(self) -> int | None:
@@ -138,7 +152,10 @@ class Supervisor:
         self.say = say
         self.seams = seams or Seams()
         self.run_dir = home / "runs" / name
-        self.policy = RestartPolicy(**asdict(cfg.restart))
+        budgets = {k: v for k, v in asdict(cfg.budget).items() if k != "window_s"}
+        self.policy = RestartPolicy(
+            **asdict(cfg.restart), budgets=budgets, budget_window_s=cfg.budget.window_s
+        )
         self.pipeline = Pipeline(vitals_rules(cfg))
         self.history: list[AttemptRecord] = []  # the attempts the budget counts, in memory
         self.attempts_seen = 0
@@ -150,9 +167,13 @@ class Supervisor:
         self._tensorboard: TensorBoardSource | None = None
         self._tensorboard_at = 0.0
         self.live: _Live | None = None
+        self.recovery = Recovery(cfg, name, cwd, say, lambda: self.journal, self.seams.wall)
         # The checkpoint glob, resolved once (the pulse looks at it every tick).
-        glob = cfg.checkpoint.glob
-        self.checkpoint_pattern = str(self._resolve(glob)) if glob else None
+        self.checkpoint_pattern = self.recovery.checkpoint_pattern
+        self.pending_rollback: Decision | None = None  # what the next launch must do
+        self.checkup = Checkup(
+            cfg, name, home, say, lambda: self.journal, self.recovery, self.seams.wall, command
+        )
         rules = [cwd / cfg.triage.rules] if cfg.triage.rules else []
         self.postmortem = Postmortem(load_knowledge(rules), say, cfg.triage.kernel_log)
 
@@ -179,8 +200,10 @@ class Supervisor:
         try:
             self.run_dir.mkdir(parents=True, exist_ok=True)
             lock = self._lock()
+            self.checkup.start_telemetry()
             return self._supervise(store)
         finally:
+            self.checkup.stop_telemetry()
             for echo in self._echo.values():
                 echo.close()
                 if echo.dropped:
@@ -236,7 +259,8 @@ class Supervisor:
             budget_from = len(every) + 1  # started again after it ended: a fresh budget
             self.journal.write(lambda s: s.set_budget_from(self.name, budget_from))
         self.history = [a for a in every if a.number >= budget_from]
-        self.attempts_seen = max(len(every), self._highest_attempt_dir())
+        rollback = self.recovery.seed(rows, self.history)
+        self.attempts_seen = max(len(every), highest_attempt_dir(self.run_dir))
         self.journal.event(
             EventKind.RUN_STARTED,
             f"babysit {os.getpid()} supervises {shlex.join(self.command)}",
@@ -244,6 +268,9 @@ class Supervisor:
             cwd=str(self.cwd),
         )
         resumed = self._resume_unfinished(rows)
+        if resumed is None and rollback is not None:
+            self.say("info", f"babysit was away before it could roll back: {rollback.reason}")
+            self.pending_rollback = rollback
         if resumed is None:
             check_command(self.command, self.cwd)  # only before a new launch: re-attach needs none
         while True:
@@ -254,6 +281,12 @@ class Supervisor:
                     return self._stopped(None)
                 try:
                     self.live = self._launch()
+                except NodesExhausted as exc:
+                    msg = f"giving up: {exc} (exit code {int(ExitCode.BUDGET_EXHAUSTED)})"
+                    self.say("error", msg)
+                    self.journal.event(EventKind.GAVE_UP, str(exc), exit_code=4)
+                    self.journal.state(RunState.FAILED, str(exc), ExitCode.BUDGET_EXHAUSTED)
+                    return ExitCode.BUDGET_EXHAUSTED
                 except LaunchError as exc:
                     self.say("error", str(exc))
                     self.journal.state(RunState.FAILED, str(exc), ExitCode.NEEDS_HUMAN)
@@ -276,12 +309,20 @@ class Supervisor:
             self.journal.event(EventKind.SUCCEEDED, decision.reason)
             self.journal.state(RunState.SUCCEEDED, decision.reason, ExitCode.OK)
             return ExitCode.OK
-        if decision.kind == DecisionKind.RESTART:
+        if decision.kind in (DecisionKind.RESTART, DecisionKind.ROLLBACK):
             self.say("warn", decision.reason)
+            rollback = decision.kind == DecisionKind.ROLLBACK
             self.journal.event(
-                EventKind.RESTART_SCHEDULED, decision.reason, delay_s=decision.delay_s
+                EventKind.ROLLBACK if rollback else EventKind.RESTART_SCHEDULED,
+                decision.reason,
+                delay_s=decision.delay_s,
+                before_step=decision.before_step,
+                skip_steps=decision.skip_steps,
+                lr_scale=decision.lr_scale,
+                counts=decision.counts,
             )
             self.journal.state(RunState.BACKOFF, decision.reason)
+            self.pending_rollback = decision if rollback else None
             return None
         code = (
             ExitCode.NEEDS_HUMAN
@@ -300,52 +341,32 @@ class Supervisor:
 
     # -- launching -----------------------------------------------------------------------------
 
-    def _highest_attempt_dir(self) -> int:
-        """Attempt directories can exist that the store does not know (babysit died around a
-        launch): their numbers are never reused."""
-        try:
-            names = os.listdir(self.run_dir)
-        except OSError:
-            return 0
-        return max((int(m.group(1)) for n in names if (m := _ATTEMPT_DIR.match(n))), default=0)
-
     def _resolve(self, path: str) -> Path:
         """A path from the config or the flags: `~` expanded, relative to the run's cwd."""
         p = Path(os.path.expanduser(path))
         return p if p.is_absolute() else self.cwd / p
 
-    def _pick_checkpoint(self, settle_s: float) -> Checkpoint | None:
-        pattern = self.checkpoint_pattern
-        if pattern is None:
-            return None
-        found = scan_checkpoints(pattern, self.seams.wall(), settle_s)
-        chosen, passed_over = choose_checkpoint(found)
-        for ckpt in passed_over:
-            self.say("warn", f"skipping checkpoint {ckpt.path}: {ckpt.problem}")
-        if chosen is None and found:
-            self.say("warn", f"no usable checkpoint among {len(found)} matching {pattern!r}")
-        elif not found:
-            self.say("info", f"no checkpoint matches {pattern!r} yet: starting from scratch")
-        if chosen is not None or passed_over:
-            self.journal.event(
-                EventKind.CHECKPOINT,
-                f"resuming from {chosen.path}" if chosen else "no usable checkpoint",
-                path=chosen.path if chosen else None,
-                step=chosen.step if chosen else None,
-                passed_over=[{"path": c.path, "problem": c.problem} for c in passed_over],
-            )
-        return chosen
-
     def _launch(self) -> _Live:
         self.attempts_seen += 1  # counted here: the store may be refusing writes right now
         number = self.attempts_seen
         first = not self.history
-        ckpt = self._pick_checkpoint(self.cfg.checkpoint.settle_s if first else 0.0)
-        argv = build_argv(self.command, self.cfg.run.resume_args, ckpt)
         attempt_dir = self.run_dir / f"attempt-{number:04d}"
+        rollback, self.pending_rollback = self.pending_rollback, None
+        before = rollback.before_step if rollback is not None else None
+        self.checkup.preflight(number)
+        hostfile, hosts, banned = self.recovery.hosts(attempt_dir)
+        ckpt = self.recovery.pick_checkpoint(
+            self.cfg.checkpoint.settle_s if first else 0.0, before
+        )
+        argv = build_argv(self.command, self.cfg.run.resume_args, ckpt, hostfile)
         env = attempt_env(
             os.environ, self.name, number, self.home, ckpt, attempt_dir / CLIENT_METRICS
         )
+        skip = self.recovery.windows
+        lr_scale = rollback.lr_scale if rollback is not None else None
+        resume_step = ckpt.step if ckpt is not None else None
+        recovery_env(env, skip, lr_scale, resume_step, hostfile, hosts, banned)
+        env = self.checkup.child_env(env, attempt_dir)
         token = f"{self.name}/{number}/{uuid.uuid4().hex}"
         self._warn_if_disk_low(self.run_dir)
         started = self.seams.wall()
@@ -354,6 +375,10 @@ class Supervisor:
             "host": os.uname().nodename,
             "argv": argv,
             "resume_from": ckpt.path if ckpt else None,
+            "resume_step": resume_step,
+            "skip_steps": [list(w) for w in skip],
+            "lr_scale": lr_scale,
+            "hosts": hosts if hostfile is not None else None,
             "log_dir": str(attempt_dir),
             "token": token,
         }
@@ -367,6 +392,8 @@ class Supervisor:
         self.journal.write(lambda s: s.update_attempt(self.name, number, launched))
         self.journal.state(RunState.RUNNING)
         where = f", resuming from {ckpt.path}" if ckpt else ""
+        if skip:
+            where += f", skipping the data of steps {', '.join(f'{a}-{b}' for a, b in skip)}"
         self.say("info", f"attempt {number} started{where}; output in {attempt_dir}")
         self.journal.event(
             EventKind.ATTEMPT_STARTED,
@@ -377,7 +404,9 @@ class Supervisor:
             resume_from=fields["resume_from"],
         )
         self.pipeline.new_attempt(started)
-        return _Live(number, handle, self._followers(attempt_dir, 0, 0), started, self.pipeline)
+        live = _Live(number, handle, self._followers(attempt_dir, 0, 0), started, self.pipeline)
+        live.resume_step = resume_step
+        return live
 
     def _warn_if_disk_low(self, directory: Path) -> None:
         try:
@@ -407,36 +436,16 @@ class Supervisor:
 
     def _resume_unfinished(self, rows: list[dict[str, Any]]) -> _Live | None:
         """Re-attach to an attempt left running by a babysit that died (or record how it ended
-        meanwhile): the last attempt the store has as running, or an attempt directory the
-        store does not know whose processes still live."""
-        row = rows[-1] if rows and rows[-1]["outcome"] == Outcome.RUNNING.value else None
-        known = {r["number"] for r in rows}
-        if row is None:
-            for n in range(self._highest_attempt_dir(), 0, -1):
-                if n in known:
-                    break
-                adopted = process.adopt(self.run_dir / f"attempt-{n:04d}")
-                if adopted is not None and adopted.poll() is None:
-                    row = self._adopt_row(n, adopted)
-                    break
-        if row is None:
+        meanwhile)."""
+        found = unfinished(self.run_dir, rows, self.name, self.journal, self.say)
+        if found is None:
             return None
+        row, handle = found
         attempt_dir = Path(row["log_dir"])
-        here = os.uname().nodename
-        if row.get("host") and row["host"] != here and not (attempt_dir / "exit.json").exists():
-            raise RunBusy(
-                f"attempt {row['number']} of run {self.name!r} was started on host "
-                f"{row['host']}, and babysit can only watch processes of its own host: run "
-                f"this command there, or pick another --name"
-            )
-        handle = process.reattach(
-            row["launcher_pid"], row["launcher_started"], attempt_dir, row.get("token") or ""
-        ) or process.adopt(attempt_dir, row.get("token"))
-        if handle is None:  # never launched: the intent was written, the launch never happened
-            handle = process.Handle(0, 0.0, attempt_dir, row.get("token") or "")
         followers = self._followers(attempt_dir, row["stdout_offset"], row["stderr_offset"])
         self.pipeline.new_attempt(self.seams.wall(), row["first_step"], row["last_step"])
         live = _Live(row["number"], handle, followers, row["started"], self.pipeline)
+        live.resume_step = row.get("resume_step")
         if handle.poll() is None:
             msg = (
                 f"re-attached to attempt {live.number} (launcher pid {handle.launcher_pid}), "
@@ -448,32 +457,6 @@ class Supervisor:
         self.journal.event(EventKind.REATTACHED, msg, live.number)
         self.journal.state(RunState.RUNNING)
         return live
-
-    def _adopt_row(self, number: int, handle: process.Handle) -> dict[str, Any]:
-        attempt_dir = handle.attempt_dir
-        fields = {
-            "started": os.path.getmtime(attempt_dir),
-            "host": os.uname().nodename,
-            "launcher_pid": handle.launcher_pid,
-            "launcher_started": handle.launcher_started,
-            "log_dir": str(attempt_dir),
-            "token": handle.token,
-        }
-        self.journal.write(lambda s: s.add_attempt(self.name, number, fields))
-        self.say(
-            "warn",
-            f"found attempt {number} running without a record (babysit died while "
-            "launching it): adopting it",
-        )
-        return {
-            "number": number,
-            "outcome": Outcome.RUNNING.value,
-            "first_step": None,
-            "last_step": None,
-            "stdout_offset": 0,
-            "stderr_offset": 0,
-            **fields,
-        }
 
     # -- watching ------------------------------------------------------------------------------
 
@@ -504,6 +487,15 @@ class Supervisor:
             metric=inc.metric,
         )
         extra = ""
+        if live.rollback is None and wants_rollback(inc, self.recovery.rollback_rule):
+            decision = self.recovery.on_incident(inc)
+            if decision.kind in (DecisionKind.ROLLBACK, DecisionKind.GIVE_UP_NEEDS_HUMAN):
+                live.rollback, live.anomaly = decision, inc
+                extra = "; babysit stops the attempt to " + (
+                    "roll back past it" if decision.kind == DecisionKind.ROLLBACK else "page you"
+                )
+            else:
+                self.journal.event(EventKind.NOTE, decision.reason, number)
         if inc.kind == IncidentKind.HANG:
             live.hang = inc
             if self.cfg.hang.action == "restart" and self.cfg.hang.kill_after_s > 0:
@@ -576,11 +568,20 @@ class Supervisor:
                 return None
             self._pulse(live)
             self._poll_tensorboard(live)
+            for inc in self.checkup.poll_telemetry(live.number):
+                self._incident(live, inc)
             for inc in live.pipeline.tick(self.seams.wall()):
                 self._incident(live, inc)
+            if live.rollback is not None:
+                self.say("warn", f"stopping attempt {live.number}: {live.rollback.reason}")
+                status, _ = self._terminate(live, signal.SIGTERM, "rollback")
+                live.killed = True
+                return status
             if live.hang is not None and self._hang_confirmed(live):
+                live.stacks = self.checkup.stacks(live.handle, live.number)
                 self.say("warn", f"killing hung attempt {live.number} to restart it")
                 status, _ = self._terminate(live, signal.SIGTERM, "hung")
+                live.killed = True
                 return status
             live.handle.wait(self.cfg.run.poll_s, self.seams.sleep)  # wakes at once on exit
 
@@ -602,6 +603,8 @@ class Supervisor:
 
     def _outcome(self, live: _Live, status: ExitStatus) -> Outcome:
         stop_signals = {signal.SIGTERM, signal.SIGINT}
+        if live.killed and status.exit_code != 0:
+            return Outcome.KILLED  # babysit ended it: a hang, a rollback
         if live.hang is None and stop_signals & set(status.signals_received):
             # Someone (a babysit that then died, the scheduler) stopped it before it finished.
             return Outcome.STOPPED
@@ -623,19 +626,30 @@ class Supervisor:
             )
         outcome = self._outcome(live, status)
         diagnosis = None
-        if outcome in (Outcome.FAILED, Outcome.KILLED, Outcome.LOST) or live.hang is not None:
-            logs = [f.path for f in live.followers if f.stream in ("stdout", "stderr")]
-            diagnosis = self.postmortem.diagnose(logs, live.started)
-        verdict = judge(
-            AttemptEvidence(
-                status,
-                tuple(live.pipeline.errors),
-                live.first_step,
-                live.last_step,
-                live.hang.message if live.hang else None,
-                diagnosis,
+        ended_for_rollback = live.rollback is not None and outcome != Outcome.SUCCEEDED
+        anomaly = live.anomaly if ended_for_rollback else None
+        if anomaly is not None:
+            verdict: Verdict | None = Verdict(
+                anomaly.category if anomaly.kind != IncidentKind.NONFINITE else Category.NUMERICAL,
+                True,
+                f"babysit stopped it to roll back: {anomaly.message}"
+                if live.killed
+                else f"{anomaly.message}; it ended before babysit stopped it: rolling back",
             )
-        )
+        else:
+            if outcome in (Outcome.FAILED, Outcome.KILLED, Outcome.LOST) or live.hang is not None:
+                logs = [f.path for f in live.followers if f.stream in ("stdout", "stderr")]
+                diagnosis = self.postmortem.diagnose(logs, live.started)
+            verdict = judge(
+                AttemptEvidence(
+                    status,
+                    tuple(live.pipeline.errors),
+                    live.first_step,
+                    live.last_step,
+                    live.hang.message if live.hang else None,
+                    diagnosis,
+                )
+            )
         summary = verdict.summary if verdict is not None else None
         if outcome == Outcome.STOPPED:
             names = ", ".join(dict.fromkeys(signal_name(s) for s in status.signals_received))
@@ -654,6 +668,10 @@ class Supervisor:
                 transient=verdict.transient,
                 fingerprint=verdict.fingerprint,
             )
+        stopped = outcome == Outcome.STOPPED
+        suspect_host = None if stopped else self._suspect_host(verdict, live.stacks)
+        anomaly_step = anomaly.step if anomaly is not None else None
+        fields.update(suspect_host=suspect_host, anomaly_step=anomaly_step)
         number = live.number
         self.journal.write(lambda s: s.update_attempt(self.name, number, fields))
         how = (
@@ -693,9 +711,40 @@ class Supervisor:
             verdict.transient if verdict else None,
             verdict.fingerprint if verdict else None,
             summary,
+            live.resume_step,
+            suspect_host,
+            anomaly_step,
         )
         self.history = [a for a in self.history if a.number != number] + [current]
-        return decide(self.history, self.policy, self.seams.uniform())
+        if suspect_host is not None and verdict is not None:
+            gpu = verdict.diagnosis.suspect.gpu if verdict.diagnosis is not None else None
+            self.recovery.blame(number, suspect_host, verdict.summary, verdict.category.value, gpu)
+        rollback = live.rollback if anomaly is not None else None
+        if rollback is not None and rollback.kind == DecisionKind.GIVE_UP_NEEDS_HUMAN:
+            return rollback
+        checkpoints = self.checkpoint_pattern is not None
+        decision = decide(
+            self.history,
+            self.policy,
+            self.seams.uniform(),
+            self.recovery.newest_step() if checkpoints else None,
+            checkpoints and rollback is None,
+        )
+        if rollback is not None and decision.kind == DecisionKind.RESTART:
+            self.recovery.rolled_back(rollback, anomaly_step)
+            return rollback
+        return decision
+
+    def _suspect_host(self, verdict: Verdict | None, stacks: StackReport | None) -> str | None:
+        """The node to blame for this attempt, when triage or the stacks name one (a failure
+        without a named host is nobody's: the local node is not blamed by default)."""
+        if verdict is not None and verdict.diagnosis is not None:
+            s = verdict.diagnosis.suspect
+            if s.host and s.kind in ("node", "network"):
+                return s.host
+        if stacks is not None and stacks.suspect.host and stacks.suspect.kind == "node":
+            return stacks.suspect.host
+        return None
 
     def _record_diagnosis(self, number: int, ended: float, d: Diagnosis) -> None:
         """Into the store (the logbook and later "seen before" lookups), and to the operator:

@@ -41,7 +41,9 @@ def test_demo_command(tmp_path: Path) -> None:
     res = run_babysit("demo", "--workdir", str(tmp_path / "demo"), "--steps", "200",
                       cwd=tmp_path, timeout=240)
     assert res.returncode == 0, res.stderr[-3000:]
-    assert "The run finished after 4 attempts" in res.stderr  # crash, SIGKILL, hang, success
+    # crash, NaN (rolled back), SIGKILL, hang, success
+    assert "The run finished after 5 attempts" in res.stderr, res.stderr[-3000:]
+    assert "rolling back to the newest valid checkpoint" in res.stderr
     assert "hang at step" in res.stderr
     assert "babysit logbook tinygpt --home" in res.stderr
     again = run_babysit("demo", "--workdir", str(tmp_path / "demo"), "--steps", "50",

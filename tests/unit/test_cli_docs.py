@@ -14,7 +14,7 @@ COMMANDS = sorted(cli.commands)
 
 
 def test_the_commands_are_the_agreed_ones_so_far() -> None:
-    assert COMMANDS == ["demo", "logbook", "run", "status", "triage", "watch"]
+    assert COMMANDS == ["demo", "doctor", "logbook", "nodes", "run", "status", "triage", "watch"]
 
 
 @pytest.mark.parametrize("name", COMMANDS)

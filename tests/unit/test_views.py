@@ -100,6 +100,12 @@ def render(fn: Any, *args: Any, **kwargs: Any) -> str:
 # -- the document --------------------------------------------------------------------------------
 
 ATTEMPT_KEYS = {
+    "resume_step",
+    "skip_steps",
+    "lr_scale",
+    "anomaly_step",
+    "suspect_host",
+    "hosts",
     "number",
     "pid",
     "host",

@@ -85,12 +85,14 @@ def judge(ev: AttemptEvidence) -> Verdict | None:
     d = ev.diagnosis
     if ev.hang is not None:
         # No fingerprint: hangs are counted by the restart budget, not by the repeat rule.
-        # The logs' triage rides along when it found something (an NCCL timeout, a stuck rank).
+        # The logs' triage rides along when it found something (an NCCL timeout, a stuck rank),
+        # but not the launcher's "I was told to stop": that is babysit's own kill.
+        told = d is not None and d.rule is not None and d.category != Category.PREEMPTION
         return Verdict(
             Category.HANG,
             True,
             f"hung: {ev.hang}; babysit killed it to restart",
-            diagnosis=d if d is not None and d.rule is not None else None,
+            diagnosis=d if told else None,
         )
     if ev.exit.exit_code == 0:
         return None

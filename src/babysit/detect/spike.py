@@ -15,6 +15,13 @@ m + z/2 * s, and its values stay out of the baseline (for `max_episode` values a
 longer one is the new level). Needs `min_history` values first (20). The step counter going
 back (a restart, a rollback) starts the baseline over; a step seen twice (several ranks) counts
 once. Measured by benchmarks/quality_vitals.py.
+
+A spike that does not settle (the loss) is a second incident, LOSS_DIVERGED: its episode has
+lasted `diverge_after` values (0: never; at most `max_episode`, while the level is still the one
+from before it) and the median of its last 4 values is still above half the episode's peak
+excess over the level (a spike that decays back, even slowly, is settling; a loss that stays
+up or climbs is not). The rollback policy acts on that one. Its step is the step where the
+episode began, so a rollback goes back past the start of the trouble.
 """
 
 from __future__ import annotations
@@ -36,9 +43,10 @@ class SpikeRule:
     min_rise: float = 0.3
     rel_floor: float = 0.01
     max_episode: int = 16  # a "spike" that lasts longer is the new level: the baseline follows
+    diverge_after: int = 0  # values of one episode after which it "did not settle" (0: off)
 
 
-LOSS_RULE = SpikeRule()
+LOSS_RULE = SpikeRule(diverge_after=16)
 GRAD_NORM_RULE = SpikeRule(z=6.0, min_rise=1.0)
 EVIDENCE = 16  # (step, value) pairs kept before the spike, as its evidence
 SQRT2 = math.sqrt(2.0)
@@ -55,6 +63,9 @@ class SpikeDetector:
         self.last_step: int | None = None
         self.last_value: float | None = None
         self.in_spike = 0  # values so far in the current episode (0: none)
+        self.began: tuple[int | None, float, float] | None = None  # (step, value, median)
+        self.peak = 0.0  # the highest value of the current episode
+        self.diverged = False  # LOSS_DIVERGED was reported for the current episode
         self._approx: float | None = None
         self._since = 0
 
@@ -66,6 +77,26 @@ class SpikeDetector:
         if self._since >= 8 or self._approx is None:
             self._approx, self._since = self.level.stats()[0], 0
         return self._approx <= 0 or value > self._approx * (1 + self.rule.min_rise / 2)
+
+    def _diverged(
+        self, step: int | None, value: float, med: float, ts: float, line: int
+    ) -> Incident:
+        began, first, _ = self.began or (step, value, med)
+        at = f" at step {began}" if began is not None else ""
+        now = f" (step {step})" if step is not None else ""
+        return Incident(
+            IncidentKind.LOSS_DIVERGED,
+            f"{self.metric} did not settle after its spike{at} (to {first:.4g}): "
+            f"{self.in_spike} values later it is still {value:.4g}{now}, "
+            f"{value / med if med else math.inf:.1f}x its median {med:.4g} before the spike",
+            ts,
+            began,
+            self.metric,
+            value,
+            med,
+            line,
+            (*self.recent, (step, value)),
+        )
 
     def reset(self) -> None:
         self._approx = None
@@ -98,6 +129,8 @@ class SpikeDetector:
             high = value > med + self.rule.z * scale and value > med * (1 + self.rule.min_rise)
             if high and not self.in_spike:
                 self.in_spike = 1
+                self.began = (step, value, med)
+                self.peak, self.diverged = value, False
                 at = f" at step {step}" if step is not None else ""
                 incident = Incident(
                     self.kind,
@@ -116,6 +149,16 @@ class SpikeDetector:
                 self.in_spike = 0
             elif self.in_spike:
                 self.in_spike += 1
+                self.peak = max(self.peak, value)
+                last = [v for _, v in list(self.recent)[-3:]] + [value]
+                if (
+                    self.rule.diverge_after
+                    and self.rule.diverge_after <= self.in_spike <= self.rule.max_episode
+                    and not self.diverged
+                    and sorted(last)[len(last) // 2] >= med + 0.5 * (self.peak - med)
+                ):
+                    self.diverged = True
+                    incident = self._diverged(step, value, med, ts, line)
         self.recent.append((step, value))
         if self.in_spike and self.in_spike <= self.rule.max_episode:
             return incident  # the spike does not become part of its own baseline

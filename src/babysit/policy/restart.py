@@ -1,28 +1,40 @@
 """Restart or give up: the decision after an attempt ends. Pure: inputs are values.
 
-    decide(history, RestartPolicy(max_restarts=10, ...), uniform=random.random())
+    decide(history, RestartPolicy(max_restarts=10, ...), uniform=random.random(),
+           newest_checkpoint_step=1200)
 
 `history` holds the attempts that count for the budget, oldest first, ending with the attempt
-that just ended. Rules, in order:
-1. exit 0 -> succeed. An attempt stopped by a signal before it finished (a preemption, a
-   babysit that died mid-stop and was started again) -> start it again at once; it counts
-   neither for nor against the budget.
+that just ended (the store keeps them, so every budget below survives a babysit restart and a
+requeue). Rules, in order:
+1. exit 0 -> succeed. An attempt stopped by a signal before it finished (a babysit that died
+   mid-stop and was started again), or ended by a preemption or a scheduler time limit -> start
+   it again at once; it is charged to no budget.
 2. a verdict that says a restart cannot help (transient is False) -> give up, a human must act.
+   user_code, data and cuda_oom never loop: the second attempt in a row ending with one of them
+   gives up even when the verdict was too weak to say so the first time.
 3. the same error fingerprint as the attempt before, and no progress this time (it was not
-   healthy, see 4, and its step counter did not move) -> give up: it is a loop, not bad luck.
-4. more than max_restarts failed attempts in a row without a healthy one -> give up, budget spent.
+   healthy, see 6, and its step counter did not move) -> give up: it is a loop, not bad luck.
+4. the category's budget spent: more than budgets[category] attempts of that category ended
+   within budget_window_s -> give up.
+5. a restart storm: storm_attempts failed attempts started within storm_window_s -> give up.
+   No checkpoint progress: the last no_checkpoint_progress attempts all started from the
+   checkpoint the next one would start from (newest_checkpoint_step) -> give up.
+6. more than max_restarts failed attempts in a row without a healthy one -> give up, budget spent.
    An attempt is healthy when it reached a step no earlier attempt reached, or ran for at least
    reset_after_s.
-5. otherwise restart after backoff_s * backoff_factor^(n-1) (capped at backoff_max_s), scaled by a
+7. otherwise restart after backoff_s * backoff_factor^(n-1) (capped at backoff_max_s), scaled by a
    jitter factor in [1 - jitter, 1 + jitter], n being the failures in a row.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
-from babysit.records import AttemptRecord, Decision, DecisionKind, Outcome
+from babysit.records import AttemptRecord, Category, Decision, DecisionKind, Outcome
+
+NEVER_LOOP = frozenset({Category.USER_CODE, Category.DATA, Category.CUDA_OOM})
+NOT_CHARGED = frozenset({Category.PREEMPTION})
 
 
 @dataclass(frozen=True)
@@ -33,6 +45,20 @@ class RestartPolicy:
     backoff_max_s: float = 600.0
     jitter: float = 0.25
     reset_after_s: float = 600.0
+    storm_attempts: int = 5  # 0: no storm rule
+    storm_window_s: float = 1800.0
+    no_checkpoint_progress: int = 3  # 0: no such rule
+    budgets: Mapping[str, int] = field(default_factory=dict)  # category -> restarts in window
+    budget_window_s: float = 86400.0
+
+
+def charged(attempt: AttemptRecord) -> bool:
+    """Failed attempts that count against budgets: not stopped, not preempted."""
+    return attempt.outcome not in (
+        Outcome.SUCCEEDED,
+        Outcome.STOPPED,
+        Outcome.RUNNING,
+    ) and (attempt.category not in NOT_CHARGED)
 
 
 def new_high(attempt: AttemptRecord, earlier: Sequence[AttemptRecord]) -> bool:
@@ -49,15 +75,25 @@ def healthy(attempt: AttemptRecord, earlier: Sequence[AttemptRecord], reset_afte
 
 def failures_in_a_row(history: Sequence[AttemptRecord], reset_after_s: float) -> int:
     """Failed attempts at the end of history since (and including) the last healthy one."""
+    # best[i]: the highest step reached before attempt i (one pass: the history can be long)
+    best: list[int | None] = []
+    top: int | None = None
+    for a in history:
+        best.append(top)
+        if a.last_step is not None and (top is None or a.last_step > top):
+            top = a.last_step
     count = 0
     for i in range(len(history) - 1, -1, -1):
         attempt = history[i]
         if attempt.outcome == Outcome.SUCCEEDED:
             break
-        if attempt.outcome == Outcome.STOPPED:
+        if not charged(attempt):
             continue
         count += 1
-        if healthy(attempt, history[:i], reset_after_s):
+        before = best[i]
+        high = attempt.last_step is not None and (before is None or attempt.last_step > before)
+        long = attempt.ended is not None and attempt.ended - attempt.started >= reset_after_s
+        if high or long:
             break
     return count
 
@@ -70,9 +106,18 @@ def backoff_delay(n: int, policy: RestartPolicy, uniform: float) -> float:
     return max(0.0, base * (1 + policy.jitter * (2 * uniform - 1)))
 
 
-def decide(history: Sequence[AttemptRecord], policy: RestartPolicy, uniform: float) -> Decision:
-    """`history` ends with the attempt that just ended; `uniform` is a random number in [0, 1)."""
+def decide(
+    history: Sequence[AttemptRecord],
+    policy: RestartPolicy,
+    uniform: float,
+    newest_checkpoint_step: int | None = None,
+    checkpoints: bool = False,
+) -> Decision:
+    """`history` ends with the attempt that just ended; `uniform` is a random number in [0, 1);
+    `checkpoints`: the run has a checkpoint glob, so checkpoint progress can be judged, with
+    `newest_checkpoint_step` the step the next attempt would start from (None: scratch)."""
     current = history[-1]
+    charged_before = [a for a in history[:-1] if charged(a)]
     previous = history[-2] if len(history) > 1 else None
     if current.outcome == Outcome.SUCCEEDED:
         return Decision(DecisionKind.SUCCEED, f"attempt {current.number} finished successfully")
@@ -82,9 +127,24 @@ def decide(history: Sequence[AttemptRecord], policy: RestartPolicy, uniform: flo
             DecisionKind.RESTART,
             f"attempt {current.number} was stopped before it finished ({what}); starting it "
             "again (not counted against the restart budget)",
+            counts=False,
+        )
+    if current.category in NOT_CHARGED:
+        return Decision(
+            DecisionKind.RESTART,
+            f"attempt {current.number} was preempted or hit a scheduler limit ({what}); "
+            "starting it again (not counted against any restart budget)",
+            counts=False,
         )
     if current.transient is False:
         return Decision(DecisionKind.GIVE_UP_NEEDS_HUMAN, f"attempt {current.number}: {what}")
+    last = charged_before[-1] if charged_before else None
+    if current.category in NEVER_LOOP and last is not None and last.category == current.category:
+        return Decision(
+            DecisionKind.GIVE_UP_NEEDS_HUMAN,
+            f"attempts {last.number} and {current.number} both ended with "
+            f"{current.category.value}: restarting will not fix it ({what})",
+        )
     if (
         previous is not None
         and current.fingerprint is not None
@@ -97,6 +157,16 @@ def decide(history: Sequence[AttemptRecord], policy: RestartPolicy, uniform: flo
             f"attempt {current.number} died with the same error as attempt {previous.number} "
             f"without making progress: {what}. Restarting again would loop.",
         )
+    spent = _budget_spent(current, history, policy)
+    if spent is not None:
+        return Decision(DecisionKind.GIVE_UP_BUDGET, f"{spent}; last: {what}")
+    storm = _storm(current, history, policy)
+    if storm is not None:
+        return Decision(DecisionKind.GIVE_UP_BUDGET, f"{storm}; last: {what}")
+    if checkpoints:
+        stuck = _no_checkpoint_progress(history, policy, newest_checkpoint_step)
+        if stuck is not None:
+            return Decision(DecisionKind.GIVE_UP_BUDGET, f"{stuck}; last: {what}")
     n = failures_in_a_row(history, policy.reset_after_s)
     if n > policy.max_restarts:
         return Decision(
@@ -110,4 +180,64 @@ def decide(history: Sequence[AttemptRecord], policy: RestartPolicy, uniform: flo
         f"restarting in {delay:.1f}s (restart {n} of {policy.max_restarts} allowed in a row "
         "without progress)",
         delay,
+    )
+
+
+def _ago(seconds: float) -> str:
+    return f"{seconds / 3600:g}h" if seconds >= 3600 else f"{seconds / 60:g} min"
+
+
+def _budget_spent(
+    current: AttemptRecord, history: Sequence[AttemptRecord], policy: RestartPolicy
+) -> str | None:
+    if current.category is None or current.category.value not in policy.budgets:
+        return None
+    allowed = policy.budgets[current.category.value]
+    end = current.ended if current.ended is not None else current.started
+    count = sum(
+        1
+        for a in history
+        if charged(a)
+        and a.category == current.category
+        and (a.ended if a.ended is not None else a.started) >= end - policy.budget_window_s
+    )
+    if count <= allowed:
+        return None
+    return (
+        f"{count} attempts ended with {current.category.value} within "
+        f"{_ago(policy.budget_window_s)} (budget.{current.category.value} = {allowed} restarts)"
+    )
+
+
+def _storm(
+    current: AttemptRecord, history: Sequence[AttemptRecord], policy: RestartPolicy
+) -> str | None:
+    if policy.storm_attempts <= 0:
+        return None
+    end = current.ended if current.ended is not None else current.started
+    recent = [a for a in history if charged(a) and a.started >= end - policy.storm_window_s]
+    if len(recent) < policy.storm_attempts:
+        return None
+    return (
+        f"restart storm: {len(recent)} failed attempts within {_ago(policy.storm_window_s)} "
+        f"(restart.storm_attempts = {policy.storm_attempts}); something keeps failing fast"
+    )
+
+
+def _no_checkpoint_progress(
+    history: Sequence[AttemptRecord], policy: RestartPolicy, newest: int | None
+) -> str | None:
+    n = policy.no_checkpoint_progress
+    if n <= 0:
+        return None
+    tail = [a for a in history if charged(a)][-n:]
+    if len(tail) < n or any(a.resume_step != newest for a in tail):
+        return None
+    if any(a.anomaly_step is not None for a in tail):
+        return None  # rollbacks resume from older checkpoints on purpose; their own rule pages
+    where = f"checkpoint step {newest}" if newest is not None else "scratch (no checkpoint yet)"
+    return (
+        f"no checkpoint progress: the last {n} attempts all started from {where} and none saved "
+        f"a newer checkpoint, so the next one would start there again "
+        f"(restart.no_checkpoint_progress = {n})"
     )

@@ -1,6 +1,8 @@
 """Find checkpoints on disk and tell finished ones from ones still (or never fully) written.
 
     scan_checkpoints("out/ckpt_*.pt", now=time.time(), settle_s=2.0)  # -> [Checkpoint, ...]
+    scan_checkpoints("out/step{step}/model.pt", ...)   # a template: the step is where {step} is
+    validate_checkpoint("python check.py {checkpoint}", path, cwd, timeout_s=300)  # -> problem
 
 The step is read from the name (`ckpt_000150.pt`, `checkpoint-500/`, `global_step1000`), the
 number after "step"/"iter"/"ckpt"/"checkpoint" when there is one, else the last number. A
@@ -13,11 +15,15 @@ without `trainer_state.json`.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
 import re
+import shlex
+import signal
 import struct
+import subprocess
 import zipfile
 from pathlib import Path
 from typing import BinaryIO
@@ -38,12 +44,74 @@ def step_from_name(name: str) -> int | None:
     return int(numbers[-1]) if numbers else None
 
 
+STEP = "{step}"
+CKPT_PLACEHOLDER = "{checkpoint}"
+
+
+def template_glob(pattern: str) -> str:
+    """A template's glob: `out/step{step}/model.pt` -> `out/step*/model.pt`."""
+    return pattern.replace(STEP, "*")
+
+
+def _template_regex(pattern: str) -> re.Pattern[str]:
+    parts = [re.escape(p).replace(r"\*", "[^/]*") for p in pattern.split(STEP)]
+    return re.compile("(?:^|/)" + r"(\d+)".join(parts) + "$")
+
+
 def scan_checkpoints(pattern: str, now: float, settle_s: float) -> list[Checkpoint]:
-    """Every path matching `pattern` (files or directories), newest-first by step then mtime."""
+    """Every path matching `pattern` (files or directories), newest-first by step then mtime.
+    A pattern with `{step}` is a template: its step is the number in that place."""
     found = []
-    for path in glob.glob(os.path.expanduser(pattern), recursive=True):
-        found.append(inspect_checkpoint(Path(path), now, settle_s))
+    expanded = os.path.expanduser(pattern)
+    template = _template_regex(expanded) if STEP in expanded else None
+    for path in glob.glob(template_glob(expanded), recursive=True):
+        ckpt = inspect_checkpoint(Path(path), now, settle_s)
+        if template is not None:
+            m = template.search(path)
+            ckpt = Checkpoint(
+                ckpt.path,
+                int(m.group(1)) if m else None,
+                ckpt.mtime,
+                ckpt.size,
+                ckpt.complete,
+                ckpt.problem,
+            )
+        found.append(ckpt)
     return sorted(found, key=checkpoint_order, reverse=True)
+
+
+def validate_checkpoint(command: str, path: str, cwd: Path, timeout_s: float) -> str | None:
+    """Run the user's check on one checkpoint (`{checkpoint}` replaced by its path, else the
+    path appended). None when it exits 0; otherwise the problem, with the command's last words."""
+    words = shlex.split(command)
+    if any(CKPT_PLACEHOLDER in w for w in words):
+        argv = [w.replace(CKPT_PLACEHOLDER, path) for w in words]
+    else:
+        argv = [*words, path]
+    try:
+        # Its own session: a timeout kills the whole check (a `sh -c` and what it started).
+        proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return f"--validate-checkpoint could not run {argv[0]!r}: {exc.strerror or exc}"
+    try:
+        out, err = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return f"--validate-checkpoint did not finish within {timeout_s:g}s"
+    if proc.returncode == 0:
+        return None
+    said = (err or out).decode("utf-8", "replace").strip().splitlines()
+    tail = f": {said[-1][:200]}" if said else ""
+    return f"--validate-checkpoint exited with {proc.returncode}{tail}"
 
 
 def checkpoint_order(ckpt: Checkpoint) -> tuple[int, float]:
@@ -159,11 +227,11 @@ def _mtime(path: Path) -> float:
 
 
 def glob_fixed_parts(pattern: str) -> list[str]:
-    """The leading path parts of a glob that hold no wildcard (`out/run1` of
+    """The leading path parts of a glob (or template) that hold no wildcard (`out/run1` of
     `out/run1/ckpt_*.pt`), `~` expanded."""
     fixed = []
     for part in Path(os.path.expanduser(pattern)).parts:
-        if any(c in part for c in "*?["):
+        if any(c in part for c in "*?[") or STEP in part:
             break
         fixed.append(part)
     return fixed

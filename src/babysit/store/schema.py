@@ -106,4 +106,50 @@ MIGRATIONS: list[tuple[str, ...]] = [
         "CREATE INDEX diagnoses_run ON diagnoses (run, id)",
         "CREATE INDEX diagnoses_fingerprint ON diagnoses (fingerprint, ts)",
     ),
+    (
+        # v4: recovery. What each attempt resumed from and was handed (rollbacks), the node
+        # registry (failures and health checks per host, bans with expiry and probation), and
+        # the grouped stacks of hung attempts.
+        "ALTER TABLE attempts ADD COLUMN resume_step INTEGER",
+        "ALTER TABLE attempts ADD COLUMN suspect_host TEXT",
+        "ALTER TABLE attempts ADD COLUMN anomaly_step INTEGER",
+        "ALTER TABLE attempts ADD COLUMN skip_steps TEXT",
+        "ALTER TABLE attempts ADD COLUMN lr_scale REAL",
+        "ALTER TABLE attempts ADD COLUMN hosts TEXT",
+        """CREATE TABLE node_events (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            ts REAL NOT NULL,
+            host TEXT NOT NULL,
+            gpu TEXT,
+            run TEXT,
+            attempt INTEGER,
+            kind TEXT NOT NULL,
+            category TEXT,
+            reason TEXT NOT NULL,
+            data TEXT
+        )""",
+        "CREATE INDEX node_events_host ON node_events (host, ts)",
+        """CREATE TABLE bans (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            host TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            since REAL NOT NULL,
+            expires REAL,
+            probation_s REAL NOT NULL DEFAULT 0,
+            by TEXT NOT NULL,
+            run TEXT,
+            lifted REAL,
+            lifted_reason TEXT
+        )""",
+        "CREATE INDEX bans_host ON bans (host, since)",
+        """CREATE TABLE stacks (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            run TEXT NOT NULL,
+            attempt INTEGER,
+            ts REAL NOT NULL,
+            summary TEXT NOT NULL,
+            report TEXT NOT NULL
+        )""",
+        "CREATE INDEX stacks_run ON stacks (run, id)",
+    ),
 ]

@@ -34,6 +34,7 @@ from babysit.records import (
     Outcome,
     RunState,
 )
+from babysit.store.nodes import NodeRegistry
 from babysit.store.schema import MIGRATIONS
 
 DB_NAME = "babysit.db"
@@ -64,6 +65,12 @@ ATTEMPT_COLUMNS = (
     "summary",
     "stdout_offset",
     "stderr_offset",
+    "resume_step",
+    "suspect_host",
+    "anomaly_step",
+    "skip_steps",
+    "lr_scale",
+    "hosts",
 )
 
 
@@ -73,7 +80,7 @@ def _json_default(value: Any) -> Any:
     return repr(value)
 
 
-class Store:
+class Store(NodeRegistry):
     """One SQLite database for every run under one home directory."""
 
     def __init__(self, home: Path, conn: sqlite3.Connection) -> None:
@@ -266,6 +273,9 @@ class Store:
                     transient=a["transient"],
                     fingerprint=a["fingerprint"],
                     summary=a["summary"],
+                    resume_step=a["resume_step"],
+                    suspect_host=a["suspect_host"],
+                    anomaly_step=a["anomaly_step"],
                 )
             )
         return out
@@ -472,6 +482,8 @@ def _decode_run(row: sqlite3.Row) -> dict[str, Any]:
 def _decode_attempt(row: sqlite3.Row) -> dict[str, Any]:
     out = dict(row)
     out["argv"] = json.loads(out["argv"] or "[]")
+    out["skip_steps"] = [tuple(w) for w in json.loads(out["skip_steps"] or "[]")]
+    out["hosts"] = json.loads(out["hosts"]) if out["hosts"] else None
     if out["transient"] is not None:
         out["transient"] = bool(out["transient"])
     return out

@@ -53,6 +53,12 @@ def attempt_document(a: Mapping[str, Any]) -> dict[str, Any]:
         "transient": a.get("transient"),
         "summary": a.get("summary"),
         "resume_from": a.get("resume_from"),
+        "resume_step": a.get("resume_step"),
+        "skip_steps": [list(w) for w in a.get("skip_steps") or []],
+        "lr_scale": a.get("lr_scale"),
+        "anomaly_step": a.get("anomaly_step"),
+        "suspect_host": a.get("suspect_host"),
+        "hosts": a.get("hosts"),
         "argv": a.get("argv"),
         "log_dir": a.get("log_dir"),
     }
@@ -90,6 +96,7 @@ def run_document(
     alive: bool,
     incidents: Sequence[Mapping[str, Any]] = (),
     diagnoses: Sequence[Mapping[str, Any]] = (),
+    stacks: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     return {
         "run": run["name"],
@@ -106,6 +113,10 @@ def run_document(
         "events": [event_document(e) for e in events],
         "incidents": [incident_document(i) for i in incidents],
         "diagnoses": [diagnosis_row_document(d) for d in diagnoses],
+        "stacks": [
+            {**(x.get("report") or {}), "ts": iso(x["ts"]), "attempt": x.get("attempt")}
+            for x in stacks
+        ],
     }
 
 

@@ -190,6 +190,16 @@ def logbook_markdown(doc: Mapping[str, Any]) -> str:
                 out.append(f"  - evidence: `{e['file']}:{e['line']}` `{e['text'][:200]}`")
             for c in d["consequences"][:3]:
                 out.append(f"  - consequence: {c['count']}× {c['category']}: {c['summary']}")
+    stacks = doc.get("stacks") or []
+    if stacks:
+        out += ["", "## Stacks of hung attempts", ""]
+        for x in stacks:
+            out.append(f"- {_time(x['ts'])} attempt {x['attempt'] or '-'}: {x['summary']}")
+            for g in x.get("groups") or []:
+                ranks = g.get("ranks") or []
+                who = f"rank(s) {', '.join(map(str, ranks))}" if ranks else f"pids {g['pids']}"
+                odd = " (the odd one out)" if g.get("odd") else ""
+                out.append(f"  - {g['count']}× {who}{odd}: `{g['where']}`")
     out += ["", "## Events", ""]
     for e in doc["events"]:
         tag = f" (attempt {e['attempt']})" if e["attempt"] is not None else ""

@@ -1,0 +1,110 @@
+"""The node registry as `babysit nodes list` shows it: one row per host, from the store's rows.
+
+    docs = nodes_document(store.node_events(), store.bans(), now=time.time(), window_s=86400)
+    console.print(nodes_table(docs))
+
+A host is `banned` (a ban in force), `probation` (a ban ended less than its probation ago: one
+more failure bans it again), or `ok`. Failures are counted over the last `window_s`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from rich.table import Table
+
+
+def _when(ts: float | None) -> str:
+    if ts is None:
+        return "-"
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+def nodes_document(
+    events: Sequence[dict[str, Any]],
+    bans: Sequence[dict[str, Any]],
+    now: float,
+    window_s: float,
+) -> list[dict[str, Any]]:
+    hosts: dict[str, dict[str, Any]] = {}
+
+    def host(name: str) -> dict[str, Any]:
+        return hosts.setdefault(
+            name,
+            {
+                "host": name,
+                "state": "ok",
+                "failures": 0,
+                "failures_total": 0,
+                "last_failure": None,
+                "last_health": None,
+                "ban": None,
+                "bans_total": 0,
+            },
+        )
+
+    for e in events:
+        h = host(e["host"])
+        if e["kind"] == "failure":
+            h["failures_total"] += 1
+            if e["ts"] >= now - window_s:
+                h["failures"] += 1
+            h["last_failure"] = {
+                "ts": e["ts"],
+                "run": e["run"],
+                "attempt": e["attempt"],
+                "category": e["category"],
+                "reason": e["reason"],
+            }
+        elif e["kind"].startswith("health_"):
+            h["last_health"] = {"ts": e["ts"], "passed": e["kind"] == "health_pass",
+                                "reason": e["reason"]}
+    for b in bans:
+        h = host(b["host"])
+        h["bans_total"] += 1
+        ended = b["lifted"] if b["lifted"] is not None else b["expires"]
+        doc = {
+            "reason": b["reason"],
+            "since": b["since"],
+            "expires": b["expires"],
+            "by": b["by"],
+            "run": b["run"],
+            "lifted": b["lifted"],
+            "lifted_reason": b["lifted_reason"],
+            "probation_until": None if ended is None else ended + b["probation_s"],
+        }
+        if ended is None or ended > now:
+            h["state"], h["ban"] = "banned", doc
+        elif now < ended + b["probation_s"] and h["state"] != "banned":
+            h["state"], h["ban"] = "probation", doc
+    order = {"banned": 0, "probation": 1, "ok": 2}
+    return sorted(hosts.values(), key=lambda h: (order[h["state"]], h["host"]))
+
+
+def nodes_table(docs: Sequence[dict[str, Any]], window_s: float) -> Table:
+    table = Table(title="nodes", title_justify="left")
+    table.add_column("host", no_wrap=True)
+    table.add_column("state", no_wrap=True)
+    table.add_column(f"failures ({window_s / 3600:g}h)", justify="right", no_wrap=True)
+    table.add_column("until", no_wrap=True)
+    table.add_column("why", overflow="fold")
+    style = {"banned": "[red]banned[/]", "probation": "[yellow]probation[/]", "ok": "ok"}
+    for d in docs:
+        ban = d["ban"]
+        if d["state"] == "banned":
+            until = _when(ban["expires"]) if ban["expires"] is not None else "unbanned by hand"
+            why = f"{ban['reason']} (by {ban['by']})"
+        elif d["state"] == "probation":
+            until = _when(ban["probation_until"])
+            why = f"on probation after: {ban['reason']}"
+        else:
+            until = "-"
+            last = d["last_failure"]
+            why = f"last failure: {last['reason']}" if last else ""
+        health = d["last_health"]
+        if health is not None and not health["passed"] and d["state"] == "ok":
+            why = f"last health check failed: {health['reason']}"
+        table.add_row(d["host"], style[d["state"]], str(d["failures"]), until, why[:300])
+    return table

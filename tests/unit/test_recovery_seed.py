@@ -1,0 +1,53 @@
+"""Recovery.seed: what a babysit started again learns from the store about rollbacks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from babysit.config import build_config
+from babysit.records import AttemptRecord, DecisionKind, Outcome
+from babysit.recovery import Recovery
+
+
+def recovery(tmp_path: Path) -> Recovery:
+    cfg = build_config({"rollback.skip_before": 5, "rollback.skip_after": 10})
+
+    def no_journal() -> Any:
+        raise AssertionError("seed must not write")
+
+    return Recovery(cfg, "r", tmp_path, lambda level, msg: None, no_journal, lambda: 0.0)
+
+
+def attempt(n: int, anomaly: int | None = None, ended: float | None = 10.0) -> AttemptRecord:
+    return AttemptRecord(n, 1.0, ended, Outcome.KILLED, anomaly_step=anomaly)
+
+
+def test_windows_come_back_from_the_rows(tmp_path: Path) -> None:
+    rec = recovery(tmp_path)
+    rows = [{"skip_steps": [(10, 20)]}, {"skip_steps": [(10, 20), (40, 50)]}]
+    assert rec.seed(rows, [attempt(1, 15), attempt(2, 45), attempt(3)]) is None
+    assert rec.windows == ((10, 20), (40, 50))
+    assert rec.anomalies == [15, 45]
+
+
+def test_a_rollback_decided_but_not_launched_is_made_again(tmp_path: Path) -> None:
+    rec = recovery(tmp_path)
+    rows = [{"skip_steps": []}, {"skip_steps": []}]
+    decision = rec.seed(rows, [attempt(1), attempt(2, anomaly=100)])
+    assert decision is not None and decision.kind == DecisionKind.ROLLBACK
+    assert decision.before_step == 99 and decision.skip_steps == ((95, 110),)
+    assert rec.windows == ((95, 110),) and rec.anomalies == [100]
+
+
+def test_a_second_anomaly_at_the_same_place_made_again_is_the_wider_one(tmp_path: Path) -> None:
+    rec = recovery(tmp_path)
+    rows = [{"skip_steps": []}, {"skip_steps": [(95, 110)]}]
+    decision = rec.seed(rows, [attempt(1, anomaly=100), attempt(2, anomaly=102)])
+    assert decision is not None and decision.skip_steps == ((92, 122),)
+    assert rec.anomalies == [100, 102]
+
+
+def test_an_attempt_still_running_is_not_rolled_back(tmp_path: Path) -> None:
+    rec = recovery(tmp_path)
+    assert rec.seed([{"skip_steps": []}], [attempt(1, anomaly=100, ended=None)]) is None

@@ -26,7 +26,7 @@ from babysit.detect.telemetry import TelemetryDetector
 from babysit.doctor import checkpoint_dir
 from babysit.journal import Journal
 from babysit.parse.stacks import parse_stacks
-from babysit.records import CheckStatus, EventKind, Incident, StackReport
+from babysit.records import CheckStatus, EventKind, Incident, IncidentKind, StackReport
 from babysit.recovery import Recovery
 from babysit.sources.health import HealthTargets, preflight
 from babysit.sources.telemetry import TelemetrySampler, TelemetryThread
@@ -34,6 +34,7 @@ from babysit.views.stacks import stacks_document, stacks_text
 
 Say = Callable[[str, str], None]
 STACKS_DIR = "stacks"
+NODE_CHECKS = frozenset({"gpu", "matmul"})  # failures that condemn the node itself
 STACKS_FILE = "stacks.txt"
 
 
@@ -77,6 +78,7 @@ class Checkup:
             self._checkpoint_dirs(), self._data_dirs(), home, training_python(command)
         )
         self._telemetry: TelemetryThread | None = None
+        self._telemetry_told = False
         self._detector: TelemetryDetector | None = None
 
     @property
@@ -127,13 +129,28 @@ class Checkup:
                 for r in results
             ],
         )
+        sick = [r for r in failed if r.name in NODE_CHECKS]
+        now = self.wall()
         if ok:
-            now = self.wall()
             self.journal.write(
                 lambda s: s.add_node_event(now, host, "health_pass", msg, self.run, attempt)
             )
-        else:
+        elif sick:
+            # The node itself is broken (a GPU, its memory, wrong results): ban it.
+            why = "; ".join(f"{r.name} {r.target}: {r.summary}".strip() for r in sick)
             self.recovery.blame(attempt, host, why, None, kind="health_fail")
+        else:
+            # A full disk, a slow mount, little free memory: the node's surroundings, which a
+            # ban would not fix (and would keep every run off the node for a day). Say so, and
+            # go on: the run's own failure, if it comes, is triaged and budgeted as usual.
+            self.journal.write(
+                lambda s: s.add_node_event(now, host, "health_warn", msg, self.run, attempt)
+            )
+            self.say(
+                "warn",
+                "not banning this node for that (its disk, filesystem or memory, not its "
+                "hardware); launching anyway: free the space or fix the mount",
+            )
 
     # -- the child's environment ---------------------------------------------------------------
 
@@ -182,6 +199,13 @@ class Checkup:
         self.say("warn", f"stacks of hung attempt {attempt}: {summary} (all of them: {path})")
         return report
 
+    def flight_recorder_dumps(self, attempt_dir: Path) -> list[Path]:
+        """PyTorch's NCCL flight recorder files the attempt left (one per rank that dumped)."""
+        try:
+            return sorted((attempt_dir / STACKS_DIR).glob("nccl_trace_rank_*"))
+        except OSError:
+            return []
+
     # -- telemetry -----------------------------------------------------------------------------
 
     def start_telemetry(self) -> None:
@@ -204,13 +228,30 @@ class Checkup:
         if self._telemetry is None or self._detector is None:
             return []
         out: list[Incident] = []
+        if self._telemetry.error and not self._telemetry_told:
+            self._telemetry_told = True
+            self.say("warn", f"node telemetry stopped: {self._telemetry.error}")
         for m in self._telemetry.drain():
             self._store_sample(attempt, m.ts, dict(m.values))
             try:
-                out += self._detector.feed(m)
+                found = self._detector.feed(m)
             except Exception as exc:
                 self.say("warn", f"telemetry detector failed on a sample ({exc}); skipped")
+                continue
+            for inc in found:
+                if inc.kind in (IncidentKind.GPU_ECC, IncidentKind.GPU_THROTTLE):
+                    self._node_incident(attempt, inc)
+            out += found
         return out
+
+    def _node_incident(self, attempt: int | None, inc: Incident) -> None:
+        """GPU trouble goes on the node's record too (`babysit nodes list`), not only the run's;
+        it does not count as a failure for bans: the run may still be fine."""
+        host, now, what = self.recovery.host, self.wall(), inc.message
+        cat = inc.category.value
+        self.journal.write(
+            lambda s: s.add_node_event(now, host, "incident", what, self.run, attempt, None, cat)
+        )
 
     def _store_sample(self, attempt: int | None, ts: float, values: dict[str, float]) -> None:
         self.journal.write(

@@ -259,12 +259,23 @@ def _check_value(key: str, value: Any, default: Any) -> Any:
         raise ConfigError(f"{key} must be >= 0 restarts, got {value!r}")
     if key == "rollback.lr_scale" and value > 1:
         raise ConfigError(f"rollback.lr_scale must be <= 1 (a factor), got {value!r}")
+    if key == "checkpoint.validate" and value and not value.strip():
+        raise ConfigError("checkpoint.validate is blank: give a command, or leave it unset")
     if key in ("run.resume_args", "checkpoint.validate"):
         try:
             shlex.split(value)
         except ValueError as exc:
             raise ConfigError(f"{key} is not valid shell words: {exc}") from exc
     return value
+
+
+_NO_BUDGET = {
+    "cuda_oom": "a CUDA OOM never restarts (the same batch runs out of memory again): make "
+    "the batch or the model smaller",
+    "user_code": "a bug in the code never restarts: fix it first",
+    "data": "bad data never restarts: fix or skip it first",
+    "preemption": "preemptions and time limits are never charged to a budget",
+}
 
 
 def _suggest(word: str, choices: Sequence[str]) -> str:
@@ -284,6 +295,8 @@ def build_config(values: Mapping[str, Any], source: str = "config") -> Config:
                 f"{source}: unknown section [{section}]{_suggest(section, list(_SECTIONS))}"
             )
         defaults = {f.name: f.default for f in dataclasses.fields(_SECTIONS[section])}
+        if section == "budget" and key in _NO_BUDGET:
+            raise ConfigError(f"{source}: {dotted}: {_NO_BUDGET[key]}")
         if key not in defaults:
             raise ConfigError(
                 f"{source}: unknown key {dotted!r}{_suggest(key, list(defaults))}; "

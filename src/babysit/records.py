@@ -348,6 +348,7 @@ class AttemptRecord:
     resume_step: int | None = None  # the step of the checkpoint it started from (None: scratch)
     suspect_host: str | None = None  # the node triage or the stacks blamed, if any
     anomaly_step: int | None = None  # the NaN or unsettled spike it was rolled back for
+    anomaly_kind: str | None = None  # that incident's kind (nonfinite, loss_diverged)
 
     @property
     def made_progress(self) -> bool:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from babysit.config import Config
-from babysit.errors import NodesExhausted, StoreError
+from babysit.errors import ConfigError, LaunchError, NodesExhausted, StoreError
 from babysit.journal import Journal
 from babysit.policy.checkpoint import choose_checkpoint
 from babysit.policy.nodes import BanRule, ban_for, in_force, usable_hosts
@@ -41,6 +41,7 @@ from babysit.sources.checkpoints import scan_checkpoints, validate_checkpoint
 
 Say = Callable[[str, str], None]
 HOSTFILE_NAME = "hostfile"
+MAX_VALIDATIONS = 3  # checkpoints the validator may reject in a row before babysit pages
 
 
 def rollback_rule(cfg: Config) -> RollbackRule:
@@ -84,9 +85,20 @@ class Recovery:
         self.ban_rule = ban_rule(cfg)
         self.windows: tuple[Window, ...] = ()  # data windows skipped so far (all attempts)
         self.anomalies: list[int] = []  # steps of the anomalies rolled back for
+        self.quarantine: list[tuple[int, float, int]] = []  # (anomaly step, ended, attempt)
+        self._rejected: dict[tuple[str, float, int], str] = {}  # validator verdicts, by file
+        self.lr_scale: float | None = None  # of the last rollback, until the run passes lr_until
+        self.lr_until = -1
         self.hostfile: list[HostLine] | None = None
         if cfg.nodes.hostfile:
             self.hostfile = read_hostfile(self.resolve(cfg.nodes.hostfile))
+            if cfg.nodes.min_nodes > len(self.hostfile):
+                raise ConfigError(
+                    f"nodes.min_nodes is {cfg.nodes.min_nodes} but the hostfile "
+                    f"{cfg.nodes.hostfile} lists only {len(self.hostfile)} hosts"
+                )
+        elif cfg.nodes.min_nodes:
+            say("warn", "--min-nodes is ignored without --hostfile (nodes.hostfile)")
 
     @property
     def journal(self) -> Journal:
@@ -97,44 +109,84 @@ class Recovery:
         p = Path(os.path.expanduser(path))
         return p if p.is_absolute() else self.cwd / p
 
+    def anomaly(self, kind: str | None, step: int, message: str | None, ts: float) -> Incident:
+        """The incident an attempt was rolled back for, rebuilt from its row."""
+        known = {i.value for i in IncidentKind}
+        k = IncidentKind(kind) if kind in known else IncidentKind.NONFINITE
+        return Incident(k, message or f"loss anomaly at step {step}", ts, step, "loss")
+
     def seed(
-        self, rows: Sequence[dict[str, Any]], history: Sequence[AttemptRecord]
+        self,
+        rows: Sequence[dict[str, Any]],
+        history: Sequence[AttemptRecord],
+        budget_from: int = 1,
     ) -> Decision | None:
-        """What earlier attempts (before a babysit restart) left: skipped windows, anomalies.
-        Returns the rollback still to do when babysit died between deciding it and launching
-        (the last attempt ended for an anomaly): the same decision, made again."""
-        for row in rows:
+        """What earlier attempts of this run (since its budget began: a run started again after
+        it ended starts clean) left: skipped windows, anomalies, checkpoints saved after one,
+        the learning-rate scale. Returns the decision still to carry out when babysit died
+        between ending an attempt for an anomaly and launching the next: made again."""
+        current = [r for r in rows if r["number"] >= budget_from]
+        for row in current:
             if row.get("skip_steps"):
                 self.windows = merge([*self.windows, *row["skip_steps"]])
+            if row.get("lr_scale") is not None and row.get("skip_steps"):
+                self.lr_scale = row["lr_scale"]
+                self.lr_until = max(hi for _, hi in row["skip_steps"])
+        ended = [a for a in history if a.anomaly_step is not None and a.ended is not None]
+        for a in ended:
+            self.quarantine.append((a.anomaly_step or 0, a.ended or 0.0, a.number))
         anomalies = [a.anomaly_step for a in history if a.anomaly_step is not None]
         last = history[-1] if history else None
         if last is None or last.anomaly_step is None or last.ended is None:
             self.anomalies = anomalies
             return None
         self.anomalies = anomalies[:-1]
-        again = Incident(IncidentKind.NONFINITE, "", last.ended, last.anomaly_step, "loss")
+        row = next((r for r in current if r["number"] == last.number), {})
+        again = self.anomaly(
+            last.anomaly_kind, last.anomaly_step, row.get("anomaly_message"), last.ended
+        )
         decision = self.on_incident(again)
-        if decision.kind != DecisionKind.ROLLBACK:
-            self.anomalies = anomalies
-            return None
-        self.rolled_back(decision, last.anomaly_step)
-        return decision
+        if decision.kind == DecisionKind.ROLLBACK:
+            self.rolled_back(decision, last.anomaly_step)
+            return decision
+        self.anomalies = anomalies
+        return decision if decision.kind == DecisionKind.GIVE_UP_NEEDS_HUMAN else None
 
     # -- checkpoints ---------------------------------------------------------------------------
 
     def scan(self, settle_s: float) -> list[Checkpoint]:
+        """Checkpoints on disk, newest first; those saved after an anomaly babysit rolled back
+        past (until a newer save replaces them) and those the validator rejected are marked."""
         if self.checkpoint_pattern is None:
             return []
-        return scan_checkpoints(self.checkpoint_pattern, self.wall(), settle_s)
+        out = []
+        for c in scan_checkpoints(self.checkpoint_pattern, self.wall(), settle_s):
+            problem = self._rejected.get((c.path, c.mtime, c.size)) or self._after_anomaly(c)
+            if problem is not None and c.complete:
+                c = Checkpoint(c.path, c.step, c.mtime, c.size, False, problem)
+            out.append(c)
+        return out
 
-    def newest_step(self) -> int | None:
-        """The step the next attempt would resume from (the validation command is not run)."""
+    def _after_anomaly(self, c: Checkpoint) -> str | None:
+        margin = self.rollback_rule.margin_steps
+        for step, ended, attempt in self.quarantine:
+            if c.step is not None and c.step >= step - margin and c.mtime <= ended:
+                return (
+                    f"saved by attempt {attempt} at or after its anomaly at step {step}, "
+                    "which babysit rolled back past"
+                )
+        return None
+
+    def newest(self) -> Checkpoint | None:
+        """What the next attempt would resume from (validations already known are applied)."""
         chosen, _ = choose_checkpoint(self.scan(0.0))
-        return chosen.step if chosen is not None else None
+        return chosen
 
     def pick_checkpoint(self, settle_s: float, before_step: int | None = None) -> Checkpoint | None:
         """The newest complete (and, with --validate-checkpoint, valid) checkpoint, at or before
-        `before_step` for a rollback. What was passed over, and why, goes to the logbook."""
+        `before_step` for a rollback. What was passed over, and why, goes to the logbook.
+        Raises LaunchError when the validator rejects MAX_VALIDATIONS checkpoints in a row: a
+        broken check must not send a run back to step 0."""
         pattern = self.checkpoint_pattern
         if pattern is None:
             return None
@@ -144,6 +196,13 @@ class Recovery:
             chosen, passed_over = choose_checkpoint(found, before_step)
             if chosen is None or not self.cfg.checkpoint.validate:
                 break
+            if len(rejected) >= MAX_VALIDATIONS:
+                raise LaunchError(
+                    f"--validate-checkpoint rejected the newest {len(rejected)} checkpoints "
+                    f"(last: {Path(rejected[-1].path).name}: {rejected[-1].problem}). babysit "
+                    "will not go further back on its word: check the command (run it by hand "
+                    "on a checkpoint you trust), or remove the bad checkpoints"
+                )
             problem = validate_checkpoint(
                 self.cfg.checkpoint.validate,
                 chosen.path,
@@ -152,6 +211,7 @@ class Recovery:
             )
             if problem is None:
                 break
+            self._rejected[(chosen.path, chosen.mtime, chosen.size)] = problem
             bad = Checkpoint(chosen.path, chosen.step, chosen.mtime, chosen.size, False, problem)
             rejected.append(bad)
             found = [bad if c.path == chosen.path else c for c in found]
@@ -196,12 +256,32 @@ class Recovery:
     # -- rollbacks -----------------------------------------------------------------------------
 
     def on_incident(self, inc: Incident) -> Decision:
-        return on_incident(inc, self.rollback_rule, self.anomalies, self.windows)
+        decision = on_incident(inc, self.rollback_rule, self.anomalies, self.windows)
+        if decision.kind == DecisionKind.ROLLBACK and self.checkpoint_pattern is None:
+            return Decision(
+                DecisionKind.KEEP_WATCHING,
+                f"{inc.message}: no --checkpoint glob is set, so babysit cannot roll back past "
+                "it (set one, or [rollback] on_nan / on_divergence = false to silence this)",
+            )
+        return decision
 
     def rolled_back(self, decision: Decision, anomaly_step: int | None) -> None:
         self.windows = merge([*self.windows, *decision.skip_steps])
         if anomaly_step is not None:
             self.anomalies.append(anomaly_step)
+        if decision.lr_scale is not None and decision.skip_steps:
+            self.lr_scale = decision.lr_scale
+            self.lr_until = max(hi for _, hi in decision.skip_steps)
+
+    def ended_for_anomaly(self, anomaly_step: int, ended: float, attempt: int) -> None:
+        """Checkpoints that attempt saved at or after the anomaly are not resumed from."""
+        self.quarantine.append((anomaly_step, ended, attempt))
+
+    def lr_scale_for(self, resume_step: int | None) -> float | None:
+        """The rollback's learning-rate scale holds until the run is past its skipped window."""
+        if self.lr_scale is None or (resume_step or 0) > self.lr_until:
+            return None
+        return self.lr_scale
 
     # -- the node registry ---------------------------------------------------------------------
 
@@ -215,10 +295,12 @@ class Recovery:
     def hosts(self, attempt_dir: Path) -> tuple[Path | None, list[str], set[str]]:
         """The attempt's hostfile (the run's minus banned hosts), its hosts, the banned hosts.
         Raises NodesExhausted when the bans leave fewer hosts than the run needs."""
-        banned = {b.host for b in self._active()}
+        active = self._active()
+        banned = {b.host for b in active}
+        short_banned = {short(h) for h in banned}
         if self.hostfile is None:
-            if self.host in banned:
-                ban = next(b for b in self._active() if b.host == self.host)
+            ban = next((b for b in active if short(b.host) == short(self.host)), None)
+            if ban is not None:
                 raise NodesExhausted(
                     f"this node ({self.host}) is banned ({ban.reason}) and the run has no "
                     "hostfile to go elsewhere: requeue the job on other nodes, or lift the ban "
@@ -226,8 +308,8 @@ class Recovery:
                 )
             return None, [self.host], banned
         all_hosts = [line.host for line in self.hostfile]
-        usable, missing = usable_hosts(all_hosts, banned, self.cfg.nodes.min_nodes)
-        out = [h for h in all_hosts if h in banned]
+        out = [h for h in all_hosts if short(h) in short_banned]
+        usable, missing = usable_hosts(all_hosts, set(out), self.cfg.nodes.min_nodes)
         if missing:
             need = self.cfg.nodes.min_nodes or len(all_hosts)
             raise NodesExhausted(
@@ -238,8 +320,20 @@ class Recovery:
             )
         if out:
             self.say("info", f"leaving banned host(s) out of this attempt: {', '.join(out)}")
+        if short(self.host) in short_banned and short(self.host) not in map(short, all_hosts):
+            self.say(
+                "warn",
+                f"this node ({self.host}) is banned but not in the hostfile: the launch goes on "
+                "from here (only the hostfile's hosts run the training)",
+            )
         path = attempt_dir / HOSTFILE_NAME
-        kept = write_hostfile(path, self.hostfile, banned)
+        try:
+            kept = write_hostfile(path, self.hostfile, set(out))
+        except OSError as exc:
+            raise LaunchError(
+                f"cannot write the attempt's hostfile {path} ({exc.strerror or exc}): is the "
+                "disk under the babysit home full?"
+            ) from exc
         return path, kept, banned
 
     def blame(
@@ -269,6 +363,10 @@ class Recovery:
             )
             if any(b.host == host for b in self._active()):
                 ban = None
+        elif self.hostfile is None and short(host) == short(self.host):
+            # One node and nowhere else to go: a ban would only end the run; the restart
+            # budgets decide instead. The failure stays on the node's record.
+            return None
         else:
             try:
                 store = self.journal.store
@@ -301,6 +399,11 @@ class Recovery:
             by=new_ban.by,
         )
         return new_ban
+
+
+def short(host: str) -> str:
+    """`gpu-3.cluster.local` and `gpu-3` are one node."""
+    return host.split(".", 1)[0].lower()
 
 
 def _clock(ts: float) -> str:

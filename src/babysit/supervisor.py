@@ -259,7 +259,7 @@ class Supervisor:
             budget_from = len(every) + 1  # started again after it ended: a fresh budget
             self.journal.write(lambda s: s.set_budget_from(self.name, budget_from))
         self.history = [a for a in every if a.number >= budget_from]
-        rollback = self.recovery.seed(rows, self.history)
+        rollback = self.recovery.seed(rows, self.history, budget_from)
         self.attempts_seen = max(len(every), highest_attempt_dir(self.run_dir))
         self.journal.event(
             EventKind.RUN_STARTED,
@@ -269,7 +269,11 @@ class Supervisor:
         )
         resumed = self._resume_unfinished(rows)
         if resumed is None and rollback is not None:
-            self.say("info", f"babysit was away before it could roll back: {rollback.reason}")
+            self.say("info", f"babysit was away before it could act: {rollback.reason}")
+            if rollback.kind != DecisionKind.ROLLBACK:
+                code = self._decided(rollback)
+                assert code is not None
+                return code
             self.pending_rollback = rollback
         if resumed is None:
             check_command(self.command, self.cwd)  # only before a new launch: re-attach needs none
@@ -350,7 +354,7 @@ class Supervisor:
         self.attempts_seen += 1  # counted here: the store may be refusing writes right now
         number = self.attempts_seen
         first = not self.history
-        attempt_dir = self.run_dir / f"attempt-{number:04d}"
+        attempt_dir = (self.run_dir / f"attempt-{number:04d}").resolve()
         rollback, self.pending_rollback = self.pending_rollback, None
         before = rollback.before_step if rollback is not None else None
         self.checkup.preflight(number)
@@ -358,13 +362,24 @@ class Supervisor:
         ckpt = self.recovery.pick_checkpoint(
             self.cfg.checkpoint.settle_s if first else 0.0, before
         )
+        if rollback is not None and ckpt is None and before is not None:
+            earlier = [a.resume_step for a in self.history if a.resume_step is not None]
+            if any(step <= before for step in earlier):
+                # A checkpoint from before the anomaly existed (an attempt resumed from it) and
+                # is gone or unusable now: going back to step 0 would throw the run away.
+                raise LaunchError(
+                    f"cannot roll back: no usable checkpoint at or before step {before} is left "
+                    f"(attempts resumed from step {max(s for s in earlier if s <= before)} "
+                    "before). Restore one, or resume by hand; babysit will not restart this run "
+                    "from step 0 on its own"
+                )
         argv = build_argv(self.command, self.cfg.run.resume_args, ckpt, hostfile)
         env = attempt_env(
             os.environ, self.name, number, self.home, ckpt, attempt_dir / CLIENT_METRICS
         )
         skip = self.recovery.windows
-        lr_scale = rollback.lr_scale if rollback is not None else None
         resume_step = ckpt.step if ckpt is not None else None
+        lr_scale = self.recovery.lr_scale_for(resume_step)
         recovery_env(env, skip, lr_scale, resume_step, hostfile, hosts, banned)
         env = self.checkup.child_env(env, attempt_dir)
         token = f"{self.name}/{number}/{uuid.uuid4().hex}"
@@ -394,6 +409,8 @@ class Supervisor:
         where = f", resuming from {ckpt.path}" if ckpt else ""
         if skip:
             where += f", skipping the data of steps {', '.join(f'{a}-{b}' for a, b in skip)}"
+        if lr_scale is not None:
+            where += f", learning rate x{lr_scale:g}"
         self.say("info", f"attempt {number} started{where}; output in {attempt_dir}")
         self.journal.event(
             EventKind.ATTEMPT_STARTED,
@@ -446,6 +463,21 @@ class Supervisor:
         self.pipeline.new_attempt(self.seams.wall(), row["first_step"], row["last_step"])
         live = _Live(row["number"], handle, followers, row["started"], self.pipeline)
         live.resume_step = row.get("resume_step")
+        if row.get("anomaly_step") is not None:
+            # The babysit before this one had decided to end it for an anomaly: carry that out.
+            inc = self.recovery.anomaly(
+                row.get("anomaly_kind"),
+                row["anomaly_step"],
+                row.get("anomaly_message"),
+                self.seams.wall(),
+            )
+            self.recovery.anomalies = [
+                a for a in self.recovery.anomalies if a != row["anomaly_step"]
+            ]
+            live.rollback, live.anomaly, live.killed = self.recovery.on_incident(inc), inc, True
+            if live.rollback.kind not in (DecisionKind.ROLLBACK, DecisionKind.GIVE_UP_NEEDS_HUMAN):
+                live.rollback = live.anomaly = None
+                live.killed = False
         if handle.poll() is None:
             msg = (
                 f"re-attached to attempt {live.number} (launcher pid {handle.launcher_pid}), "
@@ -494,10 +526,21 @@ class Supervisor:
                 extra = "; babysit stops the attempt to " + (
                     "roll back past it" if decision.kind == DecisionKind.ROLLBACK else "page you"
                 )
+                # At once, not when the attempt ends: a babysit killed meanwhile must find it.
+                mark = {
+                    "anomaly_step": inc.step,
+                    "anomaly_kind": inc.kind.value,
+                    "anomaly_message": inc.message,
+                }
+                self.journal.write(lambda s: s.update_attempt(self.name, number, mark))
             else:
+                extra = f"; {decision.reason}" if "cannot" in decision.reason else ""
                 self.journal.event(EventKind.NOTE, decision.reason, number)
         if inc.kind == IncidentKind.HANG:
             live.hang = inc
+            if self.cfg.hang.action == "alert" and live.stacks is None:
+                # Nobody will kill it: the stacks now are all the evidence there will be.
+                live.stacks = self.checkup.stacks(live.handle, number)
             if self.cfg.hang.action == "restart" and self.cfg.hang.kill_after_s > 0:
                 extra = (
                     f"; babysit kills and restarts it if there is still no progress "
@@ -582,6 +625,13 @@ class Supervisor:
                 self.say("warn", f"killing hung attempt {live.number} to restart it")
                 status, _ = self._terminate(live, signal.SIGTERM, "hung")
                 live.killed = True
+                dumps = self.checkup.flight_recorder_dumps(live.handle.attempt_dir)
+                if dumps:
+                    self.say(
+                        "info",
+                        f"PyTorch's flight recorder dumped {len(dumps)} file(s) in "
+                        f"{dumps[0].parent} (the last collectives of each rank)",
+                    )
                 return status
             live.handle.wait(self.cfg.run.poll_s, self.seams.sleep)  # wakes at once on exit
 
@@ -603,8 +653,10 @@ class Supervisor:
 
     def _outcome(self, live: _Live, status: ExitStatus) -> Outcome:
         stop_signals = {signal.SIGTERM, signal.SIGINT}
-        if live.killed and status.exit_code != 0:
-            return Outcome.KILLED  # babysit ended it: a hang, a rollback
+        if live.killed:
+            # babysit ended it (a hang, a rollback): never a success, never an outside stop,
+            # even when the script catches SIGTERM and exits 0.
+            return Outcome.KILLED
         if live.hang is None and stop_signals & set(status.signals_received):
             # Someone (a babysit that then died, the scheduler) stopped it before it finished.
             return Outcome.STOPPED
@@ -628,16 +680,30 @@ class Supervisor:
         diagnosis = None
         ended_for_rollback = live.rollback is not None and outcome != Outcome.SUCCEEDED
         anomaly = live.anomaly if ended_for_rollback else None
+        if anomaly is not None and not live.killed:
+            # It died on its own right after the NaN: a dead GPU or an Xid explains both, and
+            # then the node is what to act on, not the data.
+            logs = [f.path for f in live.followers if f.stream in ("stdout", "stderr")]
+            diagnosis = self.postmortem.diagnose(logs, live.started)
+            d = diagnosis
+            trusted = d is not None and d.rule is not None and d.confidence >= 0.5
+            if trusted and d is not None and d.category != Category.NUMERICAL:
+                anomaly = None
         if anomaly is not None:
+            paging = live.rollback is not None and live.rollback.kind != DecisionKind.ROLLBACK
+            why = "page you" if paging else "roll back"
             verdict: Verdict | None = Verdict(
                 anomaly.category if anomaly.kind != IncidentKind.NONFINITE else Category.NUMERICAL,
                 True,
-                f"babysit stopped it to roll back: {anomaly.message}"
+                f"babysit stopped it to {why}: {anomaly.message}"
                 if live.killed
-                else f"{anomaly.message}; it ended before babysit stopped it: rolling back",
+                else f"{anomaly.message}; it ended before babysit stopped it ({why})",
             )
         else:
-            if outcome in (Outcome.FAILED, Outcome.KILLED, Outcome.LOST) or live.hang is not None:
+            live.rollback = None
+            if diagnosis is None and (
+                outcome in (Outcome.FAILED, Outcome.KILLED, Outcome.LOST) or live.hang is not None
+            ):
                 logs = [f.path for f in live.followers if f.stream in ("stdout", "stderr")]
                 diagnosis = self.postmortem.diagnose(logs, live.started)
             verdict = judge(
@@ -671,7 +737,12 @@ class Supervisor:
         stopped = outcome == Outcome.STOPPED
         suspect_host = None if stopped else self._suspect_host(verdict, live.stacks)
         anomaly_step = anomaly.step if anomaly is not None else None
-        fields.update(suspect_host=suspect_host, anomaly_step=anomaly_step)
+        fields.update(
+            suspect_host=suspect_host,
+            anomaly_step=anomaly_step,
+            anomaly_kind=anomaly.kind.value if anomaly is not None else None,
+            anomaly_message=anomaly.message if anomaly is not None else None,
+        )
         number = live.number
         self.journal.write(lambda s: s.update_attempt(self.name, number, fields))
         how = (
@@ -714,6 +785,7 @@ class Supervisor:
             live.resume_step,
             suspect_host,
             anomaly_step,
+            anomaly.kind.value if anomaly is not None else None,
         )
         self.history = [a for a in self.history if a.number != number] + [current]
         if suspect_host is not None and verdict is not None:
@@ -722,13 +794,17 @@ class Supervisor:
         rollback = live.rollback if anomaly is not None else None
         if rollback is not None and rollback.kind == DecisionKind.GIVE_UP_NEEDS_HUMAN:
             return rollback
-        checkpoints = self.checkpoint_pattern is not None
+        if anomaly_step is not None:
+            self.recovery.ended_for_anomaly(anomaly_step, status.ended, number)
+        newest = self.recovery.newest()
+        # Progress is judged by steps: checkpoints without one in their name (`ckpt.pt`) can't.
+        judged = self.checkpoint_pattern is not None and (newest is None or newest.step is not None)
         decision = decide(
             self.history,
             self.policy,
             self.seams.uniform(),
-            self.recovery.newest_step() if checkpoints else None,
-            checkpoints and rollback is None,
+            newest.step if newest is not None else None,
+            judged and rollback is None,
         )
         if rollback is not None and decision.kind == DecisionKind.RESTART:
             self.recovery.rolled_back(rollback, anomaly_step)

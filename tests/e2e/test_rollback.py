@@ -121,3 +121,27 @@ def test_a_loss_that_does_not_settle_is_rolled_back_past(workdir: Path) -> None:
     doc = status_json(workdir / "h", "nt", workdir)
     assert [a["cause"] for a in doc["attempts"]] == ["loss_spike", None]
     assert doc["attempts"][0]["anomaly_step"] == 70
+
+
+@pytest.mark.parametrize("fault", ["--nan-at", "--hang-at"])
+def test_a_script_that_exits_0_on_sigterm_is_still_killed_not_finished(
+    workdir: Path, fault: str
+) -> None:
+    """Many trainers save and exit 0 on SIGTERM: when babysit ended the attempt (a NaN, a
+    hang), that is never a success nor an outside stop."""
+    from tests.conftest import fixture
+
+    hang = "[hang]\nfloor_s = 1\nstartup_s = 2\nkill_after_s = 0\n"
+    (workdir / "babysit.toml").write_text(NAN_CONFIG + hang)
+    args = ["--nan-at", "30"] if fault == "--nan-at" else ["--nan-at", "-1", "--hang-at", "30"]
+    res = run_babysit(
+        "run", "--home", str(workdir / "h"), "-q", "--", sys.executable,
+        fixture("nan_trainer.py"), str(workdir / "out"), "--polite", *args,
+        cwd=workdir, timeout=60,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr[-3000:]
+    doc = status_json(workdir / "h", "nt", workdir)
+    first, second = doc["attempts"]
+    assert first["outcome"] == "killed" and first["exit_code"] == 0
+    assert first["cause"] == ("numerical" if fault == "--nan-at" else "hang")
+    assert second["outcome"] == "succeeded" and second["last_step"] == 59

@@ -415,16 +415,17 @@ def test_probation_one_failure_rebans_for_twice_as_long() -> None:
     assert not in_force(first, now)
     # The failures that earned the first ban do not count again...
     assert ban_for("h", failures_before, first, now, RULE) is None
-    # ...but one new failure while on probation bans it again, twice as long.
+    # ...but one new failure while on probation bans it again, twice as long (at least twice
+    # ban_s: a short ban lifted early must not come back shorter than a normal one).
     again = ban_for("h", [*failures_before, now], first, now, RULE)
     assert again is not None
-    assert again.expires == now + 4 * H
+    assert again.expires == now + 2 * max(2 * H, RULE.ban_s)
     assert "on probation" in again.reason and "3 failures" in again.reason
     # And once more: twice that again.
     assert again.expires is not None
     later = again.expires + H
     third = ban_for("h", [later], again, later, RULE)
-    assert third is not None and third.expires == later + 8 * H
+    assert third is not None and third.expires == later + 4 * max(2 * H, RULE.ban_s)
 
 
 def test_after_probation_a_single_failure_is_forgiven() -> None:
@@ -438,7 +439,7 @@ def test_probation_after_a_lifted_ban_counts_from_the_lift() -> None:
     lifted = Ban("h", "operator: flaky IB", 0.0, H, DAY, "operator")
     now = 2 * H
     again = ban_for("h", [now], lifted, now, RULE)
-    assert again is not None and again.expires == now + 2 * H
+    assert again is not None and again.expires == now + 2 * max(H, RULE.ban_s)
 
 
 def test_probation_reban_with_unlimited_bans_is_unlimited() -> None:

@@ -11,7 +11,9 @@ from babysit.recovery import Recovery
 
 
 def recovery(tmp_path: Path) -> Recovery:
-    cfg = build_config({"rollback.skip_before": 5, "rollback.skip_after": 10})
+    cfg = build_config(
+        {"rollback.skip_before": 5, "rollback.skip_after": 10, "checkpoint.glob": "c_*.pt"}
+    )
 
     def no_journal() -> Any:
         raise AssertionError("seed must not write")
@@ -25,7 +27,11 @@ def attempt(n: int, anomaly: int | None = None, ended: float | None = 10.0) -> A
 
 def test_windows_come_back_from_the_rows(tmp_path: Path) -> None:
     rec = recovery(tmp_path)
-    rows = [{"skip_steps": [(10, 20)]}, {"skip_steps": [(10, 20), (40, 50)]}]
+    rows = [
+        {"number": 1, "skip_steps": []},
+        {"number": 2, "skip_steps": [(10, 20)]},
+        {"number": 3, "skip_steps": [(10, 20), (40, 50)]},
+    ]
     assert rec.seed(rows, [attempt(1, 15), attempt(2, 45), attempt(3)]) is None
     assert rec.windows == ((10, 20), (40, 50))
     assert rec.anomalies == [15, 45]
@@ -33,7 +39,7 @@ def test_windows_come_back_from_the_rows(tmp_path: Path) -> None:
 
 def test_a_rollback_decided_but_not_launched_is_made_again(tmp_path: Path) -> None:
     rec = recovery(tmp_path)
-    rows = [{"skip_steps": []}, {"skip_steps": []}]
+    rows = [{"number": 1, "skip_steps": []}, {"number": 2, "skip_steps": []}]
     decision = rec.seed(rows, [attempt(1), attempt(2, anomaly=100)])
     assert decision is not None and decision.kind == DecisionKind.ROLLBACK
     assert decision.before_step == 99 and decision.skip_steps == ((95, 110),)
@@ -42,7 +48,7 @@ def test_a_rollback_decided_but_not_launched_is_made_again(tmp_path: Path) -> No
 
 def test_a_second_anomaly_at_the_same_place_made_again_is_the_wider_one(tmp_path: Path) -> None:
     rec = recovery(tmp_path)
-    rows = [{"skip_steps": []}, {"skip_steps": [(95, 110)]}]
+    rows = [{"number": 1, "skip_steps": []}, {"number": 2, "skip_steps": [(95, 110)]}]
     decision = rec.seed(rows, [attempt(1, anomaly=100), attempt(2, anomaly=102)])
     assert decision is not None and decision.skip_steps == ((92, 122),)
     assert rec.anomalies == [100, 102]
@@ -50,4 +56,27 @@ def test_a_second_anomaly_at_the_same_place_made_again_is_the_wider_one(tmp_path
 
 def test_an_attempt_still_running_is_not_rolled_back(tmp_path: Path) -> None:
     rec = recovery(tmp_path)
-    assert rec.seed([{"skip_steps": []}], [attempt(1, anomaly=100, ended=None)]) is None
+    rows = [{"number": 1, "skip_steps": []}]
+    assert rec.seed(rows, [attempt(1, anomaly=100, ended=None)]) is None
+
+
+def test_a_finished_run_started_again_does_not_inherit_its_windows(tmp_path: Path) -> None:
+    rec = recovery(tmp_path)
+    rows = [{"number": 1, "skip_steps": [(10, 20)]}, {"number": 2, "skip_steps": [(10, 20)]}]
+    assert rec.seed(rows, [], budget_from=3) is None
+    assert rec.windows == () and rec.anomalies == []
+
+
+def test_checkpoints_saved_after_an_anomaly_are_passed_over(tmp_path: Path) -> None:
+    import os
+
+    cfg = build_config({"checkpoint.glob": str(tmp_path / "ckpt_*.pt")})
+    rec = Recovery(cfg, "r", tmp_path, lambda level, msg: None, lambda: None, lambda: 1e9)
+    for step, mtime in ((20, 100.0), (30, 200.0), (40, 500.0)):
+        path = tmp_path / f"ckpt_{step:06d}.pt"
+        path.write_bytes(b"w")
+        os.utime(path, (mtime, mtime))
+    rec.ended_for_anomaly(25, 300.0, 1)  # ckpt 30 was saved by that attempt after its NaN
+    by_step = {c.step: c for c in rec.scan(0.0)}
+    assert by_step[20].complete and by_step[40].complete  # 40: a newer save replaced it
+    assert not by_step[30].complete and "anomaly at step 25" in (by_step[30].problem or "")

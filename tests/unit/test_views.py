@@ -130,6 +130,7 @@ def test_document_top_level_keys() -> None:
     d = doc()
     assert {"run", "state", "attempts", "events"} <= set(d)
     assert set(d) == {
+        "stacks",
         "run",
         "state",
         "reason",

@@ -6,7 +6,8 @@
 - A host blamed for `ban_after` failures within `window_s` is banned for `ban_s` (0: until a
   human unbans it). Failures from before its last ban ended do not count again.
 - After a ban ends (it expired, or the operator lifted it), the host is on probation for
-  `probation_s`: one more failure bans it again, for twice as long as the last time.
+  `probation_s`: one more failure bans it again, for twice as long as the last time (at least
+  twice `ban_s`). `ban_after = 0` turns automatic bans off, probation included.
 - A failing preflight health check bans the host at once (by="preflight").
 """
 
@@ -46,6 +47,8 @@ def ban_for(
 ) -> Ban | None:
     """`failures`: when failures were blamed on `host` (any order); `last_ban`: its most recent
     ban, in force or not (a lifted ban ends when it was lifted)."""
+    if rule.ban_after <= 0:
+        return None  # automatic bans are off (the operator's and preflight's stay)
     if last_ban is not None and in_force(last_ban, now):
         return None  # already banned
     ended = last_ban.expires if last_ban is not None else None
@@ -54,7 +57,7 @@ def ban_for(
         return None
     if last_ban is not None and ended is not None and now < ended + last_ban.probation_s:
         previous = (ended - last_ban.since) if ended > last_ban.since else rule.ban_s
-        length = 2 * previous if rule.ban_s > 0 else 0.0
+        length = 2 * max(previous, rule.ban_s) if rule.ban_s > 0 else 0.0
         return Ban(
             host,
             f"failed again while on probation after its ban ({last_ban.reason})",
@@ -64,7 +67,7 @@ def ban_for(
             "policy",
             run,
         )
-    if rule.ban_after <= 0 or len(counted) < rule.ban_after:
+    if len(counted) < rule.ban_after:
         return None
     return Ban(
         host,

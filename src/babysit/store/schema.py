@@ -113,6 +113,8 @@ MIGRATIONS: list[tuple[str, ...]] = [
         "ALTER TABLE attempts ADD COLUMN resume_step INTEGER",
         "ALTER TABLE attempts ADD COLUMN suspect_host TEXT",
         "ALTER TABLE attempts ADD COLUMN anomaly_step INTEGER",
+        "ALTER TABLE attempts ADD COLUMN anomaly_kind TEXT",
+        "ALTER TABLE attempts ADD COLUMN anomaly_message TEXT",
         "ALTER TABLE attempts ADD COLUMN skip_steps TEXT",
         "ALTER TABLE attempts ADD COLUMN lr_scale REAL",
         "ALTER TABLE attempts ADD COLUMN hosts TEXT",

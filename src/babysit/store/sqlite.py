@@ -68,6 +68,8 @@ ATTEMPT_COLUMNS = (
     "resume_step",
     "suspect_host",
     "anomaly_step",
+    "anomaly_kind",
+    "anomaly_message",
     "skip_steps",
     "lr_scale",
     "hosts",
@@ -276,6 +278,7 @@ class Store(NodeRegistry):
                     resume_step=a["resume_step"],
                     suspect_host=a["suspect_host"],
                     anomaly_step=a["anomaly_step"],
+                    anomaly_kind=a["anomaly_kind"],
                 )
             )
         return out

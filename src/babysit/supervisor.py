@@ -363,6 +363,14 @@ class Supervisor:
             self.cfg.checkpoint.settle_s if first else 0.0, before
         )
         if rollback is not None and ckpt is None and before is not None:
+            unplaced = [c for c in self.recovery.scan(0.0) if c.complete and c.step is None]
+            if unplaced:
+                raise LaunchError(
+                    f"cannot roll back: the checkpoints ({Path(unplaced[0].path).name}, ...) "
+                    "have no step in their names, so babysit cannot tell which is from before "
+                    f"step {before + 1}. Resume by hand, or save checkpoints as ckpt_{{step}}.pt "
+                    "(or point --checkpoint at a template like 'out/step{step}/model.pt')"
+                )
             earlier = [a.resume_step for a in self.history if a.resume_step is not None]
             if any(step <= before for step in earlier):
                 # A checkpoint from before the anomaly existed (an attempt resumed from it) and
@@ -843,12 +851,16 @@ class Supervisor:
 
     # -- stopping ------------------------------------------------------------------------------
 
-    def _terminate(self, live: _Live, sig: int, why: str) -> tuple[ExitStatus, bool]:
-        """Send sig to every process of the attempt; SIGKILL what is left after the grace
-        period (or at once on a second operator signal). Returns (exit status, forced)."""
+    def _terminate(
+        self, live: _Live, sig: int, why: str, sent: bool = False
+    ) -> tuple[ExitStatus, bool]:
+        """Send sig to every process of the attempt (unless `sent` already); SIGKILL what is
+        left after the grace period (or at once on a second operator signal). Returns (exit
+        status, forced)."""
         grace = self.cfg.stop.grace_s
         signals_before = len(self._stop_signals)
-        process.signal_group(live.handle, sig)
+        if not sent:
+            process.signal_group(live.handle, sig)
         deadline = self.seams.monotonic() + grace
         forced = False
         while process.survivors(live.handle):
@@ -898,9 +910,12 @@ class Supervisor:
             self.journal.state(RunState.STOPPED, f"stopped by {name}", ExitCode.STOPPED)
             return ExitCode.STOPPED
         grace = self.cfg.stop.grace_s
+        # The signal first, then the words: a babysit killed right after saying it passed the
+        # signal on must have passed it on (a scheduler's SIGTERM then SIGKILL).
+        process.signal_group(live.handle, sig)
         self.say(
             "info",
-            f"{name} received: passing it to attempt {live.number}'s processes; "
+            f"{name} received: passed it to attempt {live.number}'s processes; "
             f"they are killed if still alive in {grace:g}s (send it again to kill now)",
         )
         self.journal.event(
@@ -910,7 +925,7 @@ class Supervisor:
             signal=sig,
             grace_s=grace,
         )
-        status, forced = self._terminate(live, sig, "stopped")
+        status, forced = self._terminate(live, sig, "stopped", sent=True)
         # The launcher keeps its own grace timer, and may have SIGKILLed the command itself.
         forced = forced or status.signal == signal.SIGKILL
         fields = {

@@ -145,3 +145,19 @@ def test_a_script_that_exits_0_on_sigterm_is_still_killed_not_finished(
     assert first["outcome"] == "killed" and first["exit_code"] == 0
     assert first["cause"] == ("numerical" if fault == "--nan-at" else "hang")
     assert second["outcome"] == "succeeded" and second["last_step"] == 59
+
+
+def test_checkpoints_without_a_step_cannot_be_rolled_back_to_so_it_pages(workdir: Path) -> None:
+    """nanoGPT's single `ckpt.pt`: babysit cannot tell whether it is from before the NaN, and
+    does not throw the run back to step 0 on a guess."""
+    from tests.conftest import fixture
+
+    (workdir / "babysit.toml").write_text(NAN_CONFIG.replace("ckpt_*.pt", "ckpt.pt"))
+    res = run_babysit(
+        "run", "--home", str(workdir / "h"), "-q", "--", sys.executable,
+        fixture("nan_trainer.py"), str(workdir / "out"), "--ckpt-name", "ckpt.pt",
+        cwd=workdir, timeout=60,
+    )  # fmt: skip
+    assert res.returncode == 3, res.stderr[-3000:]
+    assert "have no step in their names" in res.stderr
+    assert not (workdir / "out" / "env-2.txt").exists()

@@ -17,15 +17,12 @@ from __future__ import annotations
 
 import fcntl
 import os
-import random
 import shlex
 import shutil
 import signal
-import sys
-import time
 import uuid
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any
 
@@ -34,12 +31,14 @@ from babysit.act.echo import Echo
 from babysit.checkup import Checkup
 from babysit.config import Config
 from babysit.detect.hang import HangRule
-from babysit.detect.outcome import AttemptEvidence, judge, signal_name
+from babysit.detect.outcome import signal_name
 from babysit.detect.vitals import VitalsRules
+from babysit.ending import Ending
 from babysit.errors import LaunchError, NodesExhausted, RunBusy
 from babysit.journal import Journal
+from babysit.live import Live, Seams
 from babysit.pipeline import Pipeline
-from babysit.policy.restart import RestartPolicy, decide
+from babysit.policy.restart import RestartPolicy
 from babysit.policy.rollback import wants_rollback
 from babysit.postmortem import Postmortem
 from babysit.prepare import (
@@ -53,10 +52,8 @@ from babysit.reattach import highest_attempt_dir, unfinished
 from babysit.records import (
     Activity,
     AttemptRecord,
-    Category,
     Decision,
     DecisionKind,
-    Diagnosis,
     EventKind,
     ExitCode,
     ExitStatus,
@@ -64,8 +61,6 @@ from babysit.records import (
     IncidentKind,
     Outcome,
     RunState,
-    StackReport,
-    Verdict,
 )
 from babysit.recovery import Recovery
 from babysit.sources.checkpoints import DirectoryPulse
@@ -82,50 +77,6 @@ LOW_DISK_BYTES = 1 << 30
 CLIENT_METRICS = "metrics.jsonl"  # in the attempt's directory: what babysit.client writes
 
 
-@dataclass
-class Seams:
-    """The side effects the loop uses, replaceable in tests."""
-
-    sleep: Callable[[float], None] = time.sleep
-    monotonic: Callable[[], float] = time.monotonic
-    wall: Callable[[], float] = time.time
-    uniform: Callable[[], float] = random.random
-    stdout: IO[bytes] | None = field(default_factory=lambda: _std_buffer(sys.stdout))
-    stderr: IO[bytes] | None = field(default_factory=lambda: _std_buffer(sys.stderr))
-
-
-def _std_buffer(stream: Any) -> IO[bytes] | None:
-    return getattr(stream, "buffer", None)
-
-
-@dataclass
-class _Live:
-    """What the loop knows about the attempt it is watching."""
-
-    number: int
-    handle: process.Handle
-    followers: list[Follower]
-    started: float
-    pipeline: Pipeline
-    flushed_at: float = 0.0
-    pulsed_at: float = 0.0
-    metrics_flushed: int = -1  # pipeline.metric_records at the last metrics sample
-    hang: Incident | None = None  # set when the hang detector fired
-    rollback: Decision | None = None  # a NaN or unsettled spike: end it, roll back (or page)
-    anomaly: Incident | None = None  # the incident behind `rollback`
-    stacks: StackReport | None = None  # the grouped stacks taken before a hang kill
-    resume_step: int | None = None
-    killed: bool = False  # babysit ended it (a hang, a rollback), not the operator
-
-    @property
-    def first_step(self) -> int | None:
-        return self.pipeline.first_step
-
-    @property
-    def last_step(self) -> int | None:
-        return self.pipeline.last_step
-
-
 def vitals_rules(cfg: Config) -> VitalsRules:
     h = cfg.hang
     return VitalsRules(
@@ -133,7 +84,7 @@ def vitals_rules(cfg: Config) -> VitalsRules:
     )
 
 
-class Supervisor:
+class Supervisor(Ending):
     def __init__(
         self,
         cfg: Config,
@@ -166,7 +117,7 @@ class Supervisor:
         self._pulse_watch: DirectoryPulse | None = None
         self._tensorboard: TensorBoardSource | None = None
         self._tensorboard_at = 0.0
-        self.live: _Live | None = None
+        self.live: Live | None = None
         self.recovery = Recovery(cfg, name, cwd, say, lambda: self.journal, self.seams.wall)
         # The checkpoint glob, resolved once (the pulse looks at it every tick).
         self.checkpoint_pattern = self.recovery.checkpoint_pattern
@@ -350,7 +301,7 @@ class Supervisor:
         p = Path(os.path.expanduser(path))
         return p if p.is_absolute() else self.cwd / p
 
-    def _launch(self) -> _Live:
+    def _launch(self) -> Live:
         self.attempts_seen += 1  # counted here: the store may be refusing writes right now
         number = self.attempts_seen
         first = not self.history
@@ -429,7 +380,7 @@ class Supervisor:
             resume_from=fields["resume_from"],
         )
         self.pipeline.new_attempt(started)
-        live = _Live(number, handle, self._followers(attempt_dir, 0, 0), started, self.pipeline)
+        live = Live(number, handle, self._followers(attempt_dir, 0, 0), started, self.pipeline)
         live.resume_step = resume_step
         return live
 
@@ -459,7 +410,7 @@ class Supervisor:
             followers.append(Follower(path, "metrics", offset))
         return followers
 
-    def _resume_unfinished(self, rows: list[dict[str, Any]]) -> _Live | None:
+    def _resume_unfinished(self, rows: list[dict[str, Any]]) -> Live | None:
         """Re-attach to an attempt left running by a babysit that died (or record how it ended
         meanwhile)."""
         found = unfinished(self.run_dir, rows, self.name, self.journal, self.say)
@@ -469,7 +420,7 @@ class Supervisor:
         attempt_dir = Path(row["log_dir"])
         followers = self._followers(attempt_dir, row["stdout_offset"], row["stderr_offset"])
         self.pipeline.new_attempt(self.seams.wall(), row["first_step"], row["last_step"])
-        live = _Live(row["number"], handle, followers, row["started"], self.pipeline)
+        live = Live(row["number"], handle, followers, row["started"], self.pipeline)
         live.resume_step = row.get("resume_step")
         if row.get("anomaly_step") is not None:
             # The babysit before this one had decided to end it for an anomaly: carry that out.
@@ -500,7 +451,7 @@ class Supervisor:
 
     # -- watching ------------------------------------------------------------------------------
 
-    def _pump(self, live: _Live, final: bool = False) -> None:
+    def _pump(self, live: Live, final: bool = False) -> None:
         now = self.seams.wall()
         for f in live.followers:
             while True:  # one bounded read per stream; at the end, read everything that is left
@@ -514,7 +465,7 @@ class Supervisor:
         if final or self.seams.monotonic() - live.flushed_at >= PROGRESS_FLUSH_S:
             self._flush_progress(live)
 
-    def _incident(self, live: _Live, inc: Incident) -> None:
+    def _incident(self, live: Live, inc: Incident) -> None:
         number = live.number
         self.journal.write(lambda s: s.add_incident(self.name, number, inc))
         self.journal.event(
@@ -556,7 +507,7 @@ class Supervisor:
                 )
         self.say("warn", f"{inc.kind.value.replace('_', ' ')}: {inc.message}{extra}")
 
-    def _flush_progress(self, live: _Live) -> None:
+    def _flush_progress(self, live: Live) -> None:
         live.flushed_at = self.seams.monotonic()
         fields: dict[str, Any] = {
             "first_step": live.first_step,
@@ -584,7 +535,7 @@ class Supervisor:
             sample = (self.seams.wall(), p.latest_step, dict(p.latest))
             self.journal.write(lambda s: s.add_metrics(self.name, number, *sample), droppable=True)
 
-    def _pulse(self, live: _Live) -> None:
+    def _pulse(self, live: Live) -> None:
         """Writes in the checkpoint directory are a sign of life (a save under way)."""
         pattern = self.checkpoint_pattern
         if pattern is None or self.seams.monotonic() - live.pulsed_at < PULSE_S:
@@ -595,7 +546,7 @@ class Supervisor:
         if self._pulse_watch.changed():
             live.pipeline.activity(Activity("checkpoint_write", self.seams.wall()))
 
-    def _poll_tensorboard(self, live: _Live) -> None:
+    def _poll_tensorboard(self, live: Live) -> None:
         if (
             self._tensorboard is None
             or self.seams.monotonic() - self._tensorboard_at < TENSORBOARD_S
@@ -605,7 +556,7 @@ class Supervisor:
         for inc in live.pipeline.metrics(self._tensorboard.poll(self.seams.wall())):
             self._incident(live, inc)
 
-    def _watch(self, live: _Live) -> ExitStatus | None:
+    def _watch(self, live: Live) -> ExitStatus | None:
         """Follow the attempt until it ends (its exit status) or the operator stops it (None)."""
         while True:
             self._pump(live)
@@ -643,7 +594,7 @@ class Supervisor:
                 return status
             live.handle.wait(self.cfg.run.poll_s, self.seams.sleep)  # wakes at once on exit
 
-    def _hang_confirmed(self, live: _Live) -> bool:
+    def _hang_confirmed(self, live: Live) -> bool:
         """Whether to act on the hang incident now: still no progress, the action is restart,
         and the stall has lasted hang.kill_after_s (a first eval nobody announced must not cost
         a restart; NCCL's own watchdog waits 10 minutes)."""
@@ -659,186 +610,6 @@ class Supervisor:
         stalled_since = live.hang.ts - (live.hang.value or 0.0)
         return self.seams.wall() - stalled_since >= self.cfg.hang.kill_after_s
 
-    def _outcome(self, live: _Live, status: ExitStatus) -> Outcome:
-        stop_signals = {signal.SIGTERM, signal.SIGINT}
-        if live.killed:
-            # babysit ended it (a hang, a rollback): never a success, never an outside stop,
-            # even when the script catches SIGTERM and exits 0.
-            return Outcome.KILLED
-        if live.hang is None and stop_signals & set(status.signals_received):
-            # Someone (a babysit that then died, the scheduler) stopped it before it finished.
-            return Outcome.STOPPED
-        if status.exit_code == 0:
-            return Outcome.SUCCEEDED
-        if status.signal is not None:
-            return Outcome.KILLED
-        if status.exit_code is None:
-            return Outcome.LOST
-        return Outcome.FAILED
-
-    def _ended(self, live: _Live, status: ExitStatus) -> Decision:
-        left = process.sweep(live.handle)
-        if left:
-            self.say(
-                "warn",
-                f"killed {len(left)} process(es) of attempt {live.number} left "
-                f"behind after it ended: {left}",
-            )
-        outcome = self._outcome(live, status)
-        diagnosis = None
-        ended_for_rollback = live.rollback is not None and outcome != Outcome.SUCCEEDED
-        anomaly = live.anomaly if ended_for_rollback else None
-        if anomaly is not None and not live.killed:
-            # It died on its own right after the NaN: a dead GPU or an Xid explains both, and
-            # then the node is what to act on, not the data.
-            logs = [f.path for f in live.followers if f.stream in ("stdout", "stderr")]
-            diagnosis = self.postmortem.diagnose(logs, live.started)
-            d = diagnosis
-            trusted = d is not None and d.rule is not None and d.confidence >= 0.5
-            if trusted and d is not None and d.category != Category.NUMERICAL:
-                anomaly = None
-        if anomaly is not None:
-            paging = live.rollback is not None and live.rollback.kind != DecisionKind.ROLLBACK
-            why = "page you" if paging else "roll back"
-            verdict: Verdict | None = Verdict(
-                anomaly.category if anomaly.kind != IncidentKind.NONFINITE else Category.NUMERICAL,
-                True,
-                f"babysit stopped it to {why}: {anomaly.message}"
-                if live.killed
-                else f"{anomaly.message}; it ended before babysit stopped it ({why})",
-            )
-        else:
-            live.rollback = None
-            if diagnosis is None and (
-                outcome in (Outcome.FAILED, Outcome.KILLED, Outcome.LOST) or live.hang is not None
-            ):
-                logs = [f.path for f in live.followers if f.stream in ("stdout", "stderr")]
-                diagnosis = self.postmortem.diagnose(logs, live.started)
-            verdict = judge(
-                AttemptEvidence(
-                    status,
-                    tuple(live.pipeline.errors),
-                    live.first_step,
-                    live.last_step,
-                    live.hang.message if live.hang else None,
-                    diagnosis,
-                )
-            )
-        summary = verdict.summary if verdict is not None else None
-        if outcome == Outcome.STOPPED:
-            names = ", ".join(dict.fromkeys(signal_name(s) for s in status.signals_received))
-            summary = f"stopped by {names} before it finished"
-            verdict = None
-        fields: dict[str, Any] = {
-            "ended": status.ended,
-            "outcome": outcome,
-            "exit_code": status.exit_code,
-            "signal": status.signal,
-            "summary": summary,
-        }
-        if verdict is not None:
-            fields.update(
-                category=verdict.category,
-                transient=verdict.transient,
-                fingerprint=verdict.fingerprint,
-            )
-        stopped = outcome == Outcome.STOPPED
-        suspect_host = None if stopped else self._suspect_host(verdict, live.stacks)
-        anomaly_step = anomaly.step if anomaly is not None else None
-        fields.update(
-            suspect_host=suspect_host,
-            anomaly_step=anomaly_step,
-            anomaly_kind=anomaly.kind.value if anomaly is not None else None,
-            anomaly_message=anomaly.message if anomaly is not None else None,
-        )
-        number = live.number
-        self.journal.write(lambda s: s.update_attempt(self.name, number, fields))
-        how = (
-            "finished"
-            if outcome == Outcome.SUCCEEDED
-            else f"killed by {signal_name(status.signal)}"
-            if status.signal is not None
-            else "ended (exit status unknown)"
-            if status.exit_code is None
-            else f"exited with code {status.exit_code}"
-        )
-        steps = f" at step {live.last_step}" if live.last_step is not None else " before any step"
-        self.journal.event(
-            EventKind.ATTEMPT_ENDED,
-            f"attempt {number} {how}{steps}",
-            number,
-            outcome=outcome.value,
-            exit_code=status.exit_code,
-            signal=status.signal,
-            last_step=live.last_step,
-            verdict=asdict(verdict) if verdict is not None else None,
-        )
-        if summary is not None:
-            self.say("warn", f"attempt {number} {how}{steps}: {summary}")
-        if verdict is not None and verdict.diagnosis is not None:
-            self._record_diagnosis(number, status.ended, verdict.diagnosis)
-        current = AttemptRecord(
-            number,
-            live.started,
-            status.ended,
-            outcome,
-            status.exit_code,
-            status.signal,
-            live.first_step,
-            live.last_step,
-            verdict.category if verdict else None,
-            verdict.transient if verdict else None,
-            verdict.fingerprint if verdict else None,
-            summary,
-            live.resume_step,
-            suspect_host,
-            anomaly_step,
-            anomaly.kind.value if anomaly is not None else None,
-        )
-        self.history = [a for a in self.history if a.number != number] + [current]
-        if suspect_host is not None and verdict is not None:
-            gpu = verdict.diagnosis.suspect.gpu if verdict.diagnosis is not None else None
-            self.recovery.blame(number, suspect_host, verdict.summary, verdict.category.value, gpu)
-        rollback = live.rollback if anomaly is not None else None
-        if rollback is not None and rollback.kind == DecisionKind.GIVE_UP_NEEDS_HUMAN:
-            return rollback
-        if anomaly_step is not None:
-            self.recovery.ended_for_anomaly(anomaly_step, status.ended, number)
-        newest = self.recovery.newest()
-        # Progress is judged by steps: checkpoints without one in their name (`ckpt.pt`) can't.
-        judged = self.checkpoint_pattern is not None and (newest is None or newest.step is not None)
-        decision = decide(
-            self.history,
-            self.policy,
-            self.seams.uniform(),
-            newest.step if newest is not None else None,
-            judged and rollback is None,
-        )
-        if rollback is not None and decision.kind == DecisionKind.RESTART:
-            self.recovery.rolled_back(rollback, anomaly_step)
-            return rollback
-        return decision
-
-    def _suspect_host(self, verdict: Verdict | None, stacks: StackReport | None) -> str | None:
-        """The node to blame for this attempt, when triage or the stacks name one (a failure
-        without a named host is nobody's: the local node is not blamed by default)."""
-        if verdict is not None and verdict.diagnosis is not None:
-            s = verdict.diagnosis.suspect
-            if s.host and s.kind in ("node", "network"):
-                return s.host
-        if stacks is not None and stacks.suspect.host and stacks.suspect.kind == "node":
-            return stacks.suspect.host
-        return None
-
-    def _record_diagnosis(self, number: int, ended: float, d: Diagnosis) -> None:
-        """Into the store (the logbook and later "seen before" lookups), and to the operator:
-        what to do, and whether this failure was seen before."""
-        doc, seen = self.postmortem.document(d, self.journal.store, ended)
-        self.journal.write(lambda s: s.add_diagnosis(self.name, number, ended, doc))
-        self.postmortem.tell(d, seen)
-        if seen is not None:
-            self.journal.event(EventKind.NOTE, f"attempt {number}: {seen}", number)
-
     def _backoff(self, delay_s: float) -> bool:
         """Sleep before the next attempt; False when the operator stopped babysit meanwhile."""
         deadline = self.seams.monotonic() + delay_s
@@ -852,7 +623,7 @@ class Supervisor:
     # -- stopping ------------------------------------------------------------------------------
 
     def _terminate(
-        self, live: _Live, sig: int, why: str, sent: bool = False
+        self, live: Live, sig: int, why: str, sent: bool = False
     ) -> tuple[ExitStatus, bool]:
         """Send sig to every process of the attempt (unless `sent` already); SIGKILL what is
         left after the grace period (or at once on a second operator signal). Returns (exit
@@ -900,7 +671,7 @@ class Supervisor:
         live.handle.close()
         return status, forced
 
-    def _stopped(self, live: _Live | None) -> ExitCode:
+    def _stopped(self, live: Live | None) -> ExitCode:
         sig = self._stop_signals[0] if self._stop_signals else signal.SIGTERM
         name = signal_name(sig)
         self.journal.state(RunState.STOPPING, f"operator sent {name}")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -32,6 +31,7 @@ from _common import babysit, summary
 from babysit.policy.restart import RestartPolicy, decide
 from babysit.policy.rollback import RollbackRule, on_incident
 from babysit.records import AttemptRecord, Category, Incident, IncidentKind, Outcome
+from babysit.store import Store
 
 CHILD = """
 import json, os, signal, sys, time
@@ -72,12 +72,11 @@ def one_run(work: Path) -> tuple[float, float]:
         time.sleep(0.05)
     proc.terminate()
     proc.wait(30)
+    if not stamps.exists():
+        sys.exit("babysit never SIGTERMed the child within 60 s (no stamps): see the run's logs")
     times = json.loads(stamps.read_text())
-    db = sqlite3.connect(work / "h" / "babysit.db")
-    (incident_ts,) = db.execute(
-        "SELECT ts FROM incidents WHERE kind='nonfinite' ORDER BY id LIMIT 1"
-    ).fetchone()
-    db.close()
+    with Store.open(work / "h", create=False) as store:
+        incident_ts = next(i["ts"] for i in store.incidents("lat") if i["kind"] == "nonfinite")
     return times["sigterm"] - incident_ts, times["sigterm"] - times["nan_printed"]
 
 

@@ -23,12 +23,12 @@ from babysit.act.stackdump import dump_stacks, forensics_env
 from babysit.config import Config
 from babysit.detect.stacks import group_stacks
 from babysit.detect.telemetry import TelemetryDetector
-from babysit.doctor import checkpoint_dir
 from babysit.journal import Journal
 from babysit.parse.stacks import parse_stacks
 from babysit.records import CheckStatus, EventKind, Incident, IncidentKind, StackReport
 from babysit.recovery import Recovery
-from babysit.sources.health import HealthTargets, preflight
+from babysit.sources.checkpoints import glob_directory
+from babysit.sources.health import HealthTargets, failure_summary, preflight
 from babysit.sources.telemetry import TelemetrySampler, TelemetryThread
 from babysit.views.stacks import stacks_document, stacks_text
 
@@ -87,7 +87,7 @@ class Checkup:
 
     def _checkpoint_dirs(self) -> tuple[Path, ...]:
         pattern = self.recovery.checkpoint_pattern
-        return (checkpoint_dir(pattern) if pattern else self.recovery.cwd,)
+        return (glob_directory(pattern) if pattern else self.recovery.cwd,)
 
     def _data_dirs(self) -> tuple[Path, ...]:
         dirs = [d for d in self.cfg.health.data_dirs.split(os.pathsep) if d.strip()]
@@ -115,8 +115,7 @@ class Checkup:
                 msg += "; worth a look: " + "; ".join(f"{r.name}: {r.summary}" for r in warned)
             self.say("info", msg)
         else:
-            why = "; ".join(f"{r.name} {r.target}: {r.summary}".replace("  ", " ") for r in failed)
-            msg = f"preflight of {host} FAILED: {why}"
+            msg = f"preflight of {host} FAILED: {failure_summary(results)}"
             self.say("error", msg)
         self.journal.event(
             EventKind.PREFLIGHT,
@@ -137,8 +136,7 @@ class Checkup:
             )
         elif sick:
             # The node itself is broken (a GPU, its memory, wrong results): ban it.
-            why = "; ".join(f"{r.name} {r.target}: {r.summary}".strip() for r in sick)
-            self.recovery.blame(attempt, host, why, None, kind="health_fail")
+            self.recovery.blame(attempt, host, failure_summary(sick), None, kind="health_fail")
         else:
             # A full disk, a slow mount, little free memory: the node's surroundings, which a
             # ban would not fix (and would keep every run off the node for a day). Say so, and
@@ -225,18 +223,30 @@ class Checkup:
 
     def poll_telemetry(self, attempt: int | None) -> list[Incident]:
         """Store what was sampled since the last call; the incidents it shows."""
-        if self._telemetry is None or self._detector is None:
+        if self._telemetry is None:
             return []
         out: list[Incident] = []
         if self._telemetry.error and not self._telemetry_told:
             self._telemetry_told = True
-            self.say("warn", f"node telemetry stopped: {self._telemetry.error}")
+            self.say(
+                "warn",
+                f"node telemetry stopped ({self._telemetry.error}), a babysit bug (please report "
+                "it): GPU, host and filesystem figures are off for this run; the run goes on",
+            )
         for m in self._telemetry.drain():
             self._store_sample(attempt, m.ts, dict(m.values))
+            if self._detector is None:
+                continue  # it failed before: the figures are still stored
             try:
                 found = self._detector.feed(m)
             except Exception as exc:
-                self.say("warn", f"telemetry detector failed on a sample ({exc}); skipped")
+                self._detector = None
+                self.say(
+                    "warn",
+                    f"node telemetry: the detector failed ({type(exc).__name__}: {exc}), a "
+                    "babysit bug (please report it); the figures are still stored, but GPU and "
+                    "filesystem incidents are off for this run",
+                )
                 continue
             for inc in found:
                 if inc.kind in (IncidentKind.GPU_ECC, IncidentKind.GPU_THROTTLE):

@@ -25,7 +25,7 @@ from rich.console import Console
 from babysit.config import Config, load_config
 from babysit.errors import BabysitError
 from babysit.records import CheckStatus, ExitCode
-from babysit.sources.checkpoints import glob_fixed_parts
+from babysit.sources.checkpoints import glob_directory
 from babysit.sources.health import CHECKS, HealthTargets, preflight, run_checks
 from babysit.views.doctor import doctor_document, doctor_table
 
@@ -34,21 +34,10 @@ __all__ = ["DOCTOR_FAILED", "doctor_command", "preflight", "targets_from_config"
 DOCTOR_FAILED = 6  # `babysit doctor`: at least one check failed (0..5 belong to `babysit run`)
 
 
-def checkpoint_dir(pattern: str) -> Path:
-    """The directory a checkpoint glob (or `{step}` template) points into."""
-    pattern = pattern.replace("{step}", "*")
-    fixed = glob_fixed_parts(pattern)
-    if not fixed:
-        return Path(".")
-    if len(fixed) == len(Path(pattern).expanduser().parts):  # no wildcard: a file's path
-        return Path(*fixed).parent
-    return Path(*fixed)
-
-
 def targets_from_config(
     cfg: Config, data_dirs: tuple[Path, ...] = (), python: str = sys.executable
 ) -> HealthTargets:
-    ckpt = checkpoint_dir(cfg.checkpoint.glob) if cfg.checkpoint.glob else Path(".")
+    ckpt = glob_directory(cfg.checkpoint.glob) if cfg.checkpoint.glob else Path(".")
     return HealthTargets((ckpt,), data_dirs, Path(cfg.run.home), python)
 
 

@@ -19,11 +19,18 @@ from pathlib import Path
 from typing import NamedTuple
 
 from babysit.errors import CommandNotFound, ConfigError
+from babysit.policy.rollback import format_windows
 from babysit.records import Checkpoint
 from babysit.sources.checkpoints import glob_fixed_parts
 
 PLACEHOLDER = "{checkpoint}"
 HOSTFILE = "{hostfile}"
+
+
+def resolve_path(path: str, cwd: Path) -> Path:
+    """A path from the config or the flags: `~` expanded, relative to the run's cwd."""
+    p = Path(os.path.expanduser(path))
+    return p if p.is_absolute() else cwd / p
 
 
 def check_command(command: Sequence[str], cwd: Path) -> None:
@@ -129,7 +136,7 @@ def recovery_env(
     ):
         env.pop(var, None)
     if skip_steps:
-        env["BABYSIT_SKIP_STEPS"] = ",".join(f"{lo}-{hi}" for lo, hi in skip_steps)
+        env["BABYSIT_SKIP_STEPS"] = format_windows(skip_steps)
     if lr_scale is not None:
         env["BABYSIT_LR_SCALE"] = f"{lr_scale:g}"
     if resume_step is not None:

@@ -394,6 +394,10 @@ class ThreadStack:
     active: bool = True  # False: py-spy says the thread is idle (waiting on a lock, sleeping)
 
 
+MAIN_THREAD = "MainThread"  # the name stacks give the main thread, whatever the tool printed
+KERNEL_WAIT = "stuck in the kernel (D state)"  # a process no stack dump can reach
+
+
 @dataclass(frozen=True)
 class ProcessStack:
     """The Python stacks of one process of a hung attempt."""

@@ -14,9 +14,11 @@ reads that fail are reported and treated as "nothing known".
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +26,9 @@ from babysit.config import Config
 from babysit.errors import ConfigError, LaunchError, NodesExhausted, StoreError
 from babysit.journal import Journal
 from babysit.policy.checkpoint import choose_checkpoint
-from babysit.policy.nodes import BanRule, ban_for, in_force, usable_hosts
+from babysit.policy.nodes import BanRule, ban_for, usable_hosts
 from babysit.policy.rollback import RollbackRule, Window, merge, on_incident
-from babysit.prepare import HostLine, read_hostfile, write_hostfile
+from babysit.prepare import HostLine, read_hostfile, resolve_path, write_hostfile
 from babysit.records import (
     AttemptRecord,
     Ban,
@@ -45,21 +47,14 @@ MAX_VALIDATIONS = 3  # checkpoints the validator may reject in a row before baby
 
 
 def rollback_rule(cfg: Config) -> RollbackRule:
-    r = cfg.rollback
-    return RollbackRule(
-        r.on_nan,
-        r.on_divergence,
-        r.margin_steps,
-        r.skip_before,
-        r.skip_after,
-        r.lr_scale,
-        r.max_at_same_place,
-    )
+    return RollbackRule(**asdict(cfg.rollback))  # the same fields, by name
 
 
 def ban_rule(cfg: Config) -> BanRule:
     n = cfg.nodes
-    return BanRule(n.ban_after, n.window_s, n.ban_s, n.probation_s)
+    return BanRule(
+        ban_after=n.ban_after, window_s=n.window_s, ban_s=n.ban_s, probation_s=n.probation_s
+    )
 
 
 class Recovery:
@@ -87,6 +82,7 @@ class Recovery:
         self.anomalies: list[int] = []  # steps of the anomalies rolled back for
         self.quarantine: list[tuple[int, float, int]] = []  # (anomaly step, ended, attempt)
         self._rejected: dict[tuple[str, float, int], str] = {}  # validator verdicts, by file
+        self._accepted: set[tuple[str, float, int]] = set()
         self.lr_scale: float | None = None  # of the last rollback, until the run passes lr_until
         self.lr_until = -1
         self.hostfile: list[HostLine] | None = None
@@ -105,9 +101,7 @@ class Recovery:
         return self._journal()
 
     def resolve(self, path: str) -> Path:
-        """A path from the config or the flags: `~` expanded, relative to the run's cwd."""
-        p = Path(os.path.expanduser(path))
-        return p if p.is_absolute() else self.cwd / p
+        return resolve_path(path, self.cwd)
 
     def anomaly(self, kind: str | None, step: int, message: str | None, ts: float) -> Incident:
         """The incident an attempt was rolled back for, rebuilt from its row."""
@@ -132,10 +126,12 @@ class Recovery:
             if row.get("lr_scale") is not None and row.get("skip_steps"):
                 self.lr_scale = row["lr_scale"]
                 self.lr_until = max(hi for _, hi in row["skip_steps"])
-        ended = [a for a in history if a.anomaly_step is not None and a.ended is not None]
-        for a in ended:
-            self.quarantine.append((a.anomaly_step or 0, a.ended or 0.0, a.number))
-        anomalies = [a.anomaly_step for a in history if a.anomaly_step is not None]
+        # (an attempt still running with an anomaly is rearm()'s: it is not over yet)
+        anomalies: list[int] = []
+        for a in history:
+            if a.anomaly_step is not None and a.ended is not None:
+                self.ended_for_anomaly(a.anomaly_step, a.ended, a.number)
+                anomalies.append(a.anomaly_step)
         last = history[-1] if history else None
         if last is None or last.anomaly_step is None or last.ended is None:
             self.anomalies = anomalies
@@ -151,6 +147,19 @@ class Recovery:
             return decision
         self.anomalies = anomalies
         return decision if decision.kind == DecisionKind.GIVE_UP_NEEDS_HUMAN else None
+
+    def rearm(self, row: dict[str, Any], now: float) -> tuple[Decision, Incident] | None:
+        """For an attempt re-attached to, that the babysit before had decided to end for an
+        anomaly (its row says so): the decision again, and the anomaly."""
+        if row.get("anomaly_step") is None:
+            return None
+        inc = self.anomaly(
+            row.get("anomaly_kind"), row["anomaly_step"], row.get("anomaly_message"), now
+        )
+        decision = self.on_incident(inc)
+        if decision.kind not in (DecisionKind.ROLLBACK, DecisionKind.GIVE_UP_NEEDS_HUMAN):
+            return None
+        return decision, inc
 
     # -- checkpoints ---------------------------------------------------------------------------
 
@@ -182,11 +191,18 @@ class Recovery:
         chosen, _ = choose_checkpoint(self.scan(0.0))
         return chosen
 
-    def pick_checkpoint(self, settle_s: float, before_step: int | None = None) -> Checkpoint | None:
+    def pick_checkpoint(
+        self,
+        settle_s: float,
+        before_step: int | None = None,
+        resumed_from: Sequence[int] = (),
+    ) -> Checkpoint | None:
         """The newest complete (and, with --validate-checkpoint, valid) checkpoint, at or before
         `before_step` for a rollback. What was passed over, and why, goes to the logbook.
-        Raises LaunchError when the validator rejects MAX_VALIDATIONS checkpoints in a row: a
-        broken check must not send a run back to step 0."""
+        Raises LaunchError rather than send a run back to step 0 on a guess: when the validator
+        rejects MAX_VALIDATIONS checkpoints in a row, and when a rollback finds none before
+        the anomaly although there are checkpoints without a step in their names, or although
+        an earlier attempt resumed from one (`resumed_from`: their steps) that is gone now."""
         pattern = self.checkpoint_pattern
         if pattern is None:
             return None
@@ -196,13 +212,11 @@ class Recovery:
             chosen, passed_over = choose_checkpoint(found, before_step)
             if chosen is None or not self.cfg.checkpoint.validate:
                 break
-            if len(rejected) >= MAX_VALIDATIONS:
-                raise LaunchError(
-                    f"--validate-checkpoint rejected the newest {len(rejected)} checkpoints "
-                    f"(last: {Path(rejected[-1].path).name}: {rejected[-1].problem}). babysit "
-                    "will not go further back on its word: check the command (run it by hand "
-                    "on a checkpoint you trust), or remove the bad checkpoints"
-                )
+            if rejected and (len(rejected) >= MAX_VALIDATIONS):
+                self._validator_gave_up(rejected)
+            key = (chosen.path, chosen.mtime, chosen.size)
+            if key in self._accepted:
+                break
             problem = validate_checkpoint(
                 self.cfg.checkpoint.validate,
                 chosen.path,
@@ -210,12 +224,17 @@ class Recovery:
                 self.cfg.checkpoint.validate_timeout_s,
             )
             if problem is None:
+                self._accepted.add(key)  # not validated again at the next launch
                 break
-            self._rejected[(chosen.path, chosen.mtime, chosen.size)] = problem
+            self._rejected[key] = problem
             bad = Checkpoint(chosen.path, chosen.step, chosen.mtime, chosen.size, False, problem)
             rejected.append(bad)
             found = [bad if c.path == chosen.path else c for c in found]
-        passed_over = list({c.path: c for c in [*passed_over, *rejected]}.values())
+        # (the rejected ones are among passed_over: `found` carries their problem)
+        if rejected and chosen is None:
+            self._validator_gave_up(rejected)
+        if chosen is None and before_step is not None:
+            self._refuse_scratch(found, before_step, resumed_from)
         for ckpt in passed_over:
             self.say("warn", f"skipping checkpoint {ckpt.path}: {ckpt.problem}")
         limit = f" at or before step {before_step}" if before_step is not None else ""
@@ -253,17 +272,41 @@ class Recovery:
             )
         return chosen
 
+    def _validator_gave_up(self, rejected: Sequence[Checkpoint]) -> None:
+        raise LaunchError(
+            f"--validate-checkpoint rejected the newest {len(rejected)} checkpoint(s) and "
+            f"left none to resume from (last: {Path(rejected[-1].path).name}: "
+            f"{rejected[-1].problem}). babysit will not go back to step 0 on its word: check "
+            "the command (run it by hand on a checkpoint you trust; raise "
+            "checkpoint.validate_timeout_s if it is only slow), or remove the bad checkpoints"
+        )
+
+    def _refuse_scratch(
+        self, found: Sequence[Checkpoint], before: int, resumed_from: Sequence[int]
+    ) -> None:
+        unplaced = [c for c in found if c.complete and c.step is None]
+        if unplaced:
+            raise LaunchError(
+                f"cannot roll back: the checkpoints ({Path(unplaced[0].path).name}, ...) "
+                "have no step in their names, so babysit cannot tell which is from before "
+                f"step {before + 1}. Resume by hand, or save checkpoints as ckpt_{{step}}.pt "
+                "(or point --checkpoint at a template like 'out/step{step}/model.pt')"
+            )
+        earlier = [step for step in resumed_from if step <= before]
+        if earlier:
+            # A checkpoint from before the anomaly existed (an attempt resumed from it) and is
+            # gone or unusable now: going back to step 0 would throw the run away.
+            raise LaunchError(
+                f"cannot roll back: no usable checkpoint at or before step {before} is left "
+                f"(attempts resumed from step {max(earlier)} before). Restore one, or resume by "
+                "hand; babysit will not restart this run from step 0 on its own"
+            )
+
     # -- rollbacks -----------------------------------------------------------------------------
 
     def on_incident(self, inc: Incident) -> Decision:
-        decision = on_incident(inc, self.rollback_rule, self.anomalies, self.windows)
-        if decision.kind == DecisionKind.ROLLBACK and self.checkpoint_pattern is None:
-            return Decision(
-                DecisionKind.KEEP_WATCHING,
-                f"{inc.message}: no --checkpoint glob is set, so babysit cannot roll back past "
-                "it (set one, or [rollback] on_nan / on_divergence = false to silence this)",
-            )
-        return decision
+        can = self.checkpoint_pattern is not None
+        return on_incident(inc, self.rollback_rule, self.anomalies, self.windows, can)
 
     def rolled_back(self, decision: Decision, anomaly_step: int | None) -> None:
         self.windows = merge([*self.windows, *decision.skip_steps])
@@ -378,8 +421,6 @@ class Recovery:
             if now not in failures:
                 failures.append(now)  # the write above may still be queued
             ban = ban_for(host, failures, last, now, self.ban_rule, self.run)
-            if last is not None and in_force(last, now):
-                ban = None
         if ban is None:
             return None
         new_ban = ban
@@ -402,8 +443,12 @@ class Recovery:
 
 
 def short(host: str) -> str:
-    """`gpu-3.cluster.local` and `gpu-3` are one node."""
-    return host.split(".", 1)[0].lower()
+    """`gpu-3.cluster.local` and `gpu-3` are one node; an IP address stays whole."""
+    try:
+        ipaddress.ip_address(host)
+        return host
+    except ValueError:
+        return host.split(".", 1)[0].lower()
 
 
 def _clock(ts: float) -> str:

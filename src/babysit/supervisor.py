@@ -39,7 +39,7 @@ from babysit.journal import Journal
 from babysit.live import Live, Seams
 from babysit.pipeline import Pipeline
 from babysit.policy.restart import RestartPolicy
-from babysit.policy.rollback import wants_rollback
+from babysit.policy.rollback import format_windows, wants_rollback
 from babysit.postmortem import Postmortem
 from babysit.prepare import (
     attempt_env,
@@ -47,6 +47,7 @@ from babysit.prepare import (
     check_checkpoint_glob,
     check_command,
     recovery_env,
+    resolve_path,
 )
 from babysit.reattach import highest_attempt_dir, unfinished
 from babysit.records import (
@@ -202,7 +203,7 @@ class Supervisor(Ending):
             self.cfg.checkpoint.glob, self.command, self.cfg.run.resume_args, self.cwd
         )
         if self.cfg.run.tensorboard:
-            self._tensorboard = TensorBoardSource(self._resolve(self.cfg.run.tensorboard))
+            self._tensorboard = TensorBoardSource(resolve_path(self.cfg.run.tensorboard, self.cwd))
         store.start_run(self.name, self.command, str(self.cwd), asdict(self.cfg))
         self.journal.run_state = RunState.STARTING
         budget_from = int(existing["budget_from"]) if existing else 1
@@ -296,11 +297,6 @@ class Supervisor(Ending):
 
     # -- launching -----------------------------------------------------------------------------
 
-    def _resolve(self, path: str) -> Path:
-        """A path from the config or the flags: `~` expanded, relative to the run's cwd."""
-        p = Path(os.path.expanduser(path))
-        return p if p.is_absolute() else self.cwd / p
-
     def _launch(self) -> Live:
         self.attempts_seen += 1  # counted here: the store may be refusing writes right now
         number = self.attempts_seen
@@ -310,28 +306,10 @@ class Supervisor(Ending):
         before = rollback.before_step if rollback is not None else None
         self.checkup.preflight(number)
         hostfile, hosts, banned = self.recovery.hosts(attempt_dir)
+        resumed_from = [a.resume_step for a in self.history if a.resume_step is not None]
         ckpt = self.recovery.pick_checkpoint(
-            self.cfg.checkpoint.settle_s if first else 0.0, before
+            self.cfg.checkpoint.settle_s if first else 0.0, before, resumed_from
         )
-        if rollback is not None and ckpt is None and before is not None:
-            unplaced = [c for c in self.recovery.scan(0.0) if c.complete and c.step is None]
-            if unplaced:
-                raise LaunchError(
-                    f"cannot roll back: the checkpoints ({Path(unplaced[0].path).name}, ...) "
-                    "have no step in their names, so babysit cannot tell which is from before "
-                    f"step {before + 1}. Resume by hand, or save checkpoints as ckpt_{{step}}.pt "
-                    "(or point --checkpoint at a template like 'out/step{step}/model.pt')"
-                )
-            earlier = [a.resume_step for a in self.history if a.resume_step is not None]
-            if any(step <= before for step in earlier):
-                # A checkpoint from before the anomaly existed (an attempt resumed from it) and
-                # is gone or unusable now: going back to step 0 would throw the run away.
-                raise LaunchError(
-                    f"cannot roll back: no usable checkpoint at or before step {before} is left "
-                    f"(attempts resumed from step {max(s for s in earlier if s <= before)} "
-                    "before). Restore one, or resume by hand; babysit will not restart this run "
-                    "from step 0 on its own"
-                )
         argv = build_argv(self.command, self.cfg.run.resume_args, ckpt, hostfile)
         env = attempt_env(
             os.environ, self.name, number, self.home, ckpt, attempt_dir / CLIENT_METRICS
@@ -367,7 +345,7 @@ class Supervisor(Ending):
         self.journal.state(RunState.RUNNING)
         where = f", resuming from {ckpt.path}" if ckpt else ""
         if skip:
-            where += f", skipping the data of steps {', '.join(f'{a}-{b}' for a, b in skip)}"
+            where += f", skipping the data of steps {format_windows(skip)}"
         if lr_scale is not None:
             where += f", learning rate x{lr_scale:g}"
         self.say("info", f"attempt {number} started{where}; output in {attempt_dir}")
@@ -404,7 +382,7 @@ class Supervisor(Ending):
             Follower(attempt_dir / CLIENT_METRICS, "client"),
         ]
         if self.cfg.run.metrics_file:
-            path = self._resolve(self.cfg.run.metrics_file)
+            path = resolve_path(self.cfg.run.metrics_file, self.cwd)
             # A file of the run's own, across attempts: read only what is new from now on.
             offset = path.stat().st_size if path.exists() else 0
             followers.append(Follower(path, "metrics", offset))
@@ -422,21 +400,11 @@ class Supervisor(Ending):
         self.pipeline.new_attempt(self.seams.wall(), row["first_step"], row["last_step"])
         live = Live(row["number"], handle, followers, row["started"], self.pipeline)
         live.resume_step = row.get("resume_step")
-        if row.get("anomaly_step") is not None:
+        rearmed = self.recovery.rearm(row, self.seams.wall())
+        if rearmed is not None:
             # The babysit before this one had decided to end it for an anomaly: carry that out.
-            inc = self.recovery.anomaly(
-                row.get("anomaly_kind"),
-                row["anomaly_step"],
-                row.get("anomaly_message"),
-                self.seams.wall(),
-            )
-            self.recovery.anomalies = [
-                a for a in self.recovery.anomalies if a != row["anomaly_step"]
-            ]
-            live.rollback, live.anomaly, live.killed = self.recovery.on_incident(inc), inc, True
-            if live.rollback.kind not in (DecisionKind.ROLLBACK, DecisionKind.GIVE_UP_NEEDS_HUMAN):
-                live.rollback = live.anomaly = None
-                live.killed = False
+            live.rollback, live.anomaly = rearmed
+            live.killed = True
         if handle.poll() is None:
             msg = (
                 f"re-attached to attempt {live.number} (launcher pid {handle.launcher_pid}), "

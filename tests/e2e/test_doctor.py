@@ -45,7 +45,7 @@ def test_doctor_json_on_this_machine(workdir: Path) -> None:
     assert set(doc) == {"status", "host", "elapsed_s", "counts", "checks"}
     assert doc["status"] in ("pass", "warn") and doc["counts"]["fail"] == 0
     assert all(set(c) == CHECK_KEYS for c in doc["checks"])
-    assert doc["elapsed_s"] <= 10.0  # the target for a preflight
+    # (its time against the 10 s target: benchmarks/preflight.py)
     gpus = by_name(doc, "gpu")
     if not HAS_GPU:
         assert [g["status"] for g in gpus] == ["skip"], gpus

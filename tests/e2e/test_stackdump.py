@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +23,7 @@ pytestmark = pytest.mark.e2e
 
 
 def dump(pids: list[int], stacks: Path, **kw: object) -> list[ProcessStack]:
+    kw.setdefault("budget_s", 10.0)
     return parse_stacks(dump_stacks(pids, stacks, **kw))  # type: ignore[arg-type]
 
 
@@ -41,9 +41,11 @@ class Children:
         )
         self.procs.append(proc)
         assert proc.stdout is not None
-        lines = [proc.stdout.readline().strip()]
-        while not lines[-1].startswith("ready"):
-            lines.append(proc.stdout.readline().strip())
+        lines: list[str] = []
+        while not lines or not lines[-1].startswith("ready"):
+            line = proc.stdout.readline()
+            assert line, f"stuck_rank.py exited ({proc.wait()}) before saying 'ready': {lines}"
+            lines.append(line.strip())
         return proc.pid, lines
 
     def close(self) -> None:
@@ -75,7 +77,7 @@ def _four(children: Children) -> list[int]:
     return [*pids, odd]
 
 
-@pytest.mark.skipif(find_pyspy() is None, reason="py-spy is not installed")
+@pytest.mark.skipif(find_pyspy() is None, reason="py-spy not used")
 def test_pyspy_names_the_odd_rank(children: Children) -> None:
     pids = _four(children)
     stacks = dump(pids, children.stacks)
@@ -91,9 +93,7 @@ def test_pyspy_names_the_odd_rank(children: Children) -> None:
 
 def test_faulthandler_fallback_names_the_odd_rank(children: Children) -> None:
     pids = _four(children)
-    t0 = time.monotonic()
-    stacks = dump(pids, children.stacks, pyspy=None)
-    assert time.monotonic() - t0 < 3.0
+    stacks = dump(pids, children.stacks, pyspy=None)  # its time: benchmarks/stack_dump.py
     assert [s.tool for s in stacks] == ["faulthandler"] * 4, [s.error for s in stacks]
     report = group_stacks(stacks, ts=1.0)
     assert [g.pids for g in report.odd] == [(pids[3],)]
@@ -110,7 +110,7 @@ def test_a_process_that_did_not_register_is_never_signalled(children: Children) 
     pid = children.start("wait_for_peers", env)[0]
     [stack] = dump([pid], children.stacks, pyspy=None)
     assert stack.tool == "none"
-    assert stack.error is not None and "py-spy is not installed" in stack.error
+    assert stack.error is not None and "py-spy not used" in stack.error
     assert "not signalled" in stack.error
     assert pid_alive(pid)
 

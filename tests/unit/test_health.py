@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from babysit.doctor import checkpoint_dir
 from babysit.records import CheckResult, CheckStatus
 from babysit.sources import fsprobe, nvml
+from babysit.sources.checkpoints import glob_directory
 from babysit.sources.fsprobe import check_fs_latency
 from babysit.sources.health import (
     HealthTargets,
@@ -119,6 +119,8 @@ def test_older_nvml_falls_back_to_throttle_reasons() -> None:
 def test_no_driver_or_no_gpu_is_a_clean_skip(nv: FakeNvml, words: str) -> None:
     (r,) = check_gpus(TH, module=nv)
     assert r.status is CheckStatus.SKIP and words in r.summary
+    if "no NVIDIA driver" not in words:  # (an init that failed opened nothing)
+        assert nv.shutdowns == nv.inits  # every NVML session opened is closed again
 
 
 def test_without_nvidia_ml_py_the_gpu_check_skips(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -179,6 +181,19 @@ def test_fs_latency_writes_syncs_reads_and_cleans_up(tmp_path: Path) -> None:
     assert r.status is CheckStatus.PASS, r.summary
     assert {"write_ms", "fsync_ms", "read_ms", "delete_ms", "total_ms"} <= set(r.details)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_fs_latency_full_disk_is_a_clear_failure_not_a_bug(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(fsprobe.os, "fsync", full)
+    r = check_fs_latency(tmp_path, warn_ms=500, fail_ms=5000)
+    assert r.status is CheckStatus.FAIL
+    assert "No space left on device" in r.summary and "bug" not in r.summary
+    assert not list(tmp_path.iterdir())  # the probe is cleaned up
 
 
 def test_fs_latency_thresholds(tmp_path: Path) -> None:
@@ -364,4 +379,4 @@ def test_table_and_document() -> None:
     ],
 )
 def test_checkpoint_dir_of_a_glob(pattern: str, directory: str) -> None:
-    assert checkpoint_dir(pattern) == Path(directory)
+    assert glob_directory(pattern) == Path(directory)

@@ -142,7 +142,7 @@ def test_nodes_table_renders(store: Store) -> None:
     console.print(nodes_table(nodes_document(store.node_events(), store.bans(), now, DAY), DAY))
     out = buf.getvalue()
     assert "failures (24h)" in out
-    assert "3 failures blamed on it (by policy)" in out and "unbanned by hand" in out
+    assert "3 failures blamed on it (by policy)" in out and "`nodes unban`" in out
     assert "on probation after: Xid 79" in out
     assert "last failure: NCCL WARN on mlx5_0" in out
     assert "last health check failed: matmul 40% slow" in out

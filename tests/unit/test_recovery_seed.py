@@ -80,3 +80,35 @@ def test_checkpoints_saved_after_an_anomaly_are_passed_over(tmp_path: Path) -> N
     by_step = {c.step: c for c in rec.scan(0.0)}
     assert by_step[20].complete and by_step[40].complete  # 40: a newer save replaced it
     assert not by_step[30].complete and "anomaly at step 25" in (by_step[30].problem or "")
+
+
+def test_a_validator_that_rejects_every_checkpoint_pages_instead_of_step_0(
+    tmp_path: Path,
+) -> None:
+    import pytest
+
+    from babysit.errors import LaunchError
+
+    for step in (10, 20):
+        (tmp_path / f"ckpt_{step:06d}.pt").write_bytes(b"w")
+    cfg = build_config(
+        {
+            "checkpoint.glob": str(tmp_path / "ckpt_*.pt"),
+            "checkpoint.validate": "chek-ckpt-typo {checkpoint}",
+        }
+    )
+
+    class Journal:
+        def event(self, *a: object, **k: object) -> None:
+            pass
+
+    rec = Recovery(cfg, "r", tmp_path, lambda level, msg: None, Journal, lambda: 1e10)
+    with pytest.raises(LaunchError, match="will not go back to step 0"):
+        rec.pick_checkpoint(0.0)
+
+
+def test_host_names_match_without_domains_but_ip_addresses_stay_whole() -> None:
+    from babysit.recovery import short
+
+    assert short("GPU-3.cluster.local") == short("gpu-3") == "gpu-3"
+    assert short("10.0.0.2") == "10.0.0.2" != short("10.0.0.3")

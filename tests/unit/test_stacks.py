@@ -390,3 +390,29 @@ def test_pyspy_errors_say_what_to_do() -> None:
     assert (
         pyspy_error("Error: something odd\n", 42) == "py-spy failed on pid 42: Error: something odd"
     )
+
+
+SYNC = [("synchronize", "torch/cuda/__init__.py", 1040), ("main", "/tmp/st/tr.py", 20)]
+
+
+def test_a_rank_stuck_on_its_gpu_is_the_odd_one_and_its_node_the_suspect() -> None:
+    ranks = [_p(i, i, ALL_REDUCE) for i in range(3)] + [_p(3, 3, SYNC)]
+    r = group_stacks(ranks, ts=1.0)
+    assert [g.pids for g in r.odd] == [(3,)]
+    assert (r.suspect.kind, r.suspect.rank, r.suspect.host) == ("node", 3, "node7")
+
+
+def test_every_rank_on_its_gpu_is_not_called_a_network_problem() -> None:
+    r = group_stacks([_p(i, i, SYNC) for i in range(4)], ts=1.0)
+    assert "waiting on the GPU itself" in r.summary and "network" not in r.summary
+    assert r.suspect.kind == "node"
+
+
+def test_only_a_process_seen_in_the_kernel_blames_the_node() -> None:
+    from babysit.act.stackdump import IN_KERNEL, NO_DUMP
+
+    stuck = ProcessStack(9, 3, "node7", "none", error=IN_KERNEL.format(pid=9))
+    slow = ProcessStack(9, 3, "node7", "none", error=NO_DUMP)
+    assert group_stacks([stuck], ts=1.0).suspect.kind == "node"
+    assert group_stacks([slow], ts=1.0).suspect.kind == "unknown"
+    assert "/proc/9/stack" in group_stacks([stuck], ts=1.0).summary

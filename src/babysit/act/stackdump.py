@@ -2,7 +2,7 @@
 
     env = forensics_env(os.environ, attempt_dir / "stacks")   # before launching the attempt
     ...
-    stacks = dump_stacks(pids, attempt_dir / "stacks")        # when a hang is detected
+    stacks = dump_stacks(pids, attempt_dir / "stacks", budget_s=10)   # when a hang is found
     # -> [ProcessStack(pid, rank, host, tool="py-spy" | "faulthandler" | "none", raw=<output>)]
     stacks = parse_stacks(stacks)                             # babysit.parse.stacks: -> threads
 
@@ -21,24 +21,24 @@ here raises for a process that cannot be dumped: its ProcessStack carries the er
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
 
-from babysit.records import ProcessStack
+from babysit.records import KERNEL_WAIT, ProcessStack
 
 INJECT_DIR = Path(__file__).resolve().parents[1] / "_inject"
 STACKS_DIR_VAR = "BABYSIT_STACKS_DIR"
-SIGNAL_VAR = "BABYSIT_STACK_SIGNAL"
 PTRACER_VAR = "BABYSIT_PTRACER_PID"
 AUTO = "auto"  # dump_stacks(pyspy=AUTO): find py-spy next to this Python or on PATH
 FLIGHT_RECORDER_FILE = "nccl_trace_rank_"  # PyTorch appends the rank
@@ -64,16 +64,14 @@ FLIGHT_RECORDER_ON_TIMEOUT = ("TORCH_NCCL_DUMP_ON_TIMEOUT",)
 PTRACE_FIX = (
     "ptrace is not permitted here: in a container start it with --cap-add SYS_PTRACE "
     "(docker; Kubernetes: securityContext.capabilities.add [SYS_PTRACE]), or on the host "
-    "`sysctl kernel.yama.ptrace_scope=0`; babysit used faulthandler instead"
+    "`sysctl kernel.yama.ptrace_scope=0`"
 )
-NOT_REGISTERED = (
-    "it did not register babysit's faulthandler (no marker: started with python -I or -E, or "
-    "not under babysit), so it was not signalled"
+NO_DUMP = "faulthandler wrote nothing in time (is the machine overloaded? raise stacks_budget_s)"
+IN_KERNEL = (
+    f"{KERNEL_WAIT}: no tool can read its Python stack; see `cat /proc/{{pid}}/stack` and "
+    "`ps -o stat,wchan {pid}` (a hung filesystem or GPU driver, most often)"
 )
-NO_DUMP = (
-    "faulthandler wrote nothing in time (the process may be stuck in the kernel, in D state: "
-    "see `cat /proc/PID/stack` and `ps -o stat,wchan PID`)"
-)
+EXITED = "the process exited before its stack"
 
 
 def find_pyspy() -> str | None:
@@ -119,24 +117,26 @@ class _Target:
     rank_var: str | None
     parent: int | None
     command: str
-    python: bool
     error: str | None = None
 
 
 def dump_stacks(
     pids: Sequence[int],
     stacks_dir: Path,
-    budget_s: float = 3.0,
+    budget_s: float,
     pyspy: str | None = AUTO,
-    host: str | None = None,
-    clock: Callable[[], float] = time.monotonic,
 ) -> list[ProcessStack]:
     """The stacks of every Python process among `pids` (others are skipped), in pid order,
     within about `budget_s`. pyspy=None: faulthandler only."""
-    deadline = clock() + budget_s
-    host = host or os.uname().nodename
+    deadline = time.monotonic() + budget_s
+    host = os.uname().nodename
+    no_pyspy = "py-spy not used"
     if pyspy == AUTO:
         pyspy = find_pyspy()
+        no_pyspy = (
+            f"py-spy not found next to {sys.executable} or on PATH "
+            "(pip install 'babysit[stacks]' for stacks without faulthandler)"
+        )
     targets = _resolve_ranks([t for t in (_inspect(pid, stacks_dir) for pid in pids) if t])
     results: dict[int, ProcessStack] = {}
     todo: list[_Target] = []
@@ -148,7 +148,7 @@ def dump_stacks(
     why_not_pyspy: dict[int, str] = {}
     if pyspy and todo:
         # Half the budget at most, so that faulthandler still has time for the ones it missed.
-        timeout = max(0.2, (deadline - clock()) / 2)
+        timeout = max(0.2, (deadline - time.monotonic()) / 2)
         with ThreadPoolExecutor(max_workers=min(32, len(todo))) as pool:
             done = list(pool.map(lambda t: _pyspy(pyspy, t, timeout), todo))
         for t, (raw, error) in zip(todo, done, strict=True):
@@ -157,9 +157,9 @@ def dump_stacks(
             else:
                 why_not_pyspy[t.pid] = error
     else:
-        why_not_pyspy = {t.pid: "py-spy is not installed" for t in todo}
+        why_not_pyspy = {t.pid: no_pyspy for t in todo}
     rest = [t for t in todo if t.pid not in results]
-    for t, (raw, error) in zip(rest, _faulthandler(rest, stacks_dir, deadline, clock), strict=True):
+    for t, (raw, error) in zip(rest, _faulthandler(rest, stacks_dir, deadline), strict=True):
         if error is None:
             results[t.pid] = _stack(t, host, "faulthandler", raw=raw)
         else:
@@ -193,7 +193,6 @@ def _inspect(pid: int, stacks_dir: Path) -> _Target | None:
         with proc.oneshot():
             cmdline = proc.cmdline()
             parent = proc.ppid()
-            zombie = proc.status() == psutil.STATUS_ZOMBIE
             try:
                 exe = proc.exe()
             except (psutil.AccessDenied, OSError):
@@ -202,10 +201,10 @@ def _inspect(pid: int, stacks_dir: Path) -> _Target | None:
                 env = proc.environ()
             except (psutil.AccessDenied, OSError):
                 env = {}
-    except psutil.NoSuchProcess:
-        return _Target(pid, None, None, None, "", True, "the process exited before its stack")
+    except psutil.NoSuchProcess:  # zombies too (psutil.ZombieProcess)
+        return _Target(pid, None, None, None, "", EXITED)
     except (psutil.AccessDenied, OSError) as e:
-        return _Target(pid, None, None, None, "", True, f"could not inspect the process: {e}")
+        return _Target(pid, None, None, None, "", f"could not inspect the process: {e}")
     command = " ".join(cmdline)
     command = command if len(command) <= 200 else command[:197] + "..."
     python = (stacks_dir / f"{pid}.ready").exists() or "python" in os.path.basename(exe)
@@ -217,8 +216,7 @@ def _inspect(pid: int, stacks_dir: Path) -> _Target | None:
         if value.isdigit():
             rank, var = int(value), name
             break
-    error = "the process exited (a zombie) before its stack" if zombie else None
-    return _Target(pid, rank, var, parent, command, True, error)
+    return _Target(pid, rank, var, parent, command)
 
 
 def _resolve_ranks(targets: list[_Target]) -> list[_Target]:
@@ -234,24 +232,29 @@ _GONE = re.compile(r"no such process|os error 3\b|failed to find process", re.I)
 
 
 def _pyspy(pyspy: str, t: _Target, timeout: float) -> _Result:
-    """(py-spy's output, None) or ("", why py-spy could not dump)."""
-    args = [pyspy, "dump", "--pid", str(t.pid)]
-    for extra in (["--json"], []):  # an old py-spy without --json: once more, as text
-        try:
-            proc = subprocess.run(
-                args + extra, capture_output=True, text=True, timeout=timeout, errors="replace"
-            )
-        except subprocess.TimeoutExpired:
-            return "", f"py-spy did not answer within {timeout:.1f}s"
-        except OSError as e:
-            return "", f"py-spy could not be run ({pyspy}): {e}"
-        if proc.returncode == 0:
-            return proc.stdout, None
-        err = (proc.stderr or proc.stdout).strip()
-        if extra and ("--json" in err or "unexpected argument" in err):
-            continue
-        return "", pyspy_error(err, t.pid)
-    return "", "py-spy failed"  # not reached
+    """(py-spy's output, None) or ("", why py-spy could not dump). `--json` is as old as
+    `dump` itself (py-spy 0.2). The wait is bounded even when py-spy cannot die (blocked on a
+    target stuck in the kernel): the hang's restart must not wait on its forensics."""
+    try:
+        proc = subprocess.Popen(
+            [pyspy, "dump", "--json", "--pid", str(t.pid)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as e:
+        return "", f"py-spy could not be run ({pyspy}): {e}"
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=1.0)  # stuck in the kernel itself: left behind, not waited on
+        return "", f"py-spy did not answer within {timeout:.1f}s"
+    if proc.returncode == 0:
+        return out.decode(errors="replace"), None
+    said = (err or out).decode(errors="replace").strip()
+    return "", pyspy_error(said, t.pid)
 
 
 def pyspy_error(stderr: str, pid: int) -> str:
@@ -259,49 +262,65 @@ def pyspy_error(stderr: str, pid: int) -> str:
     if _PTRACE_DENIED.search(stderr):
         return f"py-spy may not attach to pid {pid}: {PTRACE_FIX}"
     if _GONE.search(stderr) and not psutil.pid_exists(pid):
-        return "the process exited before its stack"
+        return EXITED
     last = stderr.splitlines()[-1] if stderr else "no message"
     return f"py-spy failed on pid {pid}: {last[:300]}"
 
 
-def _marker_signal(pid: int, stacks_dir: Path) -> int | None:
-    """The signal `pid` registered faulthandler on, if the marker names this very process
+def _marker_signal(pid: int, stacks_dir: Path) -> tuple[int | None, str]:
+    """(the signal `pid` registered faulthandler on, "") if the marker names this very process
     (its start time, so a reused pid is never signalled) and the handler is still installed
-    (the signal is caught: a script that reset it to the default would be killed)."""
+    (the signal is caught: a script that reset it to the default would be killed); else
+    (None, why it is not signalled)."""
     try:
         sig_text, started = (stacks_dir / f"{pid}.ready").read_text().split()[:2]
         sig = int(sig_text)
+    except FileNotFoundError:
+        return None, (
+            "it did not register babysit's faulthandler (started with python -I or -E, or not "
+            "under babysit), so it was not signalled"
+        )
+    except (OSError, ValueError):
+        return None, "its faulthandler marker is unreadable, so it was not signalled"
+    try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             stat = fh.read()
         if started != "-" and stat[stat.rfind(b")") + 2 :].split()[19].decode() != started:
-            return None
+            return None, "its pid was reused since it registered, so it was not signalled"
         with open(f"/proc/{pid}/status") as fh:
             caught = next((ln.split()[1] for ln in fh if ln.startswith("SigCgt:")), None)
-        if caught is not None and not (int(caught, 16) >> (sig - 1)) & 1:
-            return None
-        return sig
     except (OSError, ValueError, IndexError):
-        return None
+        return None, EXITED
+    if caught is not None and not (int(caught, 16) >> (sig - 1)) & 1:
+        return None, (
+            f"the script reset babysit's dump signal ({sig}) to its default, which would kill "
+            "it, so it was not signalled"
+        )
+    return sig, ""
 
 
-def _faulthandler(
-    targets: Sequence[_Target], stacks_dir: Path, deadline: float, clock: Callable[[], float]
-) -> list[_Result]:
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
+def _faulthandler(targets: Sequence[_Target], stacks_dir: Path, deadline: float) -> list[_Result]:
     """Signal every registered target at once, then poll their files until each has new text
     that stopped growing, or the deadline."""
     out: list[_Result] = [("", None)] * len(targets)
     sizes: dict[int, int] = {}
     for i, t in enumerate(targets):
-        sig = _marker_signal(t.pid, stacks_dir)
+        sig, why = _marker_signal(t.pid, stacks_dir)
         if sig is None:
-            out[i] = ("", NOT_REGISTERED)
+            out[i] = ("", why)
             continue
-        path = stacks_dir / f"{t.pid}.txt"
-        sizes[i] = path.stat().st_size if path.exists() else 0
+        sizes[i] = _size(stacks_dir / f"{t.pid}.txt")
         try:
             os.kill(t.pid, sig)
         except ProcessLookupError:
-            out[i] = ("", "the process exited before its stack")
+            out[i] = ("", EXITED)
             del sizes[i]
         except OSError as e:
             out[i] = ("", f"could not signal the process: {e}")
@@ -311,18 +330,28 @@ def _faulthandler(
     while pending:
         for i in list(pending):
             path = stacks_dir / f"{targets[i].pid}.txt"
-            size = path.stat().st_size if path.exists() else 0
+            size = _size(path)
             if size > sizes[i] and last.get(i) == size:  # new text, and it stopped growing
                 pending.discard(i)
                 with path.open("rb") as fh:
                     fh.seek(sizes[i])
                     out[i] = (fh.read(size - sizes[i]).decode(errors="replace"), None)
             last[i] = size
-        if not pending or clock() >= deadline:
+        if not pending or time.monotonic() >= deadline:
             break
         time.sleep(0.01)
     for i in pending:
-        t = targets[i]
-        gone = not psutil.pid_exists(t.pid)
-        out[i] = ("", "the process exited before its stack" if gone else NO_DUMP)
+        out[i] = ("", _why_silent(targets[i].pid))
     return out
+
+
+def _why_silent(pid: int) -> str:
+    """Why a signalled process wrote no stack: gone, in the kernel (looked at, not guessed:
+    the node gets the blame for that one), or merely slow."""
+    try:
+        state = psutil.Process(pid).status()
+    except psutil.NoSuchProcess:
+        return EXITED
+    except (psutil.AccessDenied, OSError):
+        return NO_DUMP
+    return IN_KERNEL.format(pid=pid) if state == psutil.STATUS_DISK_SLEEP else NO_DUMP

@@ -20,12 +20,23 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 
-from babysit.records import Frame, ProcessStack, StackGroup, StackReport, Suspect, ThreadStack
+from babysit.records import (
+    KERNEL_WAIT,
+    MAIN_THREAD,
+    Frame,
+    ProcessStack,
+    StackGroup,
+    StackReport,
+    Suspect,
+    ThreadStack,
+)
 
-MAIN = "MainThread"
+MAIN = MAIN_THREAD
 # Frames in these files mean the process waits for the others (a collective, a barrier, the
-# rendezvous store) or for the GPU, rather than doing work of its own.
-_WAIT_FILES = ("torch/distributed/", "torch/cuda/__init__.py", "deepspeed/comm/")
+# rendezvous store) rather than doing work of its own. Waiting on its own GPU is not that: a
+# rank stuck there is the odd one out (its node is the suspect).
+_WAIT_FILES = ("torch/distributed/", "deepspeed/comm/")
+_GPU_FILES = ("torch/cuda/",)
 _DATA_HINTS = ("torch/utils/data/", "datasets/", "webdataset/", "streaming/")
 _DATA_WORDS = ("load", "read", "fetch", "batch", "next_data", "__getitem__", "download")
 
@@ -41,9 +52,14 @@ def main_thread(p: ProcessStack) -> ThreadStack | None:
 
 
 def waiting(frames: Sequence[Frame]) -> bool:
-    """True when the innermost frame is in torch.distributed (or cuda synchronize): the
-    process waits for its peers rather than doing work of its own."""
+    """True when the innermost frame is in torch.distributed: the process waits for its peers
+    rather than doing work of its own."""
     return bool(frames) and any(w in frames[0].file for w in _WAIT_FILES)
+
+
+def on_gpu(frames: Sequence[Frame]) -> bool:
+    """The innermost frame waits on the process's own GPU (torch.cuda.synchronize & co)."""
+    return bool(frames) and any(w in frames[0].file for w in _GPU_FILES)
 
 
 def display_file(path: str) -> str:
@@ -135,7 +151,7 @@ def _phrase(ps: Sequence[ProcessStack], g: StackGroup) -> str:
 
 
 def _suspect_kind(frames: Sequence[Frame]) -> str:
-    if frames and "torch/cuda/" in frames[0].file:
+    if on_gpu(frames):
         return "node"  # stuck on the GPU itself
     if any(h in f.file for f in frames for h in _DATA_HINTS):
         return "data"  # in a DataLoader or a dataset library
@@ -189,7 +205,7 @@ def group_stacks(processes: Sequence[ProcessStack], ts: float) -> StackReport:
         summary = f"{summary}; {note}" if summary else note
         if not groups and len(failed) == 1:
             # Only a process stuck in the kernel blames its node; one that exited says nothing.
-            kind = "node" if "D state" in (p.error or "") else "unknown"
+            kind = "node" if (p.error or "").startswith(KERNEL_WAIT) else "unknown"
             suspect = Suspect(kind=kind, host=p.host, rank=p.rank)
     return StackReport(
         ts=ts,
@@ -220,6 +236,12 @@ def _summarize(
                 f"{everyone} {_verb(ps, g.frames)} {g.where}: a collective no rank finished "
                 "(suspect the network or a rank outside this node)",
                 Suspect(kind="network"),
+            )
+        if on_gpu(g.frames):
+            return (
+                f"{everyone} {_verb(ps, g.frames)} {g.where}: waiting on the GPU itself "
+                "(suspect the GPUs or the driver: nvidia-smi, the kernel log for Xid errors)",
+                Suspect(kind="node", host=ps[0].host if len(ps) == 1 else None),
             )
         kind = _suspect_kind(g.frames)
         return f"{everyone} {_verb(ps, g.frames)} {g.where}", Suspect(kind=kind)

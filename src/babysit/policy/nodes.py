@@ -27,7 +27,8 @@ class BanRule:
     probation_s: float = 86400.0
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """`24h`, `30 min`, `45s`: a length of time in a message."""
     if seconds >= 3600:
         return f"{seconds / 3600:g}h"
     return f"{seconds / 60:g} min" if seconds >= 60 else f"{seconds:g}s"
@@ -71,7 +72,7 @@ def ban_for(
         return None
     return Ban(
         host,
-        f"{len(counted)} failures blamed on it within {_duration(rule.window_s)}",
+        f"{len(counted)} failures blamed on it within {duration(rule.window_s)}",
         now,
         now + rule.ban_s if rule.ban_s > 0 else None,
         rule.probation_s,

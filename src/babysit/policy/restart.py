@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from babysit.policy.nodes import duration
 from babysit.records import AttemptRecord, Category, Decision, DecisionKind, Outcome
 
 NEVER_LOOP = frozenset({Category.USER_CODE, Category.DATA, Category.CUDA_OOM})
@@ -183,10 +184,6 @@ def decide(
     )
 
 
-def _ago(seconds: float) -> str:
-    return f"{seconds / 3600:g}h" if seconds >= 3600 else f"{seconds / 60:g} min"
-
-
 def _budget_spent(
     current: AttemptRecord, history: Sequence[AttemptRecord], policy: RestartPolicy
 ) -> str | None:
@@ -205,7 +202,7 @@ def _budget_spent(
         return None
     return (
         f"{count} attempts ended with {current.category.value} within "
-        f"{_ago(policy.budget_window_s)} (budget.{current.category.value} = {allowed} restarts)"
+        f"{duration(policy.budget_window_s)} (budget.{current.category.value} = {allowed} restarts)"
     )
 
 
@@ -219,7 +216,7 @@ def _storm(
     if len(recent) < policy.storm_attempts:
         return None
     return (
-        f"restart storm: {len(recent)} failed attempts within {_ago(policy.storm_window_s)} "
+        f"restart storm: {len(recent)} failed attempts within {duration(policy.storm_window_s)} "
         f"(restart.storm_attempts = {policy.storm_attempts}); something keeps failing fast"
     )
 

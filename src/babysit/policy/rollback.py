@@ -67,26 +67,24 @@ def format_windows(windows: Sequence[Window]) -> str:
     return ",".join(f"{lo}-{hi}" for lo, hi in windows)
 
 
-def parse_windows(text: str) -> tuple[Window, ...]:
-    """The inverse of format_windows; bad parts are ignored."""
-    out = []
-    for part in text.split(","):
-        lo, sep, hi = part.strip().partition("-")
-        if sep and lo.isdigit() and hi.isdigit() and int(lo) <= int(hi):
-            out.append((int(lo), int(hi)))
-    return merge(out)
-
-
 def on_incident(
     inc: Incident,
     rule: RollbackRule,
     earlier_anomalies: Sequence[int] = (),
     windows: Sequence[Window] = (),
+    checkpoints: bool = True,
 ) -> Decision:
     """`earlier_anomalies`: the steps of the anomalies earlier rollbacks of this run were for;
-    `windows`: the step windows skipped so far."""
+    `windows`: the step windows skipped so far; `checkpoints`: the run has a checkpoint glob
+    (without one there is nothing to roll back to)."""
     if not wants_rollback(inc, rule):
         return Decision(DecisionKind.KEEP_WATCHING, f"logged: {inc.message}")
+    if not checkpoints:
+        return Decision(
+            DecisionKind.KEEP_WATCHING,
+            f"{inc.message}: no --checkpoint glob is set, so babysit cannot roll back past "
+            "it (set one, or [rollback] on_nan / on_divergence = false to silence this)",
+        )
     what = (
         f"{inc.metric} is {inc.value}" if inc.kind == IncidentKind.NONFINITE else inc.message
     )

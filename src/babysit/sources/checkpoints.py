@@ -15,13 +15,11 @@ without `trainer_state.json`.
 
 from __future__ import annotations
 
-import contextlib
 import glob
 import json
 import os
 import re
 import shlex
-import signal
 import struct
 import subprocess
 import zipfile
@@ -29,6 +27,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from babysit.records import Checkpoint
+from babysit.sources.subproc import kill_session
 
 _TEMP_SUFFIXES = (".tmp", ".temp", ".partial", ".incomplete", ".lock", ".swp", "~")
 _KEYED_STEP = re.compile(r"(?:step|iter|ckpt|checkpoint)[_\-=]?(\d+)", re.IGNORECASE)
@@ -103,9 +102,7 @@ def validate_checkpoint(command: str, path: str, cwd: Path, timeout_s: float) ->
     try:
         out, err = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        with contextlib.suppress(OSError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
+        kill_session(proc)
         return f"--validate-checkpoint did not finish within {timeout_s:g}s"
     if proc.returncode == 0:
         return None
@@ -237,6 +234,17 @@ def glob_fixed_parts(pattern: str) -> list[str]:
     return fixed
 
 
+def glob_directory(pattern: str) -> Path:
+    """The directory a checkpoint glob (or `{step}` template) points into: its fixed part, or
+    the parent of a path without wildcards (a single `out/ckpt.pt`)."""
+    fixed = glob_fixed_parts(pattern)
+    if not fixed:
+        return Path(".")
+    if len(fixed) == len(Path(pattern).expanduser().parts):
+        return Path(*fixed).parent
+    return Path(*fixed)
+
+
 class DirectoryPulse:
     """Notices writes in the directory a checkpoint glob points into (a save under way).
 
@@ -248,9 +256,7 @@ class DirectoryPulse:
     """
 
     def __init__(self, pattern: str) -> None:
-        fixed = glob_fixed_parts(pattern)
-        base = Path(*fixed) if fixed else Path(".")
-        self.base = base if fixed and len(fixed) < len(Path(pattern).parts) else base.parent
+        self.base = glob_directory(pattern)
         self._last: int | None = None
 
     def _signature(self) -> int:

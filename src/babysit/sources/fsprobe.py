@@ -12,6 +12,7 @@ block for as long as the filesystem does: callers run them in threads with a dea
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -76,8 +77,15 @@ def check_fs_latency(
         t_sync = time.monotonic()
         same = probe.read_bytes() == payload
         t_read = time.monotonic()
+    except OSError as exc:  # a full disk, a quota, EIO, a stale NFS handle: what this is for
+        msg = (
+            f"writing a 1 MiB probe in {real} failed: {exc.strerror or exc}; nothing can be "
+            f"saved there until it is fixed{note}"
+        )
+        return CheckResult("fs_latency", CheckStatus.FAIL, msg, where(d))
     finally:
-        probe.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            probe.unlink(missing_ok=True)
     t_end = time.monotonic()
     ms = {
         "write_ms": (t_write - t0) * 1e3,
@@ -98,11 +106,15 @@ def _list_latency(
     d: Path, real: Path, warn_ms: float, fail_ms: float, note: str, why: str
 ) -> CheckResult:
     t0 = time.monotonic()
-    with os.scandir(real) as it:
-        for n, entry in enumerate(it):
-            entry.stat()
-            if n >= 100:
-                break
+    try:
+        with os.scandir(real) as it:
+            for n, entry in enumerate(it):
+                entry.stat()
+                if n >= 100:
+                    break
+    except OSError as exc:
+        msg = f"cannot list {real}: {exc.strerror or exc}; the training cannot read from it{note}"
+        return CheckResult("fs_latency", CheckStatus.FAIL, msg, where(d))
     total = (time.monotonic() - t0) * 1e3
     details = {"list_ms": total, "checked": str(real)}
     summary = f"{why}: listing took {total:.0f} ms{note}"

@@ -17,15 +17,14 @@ caught. CUDA_DEVICE_ORDER=PCI_BUS_ID (unless set) makes "GPU n" the n of nvidia-
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
 import subprocess
 import time
 from typing import Any
 
 from babysit.records import CheckResult, CheckStatus
+from babysit.sources.subproc import kill_session
 
 CORRUPT_ENV = "BABYSIT_TEST_CORRUPT_MATMUL"
 
@@ -138,7 +137,7 @@ def matmul_check(python: str, budget_s: float) -> list[CheckResult]:
     try:
         out, err = proc.communicate(timeout=budget_s)
     except subprocess.TimeoutExpired as exc:
-        _kill(proc)
+        kill_session(proc)
         if b"imported" not in (exc.stdout or b""):
             # Cold imports from a network filesystem can take this long: not the node's fault.
             msg = (
@@ -152,17 +151,6 @@ def matmul_check(python: str, budget_s: float) -> list[CheckResult]:
         )
         return [_result(CheckStatus.FAIL, msg, "", t0)]
     return _results(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"), t0)
-
-
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(OSError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    # A process stuck in the driver (D state) may never go: leave it after a second.
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=1.0)
-    for pipe in (proc.stdout, proc.stderr):
-        if pipe is not None:
-            pipe.close()
 
 
 def _results(rc: int | None, out: str, err: str, t0: float) -> list[CheckResult]:

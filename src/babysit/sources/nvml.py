@@ -101,6 +101,8 @@ class Nvml:
         self._unsupported = {
             getattr(self.nv, name, default) for name, default in _UNSUPPORTED.items()
         }
+        self._events: Any = None  # before any close(): it reads them
+        self._events_tried = False
         try:
             self.nv.nvmlInit()
         except Exception as exc:  # NVMLError subclasses vary by version: any failure = no driver
@@ -114,8 +116,6 @@ class Nvml:
         if self.count == 0:
             self.close()
             raise NvmlUnavailable("the NVIDIA driver sees no GPU on this node")
-        self._events: Any = None
-        self._events_tried = False
 
     def close(self) -> None:
         try:

@@ -42,11 +42,12 @@ class NodeRegistry:
         data: Mapping[str, Any] | None = None,
     ) -> None:
         """kind: "failure" (an attempt failed and this node was blamed), "health_pass",
-        "health_fail" (a preflight), "incident" (telemetry: throttling, ECC, slow disk)."""
+        "health_fail" (a preflight), "health_warn" (a preflight found the node's disk,
+        filesystem or memory wanting), "incident" (telemetry: throttling, ECC)."""
         self._write(
             "INSERT INTO node_events (ts, host, gpu, run, attempt, kind, category, reason, data) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (ts, host, gpu, run, attempt, kind, category, reason, json.dumps(dict(data or {}))),
+            (ts, host, gpu, run, attempt, kind, category, reason, _json(data)),
         )
 
     def node_events(
@@ -112,7 +113,7 @@ class NodeRegistry:
     ) -> None:
         self._write(
             "INSERT INTO stacks (run, attempt, ts, summary, report) VALUES (?, ?, ?, ?, ?)",
-            (run, attempt, ts, summary, json.dumps(dict(report))),
+            (run, attempt, ts, summary, _json(report)),
         )
 
     def stacks(self, run: str) -> list[dict[str, Any]]:
@@ -124,3 +125,7 @@ def _ban(r: sqlite3.Row) -> Ban:
     return Ban(
         r["host"], r["reason"], r["since"], r["expires"], r["probation_s"], r["by"], r["run"]
     )
+
+
+def _json(data: Mapping[str, Any] | None) -> str:
+    return json.dumps(dict(data or {}), default=str)  # a Path or an enum must not fail a write

@@ -111,25 +111,16 @@ class Meaning(NamedTuple):
 def _meaning(f: Finding) -> Meaning:
     """What a finding means: its rule's, or for an Xid its catalogue entry's."""
     rule = f.rule
-    if f.weak:  # it may have mattered, but anything else explains the run better
+    if f.xid is None or f.weak:
+        weak = f.weak  # it may have mattered, but anything else explains the run better
         return Meaning(
             rule.category,
             rule.role,
             rule.transient,
             rule.suspect,
             rule.explain,
-            min(rule.precedence, 15),
-            min(rule.confidence, 0.45),
-        )
-    if f.xid is None:
-        return Meaning(
-            rule.category,
-            rule.role,
-            rule.transient,
-            rule.suspect,
-            rule.explain,
-            rule.precedence,
-            rule.confidence,
+            min(rule.precedence, 15) if weak else rule.precedence,
+            min(rule.confidence, 0.45) if weak else rule.confidence,
         )
     x = f.xid
     explain = f"Xid {x.code} ({x.name}): {x.explain}"

@@ -59,8 +59,11 @@ def nodes_document(
                 "reason": e["reason"],
             }
         elif e["kind"].startswith("health_"):
-            h["last_health"] = {"ts": e["ts"], "passed": e["kind"] == "health_pass",
-                                "reason": e["reason"]}
+            h["last_health"] = {
+                "ts": e["ts"],
+                "passed": e["kind"] != "health_fail",  # a warning (a full disk) is no failure
+                "reason": e["reason"],
+            }
     for b in bans:
         h = host(b["host"])
         h["bans_total"] += 1
@@ -94,7 +97,7 @@ def nodes_table(docs: Sequence[dict[str, Any]], window_s: float) -> Table:
     for d in docs:
         ban = d["ban"]
         if d["state"] == "banned":
-            until = _when(ban["expires"]) if ban["expires"] is not None else "unbanned by hand"
+            until = _when(ban["expires"]) if ban["expires"] is not None else "`nodes unban`"
             why = f"{ban['reason']} (by {ban['by']})"
         elif d["state"] == "probation":
             until = _when(ban["probation_until"])

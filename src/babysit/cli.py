@@ -11,6 +11,7 @@ exit with a documented code; only a bug in babysit prints a traceback.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import signal
@@ -19,7 +20,7 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import click
 from rich.console import Console
@@ -63,7 +64,24 @@ def _home(home: Path | None) -> Path:
         return Path(".babysit")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """Commands whose module is imported only when they run (or --help lists them): the
+    doctor's checks are not every command's start-up cost."""
+
+    LAZY: ClassVar[dict[str, tuple[str, str]]] = {"doctor": ("babysit.doctor", "doctor_command")}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.LAZY])
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.LAZY:
+            module, attr = self.LAZY[name]
+            command: click.Command = getattr(importlib.import_module(module), attr)
+            return command
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="babysit")
 def cli() -> None:
     """babysit: supervise a training run so nobody has to at 4am.
@@ -560,15 +578,6 @@ def demo(workdir: Path, steps: int) -> None:
     except BabysitError as exc:
         _fail(exc)
     sys.exit(int(code))
-
-
-def _register_doctor() -> None:
-    from babysit.doctor import doctor_command
-
-    cli.add_command(doctor_command, "doctor")
-
-
-_register_doctor()
 
 
 def main() -> None:

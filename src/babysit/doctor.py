@@ -4,19 +4,22 @@
     babysit doctor --json --only gpu --only matmul
     babysit doctor --checkpoint-dir /nfs/ckpt --data-dir /nfs/data --budget 20
 
-    targets = targets_from_config(cfg)      # the supervisor's preflight targets
-    ok, results = preflight(targets, budget_s=10.0)
+    targets = targets_from_config(cfg)      # the directories babysit.toml names
+    results = run_checks(targets, budget_s=10.0)
 
 Where checkpoints go defaults to the fixed part of babysit.toml's [checkpoint] glob (`out` of
-`out/ckpt_*.pt`), else the working directory; babysit's home to [run] home.
+`out/ckpt_*.pt`), else the working directory; the data directories to [health] data_dirs (the
+ones `babysit run --preflight` checks too); babysit's home to [run] home.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import socket
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -26,10 +29,10 @@ from babysit.config import Config, load_config
 from babysit.errors import BabysitError
 from babysit.records import CheckStatus, ExitCode
 from babysit.sources.checkpoints import glob_directory
-from babysit.sources.health import CHECKS, HealthTargets, preflight, run_checks
+from babysit.sources.health import CHECKS, HealthTargets, run_checks
 from babysit.views.doctor import doctor_document, doctor_table
 
-__all__ = ["DOCTOR_FAILED", "doctor_command", "preflight", "targets_from_config"]
+__all__ = ["DOCTOR_FAILED", "doctor_command", "targets_from_config"]
 
 DOCTOR_FAILED = 6  # `babysit doctor`: at least one check failed (0..5 belong to `babysit run`)
 
@@ -37,7 +40,12 @@ DOCTOR_FAILED = 6  # `babysit doctor`: at least one check failed (0..5 belong to
 def targets_from_config(
     cfg: Config, data_dirs: tuple[Path, ...] = (), python: str = sys.executable
 ) -> HealthTargets:
+    """The directories babysit.toml names (its [health] data_dirs unless `data_dirs` are given):
+    the same ones `babysit run --preflight` checks."""
     ckpt = glob_directory(cfg.checkpoint.glob) if cfg.checkpoint.glob else Path(".")
+    if not data_dirs:
+        parts = cfg.health.data_dirs.split(os.pathsep)
+        data_dirs = tuple(Path(d.strip()).expanduser() for d in parts if d.strip())
     return HealthTargets((ckpt,), data_dirs, Path(cfg.run.home), python)
 
 
@@ -126,9 +134,9 @@ def doctor_command(
         sys.exit(int(ExitCode.USAGE))
     targets = targets_from_config(cfg, data_dirs, python)
     if checkpoint_dirs:
-        targets = HealthTargets(checkpoint_dirs, data_dirs, targets.home, python)
+        targets = replace(targets, checkpoint_dirs=checkpoint_dirs)
     if home is not None:
-        targets = HealthTargets(targets.checkpoint_dirs, data_dirs, home, python)
+        targets = replace(targets, home=home)
     t0 = time.monotonic()
     results = run_checks(targets, budget, only or None)
     host = socket.gethostname()

@@ -21,9 +21,9 @@ from typing import NamedTuple
 from babysit.errors import CommandNotFound, ConfigError
 from babysit.policy.rollback import format_windows
 from babysit.records import Checkpoint
-from babysit.sources.checkpoints import glob_fixed_parts
+from babysit.sources.checkpoints import CKPT_PLACEHOLDER, glob_fixed_parts
 
-PLACEHOLDER = "{checkpoint}"
+PLACEHOLDER = CKPT_PLACEHOLDER  # "{checkpoint}"
 HOSTFILE = "{hostfile}"
 
 

@@ -412,6 +412,17 @@ class ProcessStack:
     parent: int | None = None  # its parent's pid: tells a rank's own workers (DataLoader) apart
     raw: str = ""  # the tool's own output, as act took it, until parse.stacks reads it
 
+    @property
+    def main_thread(self) -> ThreadStack | None:
+        """The thread that tells where the process is: the main thread, else the first active
+        one, else the first with frames (grouping and the stored document agree on it)."""
+        with_frames = [t for t in self.threads if t.frames]
+        for t in with_frames:
+            if t.name == MAIN_THREAD:
+                return t
+        active = [t for t in with_frames if t.active]
+        return (active or with_frames)[0] if with_frames else None
+
 
 @dataclass(frozen=True)
 class StackGroup:

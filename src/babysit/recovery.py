@@ -18,7 +18,7 @@ import ipaddress
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -172,7 +172,7 @@ class Recovery:
         for c in scan_checkpoints(self.checkpoint_pattern, self.wall(), settle_s):
             problem = self._rejected.get((c.path, c.mtime, c.size)) or self._after_anomaly(c)
             if problem is not None and c.complete:
-                c = Checkpoint(c.path, c.step, c.mtime, c.size, False, problem)
+                c = replace(c, complete=False, problem=problem)
             out.append(c)
         return out
 
@@ -227,7 +227,7 @@ class Recovery:
                 self._accepted.add(key)  # not validated again at the next launch
                 break
             self._rejected[key] = problem
-            bad = Checkpoint(chosen.path, chosen.step, chosen.mtime, chosen.size, False, problem)
+            bad = replace(chosen, complete=False, problem=problem)
             rejected.append(bad)
             found = [bad if c.path == chosen.path else c for c in found]
         # (the rejected ones are among passed_over: `found` carries their problem)

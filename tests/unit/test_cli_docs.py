@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
 from babysit.cli import cli
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-COMMANDS = sorted(cli.commands)
+COMMANDS = cli.list_commands(click.Context(cli))
 
 
 def test_the_commands_are_the_agreed_ones_so_far() -> None:

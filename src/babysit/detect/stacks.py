@@ -22,7 +22,6 @@ from collections.abc import Callable, Sequence
 
 from babysit.records import (
     KERNEL_WAIT,
-    MAIN_THREAD,
     Frame,
     ProcessStack,
     StackGroup,
@@ -31,7 +30,6 @@ from babysit.records import (
     ThreadStack,
 )
 
-MAIN = MAIN_THREAD
 # Frames in these files mean the process waits for the others (a collective, a barrier, the
 # rendezvous store) rather than doing work of its own. Waiting on its own GPU is not that: a
 # rank stuck there is the odd one out (its node is the suspect).
@@ -39,16 +37,6 @@ _WAIT_FILES = ("torch/distributed/", "deepspeed/comm/")
 _GPU_FILES = ("torch/cuda/",)
 _DATA_HINTS = ("torch/utils/data/", "datasets/", "webdataset/", "streaming/")
 _DATA_WORDS = ("load", "read", "fetch", "batch", "next_data", "__getitem__", "download")
-
-
-def main_thread(p: ProcessStack) -> ThreadStack | None:
-    """The thread that tells where the process is: the main thread, else the first active one."""
-    with_frames = [t for t in p.threads if t.frames]
-    for t in with_frames:
-        if t.name == MAIN:
-            return t
-    active = [t for t in with_frames if t.active]
-    return (active or with_frames)[0] if with_frames else None
 
 
 def waiting(frames: Sequence[Frame]) -> bool:
@@ -163,8 +151,14 @@ def group_stacks(processes: Sequence[ProcessStack], ts: float) -> StackReport:
     """Group `processes` by where their main thread is; name the odd ones out and whom to
     suspect. Processes whose stack could not be taken are named in the summary."""
     counted = _counted(processes)
-    with_stack = [(p, t) for p in counted if p.error is None and (t := main_thread(p)) is not None]
-    failed = [p for p in counted if p.error is not None or main_thread(p) is None]
+    with_stack: list[tuple[ProcessStack, ThreadStack]] = []
+    failed: list[ProcessStack] = []
+    for p in counted:
+        t = p.main_thread if p.error is None else None
+        if t is None:
+            failed.append(p)
+        else:
+            with_stack.append((p, t))
 
     buckets: dict[tuple[tuple[str, str], ...], list[tuple[ProcessStack, ThreadStack]]] = {}
     for p, t in with_stack:

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from babysit.records import Frame, ProcessStack, ThreadStack
+from babysit.records import MAIN_THREAD, Frame, ProcessStack, ThreadStack
 
-MAIN = "MainThread"
+MAIN = MAIN_THREAD
 
 _STDLIB = re.compile(r"/lib/python\d+(?:\.\d+)?t?/")
 _PACKAGES = ("/site-packages/", "/dist-packages/")

@@ -62,16 +62,22 @@ def charged(attempt: AttemptRecord) -> bool:
     ) and (attempt.category not in NOT_CHARGED)
 
 
-def new_high(attempt: AttemptRecord, earlier: Sequence[AttemptRecord]) -> bool:
-    """The attempt reached a step that no earlier attempt reached."""
-    best = max((a.last_step for a in earlier if a.last_step is not None), default=None)
+def _above(attempt: AttemptRecord, best: int | None) -> bool:
     return attempt.last_step is not None and (best is None or attempt.last_step > best)
 
 
-def healthy(attempt: AttemptRecord, earlier: Sequence[AttemptRecord], reset_after_s: float) -> bool:
-    if new_high(attempt, earlier):
-        return True
+def _ran_long(attempt: AttemptRecord, reset_after_s: float) -> bool:
     return attempt.ended is not None and attempt.ended - attempt.started >= reset_after_s
+
+
+def new_high(attempt: AttemptRecord, earlier: Sequence[AttemptRecord]) -> bool:
+    """The attempt reached a step that no earlier attempt reached."""
+    best = max((a.last_step for a in earlier if a.last_step is not None), default=None)
+    return _above(attempt, best)
+
+
+def healthy(attempt: AttemptRecord, earlier: Sequence[AttemptRecord], reset_after_s: float) -> bool:
+    return new_high(attempt, earlier) or _ran_long(attempt, reset_after_s)
 
 
 def failures_in_a_row(history: Sequence[AttemptRecord], reset_after_s: float) -> int:
@@ -81,7 +87,7 @@ def failures_in_a_row(history: Sequence[AttemptRecord], reset_after_s: float) ->
     top: int | None = None
     for a in history:
         best.append(top)
-        if a.last_step is not None and (top is None or a.last_step > top):
+        if _above(a, top):
             top = a.last_step
     count = 0
     for i in range(len(history) - 1, -1, -1):
@@ -91,11 +97,8 @@ def failures_in_a_row(history: Sequence[AttemptRecord], reset_after_s: float) ->
         if not charged(attempt):
             continue
         count += 1
-        before = best[i]
-        high = attempt.last_step is not None and (before is None or attempt.last_step > before)
-        long = attempt.ended is not None and attempt.ended - attempt.started >= reset_after_s
-        if high or long:
-            break
+        if _above(attempt, best[i]) or _ran_long(attempt, reset_after_s):
+            break  # the healthy one
     return count
 
 

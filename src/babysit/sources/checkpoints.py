@@ -15,6 +15,7 @@ without `trainer_state.json`.
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import json
 import os
@@ -67,14 +68,7 @@ def scan_checkpoints(pattern: str, now: float, settle_s: float) -> list[Checkpoi
         ckpt = inspect_checkpoint(Path(path), now, settle_s)
         if template is not None:
             m = template.search(path)
-            ckpt = Checkpoint(
-                ckpt.path,
-                int(m.group(1)) if m else None,
-                ckpt.mtime,
-                ckpt.size,
-                ckpt.complete,
-                ckpt.problem,
-            )
+            ckpt = dataclasses.replace(ckpt, step=int(m.group(1)) if m else None)
         found.append(ckpt)
     return sorted(found, key=checkpoint_order, reverse=True)
 

@@ -11,11 +11,10 @@ The document keeps each process's main thread; `full=True` keeps every thread of
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from typing import Any
 
 from babysit.records import Frame, ProcessStack, StackGroup, StackReport, ThreadStack
-
-_MAIN = "MainThread"
 
 
 def _frames(frames: Sequence[Frame]) -> list[dict[str, Any]]:
@@ -27,7 +26,7 @@ def _thread(t: ThreadStack) -> dict[str, Any]:
 
 
 def _process(p: ProcessStack, full: bool) -> dict[str, Any]:
-    main = next((t for t in p.threads if t.name == _MAIN), p.threads[0] if p.threads else None)
+    main = p.main_thread
     threads = p.threads if full else (main,) if main else ()
     return {
         "pid": p.pid,
@@ -59,7 +58,7 @@ def stacks_document(report: StackReport, full: bool = False) -> dict[str, Any]:
     return {
         "ts": report.ts,
         "summary": report.summary,
-        "suspect": {"kind": s.kind, "host": s.host, "rank": s.rank, "gpu": s.gpu},
+        "suspect": asdict(s),
         "groups": [_group(g, g in report.odd) for g in report.groups],
         "processes": [_process(p, full) for p in report.processes],
     }

@@ -24,8 +24,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from babysit.pipeline import Pipeline
 from babysit.sources.follow import Follower
+from babysit.supervise.pipeline import Pipeline
 
 
 def make_log(path: Path, lines: int, ranks: int, seed: int = 0) -> None:

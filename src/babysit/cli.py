@@ -195,7 +195,7 @@ def run(
     Example:
       babysit run --checkpoint 'out/ckpt_*.pt' -- python train.py --out-dir out
     """
-    from babysit.supervisor import Supervisor
+    from babysit.supervise.supervisor import Supervisor
 
     try:
         if not command:
@@ -355,8 +355,8 @@ def watch(
       babysit watch slurm-1234.out --json        # replay: what would babysit have seen?
       babysit watch --follow slurm-1234.out      # live: report spikes, NaNs, slowdowns, hangs
     """
-    from babysit.watch import follow as follow_logs
-    from babysit.watch import replay
+    from babysit.supervise.watch import follow as follow_logs
+    from babysit.supervise.watch import replay
 
     paths = list(logs)
     try:

@@ -29,7 +29,7 @@ from babysit.config import build_config
 from babysit.errors import UsageError
 from babysit.records import ExitCode
 from babysit.store import Store
-from babysit.supervisor import Supervisor
+from babysit.supervise.supervisor import Supervisor
 from babysit.views.console import ConsoleReporter
 
 RUN_NAME = "tinygpt"

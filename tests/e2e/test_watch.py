@@ -91,7 +91,7 @@ def test_follow_triages_when_the_files_go_quiet(tmp_path: Path) -> None:
     import time
 
     from babysit.store import Store
-    from babysit.watch import follow
+    from babysit.supervise.watch import follow
 
     log = tmp_path / "job.log"
     log.write_text("iter 1: loss 2.0, time 5ms\n")

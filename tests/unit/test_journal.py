@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import babysit.journal as journal_module
+import babysit.supervise.journal as journal_module
 from babysit.errors import StoreWriteError
-from babysit.journal import Journal
+from babysit.supervise.journal import Journal
 
 
 class RefusingStore:

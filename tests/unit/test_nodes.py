@@ -16,10 +16,10 @@ from rich.console import Console
 
 from babysit.cli import cli
 from babysit.errors import ConfigError
-from babysit.prepare import HostLine, read_hostfile, recovery_env, write_hostfile
 from babysit.records import Ban
 from babysit.sources.checkpoints import scan_checkpoints, template_glob, validate_checkpoint
 from babysit.store import Store
+from babysit.supervise.prepare import HostLine, read_hostfile, recovery_env, write_hostfile
 from babysit.views.nodes import nodes_document, nodes_table
 
 H = 3600.0

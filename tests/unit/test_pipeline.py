@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 import random
 
-from babysit.pipeline import Pipeline
 from babysit.records import OutputLine
+from babysit.supervise.pipeline import Pipeline
 
 
 def lines(texts: list[str], ts0: float = 0.0, dt: float = 0.1) -> list[OutputLine]:

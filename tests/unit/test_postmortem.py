@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-import babysit.postmortem as pm_module
-from babysit.postmortem import Postmortem
+import babysit.supervise.postmortem as pm_module
 from babysit.records import Category
 from babysit.sources.kernel import parse_iso_dmesg
 from babysit.store import Store
+from babysit.supervise.postmortem import Postmortem
 from babysit.triage import load_knowledge
 
 KB = load_knowledge()

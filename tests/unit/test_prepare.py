@@ -1,4 +1,4 @@
-"""Checks and set-up before an attempt starts (babysit.prepare); no process is started here."""
+"""Checks and set-up before an attempt starts (supervise.prepare); no process is started."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from babysit.errors import CommandNotFound, ConfigError
-from babysit.prepare import attempt_env, build_argv, check_checkpoint_glob, check_command
 from babysit.records import Checkpoint
+from babysit.supervise.prepare import attempt_env, build_argv, check_checkpoint_glob, check_command
 
 
 def test_unreadable_checkpoint_directory_is_a_config_error(

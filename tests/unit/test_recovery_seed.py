@@ -7,7 +7,7 @@ from typing import Any
 
 from babysit.config import build_config
 from babysit.records import AttemptRecord, DecisionKind, Outcome
-from babysit.recovery import Recovery
+from babysit.supervise.recovery import Recovery
 
 
 def recovery(tmp_path: Path) -> Recovery:
@@ -108,7 +108,7 @@ def test_a_validator_that_rejects_every_checkpoint_pages_instead_of_step_0(
 
 
 def test_host_names_match_without_domains_but_ip_addresses_stay_whole() -> None:
-    from babysit.recovery import short
+    from babysit.supervise.recovery import short
 
     assert short("GPU-3.cluster.local") == short("gpu-3") == "gpu-3"
     assert short("10.0.0.2") == "10.0.0.2" != short("10.0.0.3")

@@ -23,13 +23,13 @@ from babysit.act.stackdump import dump_stacks, forensics_env
 from babysit.config import Config
 from babysit.detect.stacks import group_stacks
 from babysit.detect.telemetry import TelemetryDetector
-from babysit.journal import Journal
 from babysit.parse.stacks import parse_stacks
 from babysit.records import CheckStatus, EventKind, Incident, IncidentKind, StackReport
-from babysit.recovery import Recovery
 from babysit.sources.checkpoints import glob_directory
 from babysit.sources.health import HealthTargets, failure_summary, preflight
 from babysit.sources.telemetry import TelemetrySampler, TelemetryThread
+from babysit.supervise.journal import Journal
+from babysit.supervise.recovery import Recovery
 from babysit.views.stacks import stacks_document, stacks_text
 
 Say = Callable[[str, str], None]

@@ -28,28 +28,13 @@ from typing import IO, Any
 
 from babysit.act import process
 from babysit.act.echo import Echo
-from babysit.checkup import Checkup
 from babysit.config import Config
 from babysit.detect.hang import HangRule
 from babysit.detect.outcome import signal_name
 from babysit.detect.vitals import VitalsRules
-from babysit.ending import Ending
 from babysit.errors import LaunchError, NodesExhausted, RunBusy
-from babysit.journal import Journal
-from babysit.live import Live, Seams
-from babysit.pipeline import Pipeline
 from babysit.policy.restart import RestartPolicy
 from babysit.policy.rollback import format_windows, wants_rollback
-from babysit.postmortem import Postmortem
-from babysit.prepare import (
-    attempt_env,
-    build_argv,
-    check_checkpoint_glob,
-    check_command,
-    recovery_env,
-    resolve_path,
-)
-from babysit.reattach import highest_attempt_dir, unfinished
 from babysit.records import (
     Activity,
     AttemptRecord,
@@ -63,11 +48,26 @@ from babysit.records import (
     Outcome,
     RunState,
 )
-from babysit.recovery import Recovery
 from babysit.sources.checkpoints import DirectoryPulse
 from babysit.sources.follow import Follower
 from babysit.sources.tensorboard import TensorBoardSource
 from babysit.store import Store
+from babysit.supervise.checkup import Checkup
+from babysit.supervise.ending import Ending
+from babysit.supervise.journal import Journal
+from babysit.supervise.live import Live, Seams
+from babysit.supervise.pipeline import Pipeline
+from babysit.supervise.postmortem import Postmortem
+from babysit.supervise.prepare import (
+    attempt_env,
+    build_argv,
+    check_checkpoint_glob,
+    check_command,
+    recovery_env,
+    resolve_path,
+)
+from babysit.supervise.reattach import highest_attempt_dir, unfinished
+from babysit.supervise.recovery import Recovery
 from babysit.triage import load_knowledge
 
 Say = Callable[[str, str], None]

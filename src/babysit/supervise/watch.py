@@ -22,11 +22,11 @@ from typing import Any
 from babysit.detect.outcome import TRUSTED
 from babysit.detect.vitals import VitalsRules
 from babysit.errors import UsageError
-from babysit.pipeline import Pipeline
-from babysit.postmortem import Postmortem
 from babysit.records import Event, EventKind, Incident, RunState
 from babysit.sources.follow import Follower
 from babysit.store import Store
+from babysit.supervise.pipeline import Pipeline
+from babysit.supervise.postmortem import Postmortem
 from babysit.triage import Knowledge, load_knowledge
 
 Say = Callable[[str, str], None]

@@ -17,8 +17,8 @@ from typing import Any
 
 from babysit.act import process
 from babysit.errors import RunBusy
-from babysit.journal import Journal
 from babysit.records import Outcome
+from babysit.supervise.journal import Journal
 
 Say = Callable[[str, str], None]
 _ATTEMPT_DIR = re.compile(r"^attempt-(\d+)$")

@@ -18,10 +18,7 @@ from typing import Any
 
 from babysit.act import process
 from babysit.detect.outcome import AttemptEvidence, judge, signal_name
-from babysit.journal import Journal
-from babysit.live import Live, Seams
 from babysit.policy.restart import RestartPolicy, decide
-from babysit.postmortem import Postmortem
 from babysit.records import (
     AttemptRecord,
     Category,
@@ -35,7 +32,10 @@ from babysit.records import (
     StackReport,
     Verdict,
 )
-from babysit.recovery import Recovery
+from babysit.supervise.journal import Journal
+from babysit.supervise.live import Live, Seams
+from babysit.supervise.postmortem import Postmortem
+from babysit.supervise.recovery import Recovery
 
 
 class Ending:

@@ -24,11 +24,9 @@ from typing import Any
 
 from babysit.config import Config
 from babysit.errors import ConfigError, LaunchError, NodesExhausted, StoreError
-from babysit.journal import Journal
 from babysit.policy.checkpoint import choose_checkpoint
 from babysit.policy.nodes import BanRule, ban_for, usable_hosts
 from babysit.policy.rollback import RollbackRule, Window, merge, on_incident
-from babysit.prepare import HostLine, read_hostfile, resolve_path, write_hostfile
 from babysit.records import (
     AttemptRecord,
     Ban,
@@ -40,6 +38,8 @@ from babysit.records import (
     IncidentKind,
 )
 from babysit.sources.checkpoints import scan_checkpoints, validate_checkpoint
+from babysit.supervise.journal import Journal
+from babysit.supervise.prepare import HostLine, read_hostfile, resolve_path, write_hostfile
 
 Say = Callable[[str, str], None]
 HOSTFILE_NAME = "hostfile"

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from babysit.act import process
-from babysit.pipeline import Pipeline
 from babysit.records import Decision, Incident, StackReport
 from babysit.sources.follow import Follower
+from babysit.supervise.pipeline import Pipeline
 
 
 @dataclass

@@ -1,0 +1,1 @@
+"""The composition root: the only package that wires the stages together."""

@@ -1,5 +1,10 @@
 """One typed config tree, validated when built; errors name the key and the unit.
 
+Its sections are the rules the policies and detectors take, not copies of them: [restart] is
+policy.restart.RestartPolicy, [budget] policy.restart.BudgetRule, [rollback]
+policy.rollback.RollbackRule, [nodes] extends policy.nodes.BanRule, [hang] extends
+detect.hang.HangRule. A default lives in one place: the rule.
+
     cfg = load_config(Path("babysit.toml"), {"restart.max_restarts": 5})
     cfg.restart.backoff_s   # -> 10.0
 
@@ -44,6 +49,9 @@ from pathlib import Path
 from typing import Any
 
 from babysit.errors import ConfigError
+from babysit.policy.nodes import BanRule
+from babysit.policy.restart import BudgetRule, RestartPolicy
+from babysit.policy.rollback import RollbackRule
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -62,19 +70,6 @@ class RunSection:
     poll_s: float = 0.2  # how often the log files and the child are looked at
     metrics_file: str | None = None  # a JSONL metrics file the run writes, followed as a source
     tensorboard: str | None = None  # a TensorBoard log directory, followed as a source
-
-
-@dataclass(frozen=True)
-class RestartSection:
-    max_restarts: int = 10  # restarts in a row without new progress before giving up
-    backoff_s: float = 10.0  # delay before the first restart; grows by backoff_factor
-    backoff_factor: float = 2.0
-    backoff_max_s: float = 600.0
-    jitter: float = 0.25  # the delay is scaled by a random factor in [1 - jitter, 1 + jitter]
-    reset_after_s: float = 600.0  # an attempt that ran this long counts as healthy
-    storm_attempts: int = 5  # this many failed attempts within storm_window_s: stop and page
-    storm_window_s: float = 1800.0
-    no_checkpoint_progress: int = 3  # attempts in a row resuming from the same checkpoint: page
 
 
 @dataclass(frozen=True)
@@ -107,45 +102,11 @@ class TriageSection:
 
 
 @dataclass(frozen=True)
-class BudgetSection:
-    """Restarts allowed per failure category within window_s (preemptions and time limits are
-    never charged; user_code, data and cuda_oom never restart)."""
+class NodesSection(BanRule):
+    """[nodes]: the ban rule's fields (ban_after, window_s, ban_s, probation_s) and the hosts."""
 
-    window_s: float = 86400.0
-    nccl_timeout: int = 10
-    nccl_error: int = 10
-    gpu_hardware: int = 5
-    cuda_error_other: int = 5
-    host_oom: int = 3
-    segfault: int = 5
-    filesystem_io: int = 10
-    network: int = 10
-    numerical: int = 5  # rollbacks after NaN
-    loss_spike: int = 5  # rollbacks after spikes that did not settle
-    hang: int = 5
-    throughput_drop: int = 5
-    unknown: int = 10
-
-
-@dataclass(frozen=True)
-class RollbackSection:
-    on_nan: bool = True  # a non-finite loss: stop, roll back past it, skip its data
-    on_divergence: bool = True  # a loss spike that does not settle: the same
-    margin_steps: int = 0  # resume from a checkpoint at least this many steps before the anomaly
-    skip_before: int = 50  # the data of steps [anomaly - skip_before, anomaly + skip_after] ...
-    skip_after: int = 150  # ... is skipped (PaLM skipped 200-500 batches around a spike)
-    lr_scale: float = 1.0  # handed to the script as BABYSIT_LR_SCALE after a rollback
-    max_at_same_place: int = 3  # the third anomaly inside a skipped window pages a human
-
-
-@dataclass(frozen=True)
-class NodesSection:
     hostfile: str | None = None  # the run's hosts, one per line; each attempt gets it minus bans
     min_nodes: int = 0  # hosts the run needs (0: every host of the hostfile)
-    ban_after: int = 3  # failures blamed on one host within window_s that ban it
-    window_s: float = 86400.0
-    ban_s: float = 86400.0  # how long a ban lasts (0: until `babysit nodes unban`)
-    probation_s: float = 86400.0  # after a ban: one failure in this long bans the host again
 
 
 @dataclass(frozen=True)
@@ -169,13 +130,13 @@ class HealthSection:
 @dataclass(frozen=True)
 class Config:
     run: RunSection = field(default_factory=RunSection)
-    restart: RestartSection = field(default_factory=RestartSection)
+    restart: RestartPolicy = field(default_factory=RestartPolicy)
     stop: StopSection = field(default_factory=StopSection)
     checkpoint: CheckpointSection = field(default_factory=CheckpointSection)
     hang: HangSection = field(default_factory=HangSection)
     triage: TriageSection = field(default_factory=TriageSection)
-    budget: BudgetSection = field(default_factory=BudgetSection)
-    rollback: RollbackSection = field(default_factory=RollbackSection)
+    budget: BudgetRule = field(default_factory=BudgetRule)
+    rollback: RollbackRule = field(default_factory=RollbackRule)
     nodes: NodesSection = field(default_factory=NodesSection)
     forensics: ForensicsSection = field(default_factory=ForensicsSection)
     health: HealthSection = field(default_factory=HealthSection)
@@ -183,13 +144,13 @@ class Config:
 
 _SECTIONS: dict[str, type[Any]] = {
     "run": RunSection,
-    "restart": RestartSection,
+    "restart": RestartPolicy,
     "stop": StopSection,
     "checkpoint": CheckpointSection,
     "hang": HangSection,
     "triage": TriageSection,
-    "budget": BudgetSection,
-    "rollback": RollbackSection,
+    "budget": BudgetRule,
+    "rollback": RollbackRule,
     "nodes": NodesSection,
     "forensics": ForensicsSection,
     "health": HealthSection,

@@ -10,7 +10,7 @@ so that detectors and policies never read a clock themselves.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 from typing import Any, NamedTuple
@@ -115,7 +115,8 @@ class Outcome(str, Enum):
     RUNNING = "running"
     SUCCEEDED = "succeeded"  # exit code 0
     FAILED = "failed"  # non-zero exit code
-    KILLED = "killed"  # died of a signal babysit did not send (OOM killer, kill -9, ...)
+    # died of a signal (the OOM killer, kill -9, ...), or babysit ended it (a hang, a rollback)
+    KILLED = "killed"
     STOPPED = "stopped"  # babysit stopped it on the operator's request
     LOST = "lost"  # gone, and nothing says how (its launcher was killed too)
 
@@ -240,6 +241,7 @@ class ExitStatus:
     signal: int | None
     ended: float
     signals_received: tuple[int, ...] = ()  # stop signals the launcher saw before the end
+    scheduler_state: str | None = None  # a scheduler's own verdict (NODE_FAIL, TIMEOUT, ...)
 
 
 @dataclass(frozen=True)
@@ -510,3 +512,132 @@ class Event:
     ts: float
     attempt: int | None = None
     data: Mapping[str, Any] = field(default_factory=dict)
+
+
+# -- writes: what supervise asks the store to keep (the Journal queues them, in order) ----------
+
+
+@dataclass(frozen=True)
+class AddAttempt:
+    run: str
+    number: int
+    fields: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class UpdateAttempt:
+    run: str
+    number: int
+    fields: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class SetRunState:
+    run: str
+    state: RunState
+    reason: str | None = None
+    exit_code: int | None = None
+
+
+@dataclass(frozen=True)
+class SetBudgetFrom:
+    run: str
+    attempt: int
+
+
+@dataclass(frozen=True)
+class ReleaseRun:
+    run: str
+
+
+@dataclass(frozen=True)
+class AddEventRow:
+    event: Event
+
+
+@dataclass(frozen=True)
+class MirrorEvent:
+    """The event's line in events.jsonl (a write of its own: its failure must not repeat the
+    SQLite row)."""
+
+    event: Event
+
+
+@dataclass(frozen=True)
+class AddIncident:
+    run: str
+    attempt: int | None
+    incident: Incident
+
+
+@dataclass(frozen=True)
+class AddMetrics:
+    run: str
+    attempt: int | None
+    ts: float
+    step: int | None
+    values: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class AddNodeEvent:
+    ts: float
+    host: str
+    kind: str  # failure, health_pass, health_warn, health_fail, incident
+    reason: str
+    run: str | None = None
+    attempt: int | None = None
+    gpu: str | None = None
+    category: str | None = None
+
+
+@dataclass(frozen=True)
+class AddBan:
+    ban: Ban
+
+
+@dataclass(frozen=True)
+class AddDiagnosis:
+    run: str
+    attempt: int | None
+    ts: float
+    document: Mapping[str, Any]  # documents.diagnosis_document
+
+
+@dataclass(frozen=True)
+class AddStacks:
+    run: str
+    attempt: int | None
+    ts: float
+    summary: str
+    report: Mapping[str, Any]  # documents.stacks_document
+
+
+StoreWrite = (
+    AddAttempt
+    | UpdateAttempt
+    | SetRunState
+    | SetBudgetFrom
+    | ReleaseRun
+    | AddEventRow
+    | MirrorEvent
+    | AddIncident
+    | AddMetrics
+    | AddNodeEvent
+    | AddBan
+    | AddDiagnosis
+    | AddStacks
+)
+
+
+class Level(str, Enum):
+    """How loud one of babysit's own messages to the operator is."""
+
+    INFO = "info"
+    OK = "ok"
+    WARN = "warn"
+    ERROR = "error"
+
+
+# babysit's own messages to the operator: say(Level.WARN, "...") (views/console.py renders them).
+Say = Callable[[Level, str], None]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import click
@@ -30,3 +32,12 @@ def test_exit_codes_are_documented() -> None:
     for code in range(6):
         assert f"  {code}  " in res.output
         assert f"| {code} |" in README
+
+
+def test_help_does_not_import_the_supervisor_or_the_doctor() -> None:
+    """`babysit --help` stays fast: commands import the heavy parts when they run."""
+    code = "import sys, babysit.cli; print(sorted(sys.modules))"
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = res.stdout
+    for heavy in ("babysit.supervise", "babysit.cli.doctor", "babysit.sources.health"):
+        assert f"'{heavy}'" not in loaded

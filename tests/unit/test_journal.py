@@ -6,6 +6,7 @@ from typing import Any
 
 import babysit.supervise.journal as journal_module
 from babysit.errors import StoreWriteError
+from babysit.records import ReleaseRun
 from babysit.supervise.journal import Journal
 
 
@@ -16,10 +17,10 @@ class RefusingStore:
         self.full = True
         self.rows: list[str] = []
 
-    def add(self, row: str) -> None:
+    def apply(self, w: ReleaseRun) -> None:
         if self.full:
             raise StoreWriteError("disk full")
-        self.rows.append(row)
+        self.rows.append(w.run)
 
 
 def test_kept_writes_survive_and_dropped_samples_are_told(monkeypatch: Any) -> None:
@@ -28,9 +29,9 @@ def test_kept_writes_survive_and_dropped_samples_are_told(monkeypatch: Any) -> N
     said: list[tuple[str, str]] = []
     j = Journal(store, "r", lambda level, msg: said.append((level, msg)), lambda: 0.0)  # type: ignore[arg-type]
     for i in range(3):
-        j.write(lambda s, i=i: s.add(f"event {i}"))
+        j.write(ReleaseRun(f"event {i}"))
     for i in range(2):
-        j.write(lambda s, i=i: s.add(f"sample {i}"), droppable=True)
+        j.write(ReleaseRun(f"sample {i}"), droppable=True)
     assert said[0][0] == "warn" and "Supervision goes on" in said[0][1]
     store.full = False
     j.flush()
@@ -46,7 +47,7 @@ def test_an_outage_without_drops_lost_nothing() -> None:
     store = RefusingStore()
     said: list[str] = []
     j = Journal(store, "r", lambda level, msg: said.append(msg), lambda: 0.0)  # type: ignore[arg-type]
-    j.write(lambda s: s.add("event"))
+    j.write(ReleaseRun("event"))
     store.full = False
     j.flush()
     assert store.rows == ["event"] and said[-1].endswith("nothing was lost")

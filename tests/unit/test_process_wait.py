@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from babysit.act.process import Handle
+from babysit.engines.process import Handle
 from tests.conftest import wait_for
 
 

@@ -91,8 +91,8 @@ def test_stopped_attempt_restarts_at_once_uncharged() -> None:
 
 def test_preemption_restarts_at_once_and_is_charged_to_nothing() -> None:
     history = [attempt(n, Category.PREEMPTION) for n in range(1, 30)]
-    policy = RestartPolicy(max_restarts=1, storm_attempts=2, budgets={"preemption": 0})
-    d = decide(history, policy, 0.5, newest_checkpoint_step=None, checkpoints=True)
+    policy = RestartPolicy(max_restarts=1, storm_attempts=2)
+    d = decide(history, policy, 0.5, None, checkpoints=True, budgets={"preemption": 0})
     assert d.kind == DecisionKind.RESTART and d.counts is False and d.delay_s == 0.0
     assert "preempted" in d.reason
     assert not any(charged(a) for a in history)
@@ -154,25 +154,19 @@ def test_same_error_without_progress_is_a_loop() -> None:
 
 
 def test_category_budget_spent_within_window() -> None:
-    policy = RestartPolicy(
-        jitter=0.0, storm_attempts=0, no_checkpoint_progress=0, budgets={"nccl_error": 2}
-    )
+    policy = RestartPolicy(jitter=0.0, storm_attempts=0, no_checkpoint_progress=0)
+    budgets = {"nccl_error": 2}
     two = [attempt(n, Category.NCCL_ERROR) for n in (1, 2)]
-    assert decide(two, policy, 0.5).kind == DecisionKind.RESTART
-    d = decide([*two, attempt(3, Category.NCCL_ERROR)], policy, 0.5)
+    assert decide(two, policy, 0.5, budgets=budgets).kind == DecisionKind.RESTART
+    d = decide([*two, attempt(3, Category.NCCL_ERROR)], policy, 0.5, budgets=budgets)
     assert d.kind == DecisionKind.GIVE_UP_BUDGET
     assert "3 attempts ended with nccl_error within 24h" in d.reason
     assert "budget.nccl_error = 2" in d.reason
 
 
 def test_budget_counts_only_its_category_and_its_window() -> None:
-    policy = RestartPolicy(
-        jitter=0.0,
-        storm_attempts=0,
-        no_checkpoint_progress=0,
-        budgets={"nccl_error": 2, "network": 0},
-        budget_window_s=H,
-    )
+    policy = RestartPolicy(jitter=0.0, storm_attempts=0, no_checkpoint_progress=0)
+    budgets = {"nccl_error": 2, "network": 0}
     history = [
         attempt(1, Category.NCCL_ERROR, started=0.0),  # ended more than an hour before the last
         attempt(2, Category.NETWORK, started=2 * H),  # another category (its own budget: 0)
@@ -180,27 +174,26 @@ def test_budget_counts_only_its_category_and_its_window() -> None:
         attempt(4, Category.PREEMPTION, started=2 * H + 200),  # never charged
         attempt(5, Category.NCCL_ERROR, started=2 * H + 300),
     ]
-    assert decide(history, policy, 0.5).kind == DecisionKind.RESTART
-    d = decide([*history, attempt(6, Category.NCCL_ERROR, started=2 * H + 400)], policy, 0.5)
+    d = decide(history, policy, 0.5, budgets=budgets, budget_window_s=H)
+    assert d.kind == DecisionKind.RESTART
+    last = attempt(6, Category.NCCL_ERROR, started=2 * H + 400)
+    d = decide([*history, last], policy, 0.5, budgets=budgets, budget_window_s=H)
     assert d.kind == DecisionKind.GIVE_UP_BUDGET and "within 1h" in d.reason
 
 
 def test_a_category_without_a_budget_is_only_held_by_max_restarts() -> None:
-    policy = RestartPolicy(
-        max_restarts=3, jitter=0.0, storm_attempts=0, no_checkpoint_progress=0,
-        budgets={"network": 1},
-    )
+    policy = RestartPolicy(max_restarts=3, jitter=0.0, storm_attempts=0, no_checkpoint_progress=0)
+    budgets = {"network": 1}
     history = [attempt(n, Category.SEGFAULT, steps=(10, 10)) for n in range(1, 4)]
-    assert decide(history, policy, 0.5).kind == DecisionKind.RESTART
-    d = decide([*history, attempt(4, Category.SEGFAULT, steps=(10, 10))], policy, 0.5)
+    assert decide(history, policy, 0.5, budgets=budgets).kind == DecisionKind.RESTART
+    last = attempt(4, Category.SEGFAULT, steps=(10, 10))
+    d = decide([*history, last], policy, 0.5, budgets=budgets)
     assert d.kind == DecisionKind.GIVE_UP_BUDGET and "max_restarts=3" in d.reason
 
 
 def test_budget_is_judged_before_the_storm() -> None:
-    policy = RestartPolicy(
-        jitter=0.0, storm_attempts=2, no_checkpoint_progress=0, budgets={"nccl_error": 1}
-    )
-    d = decide([attempt(1), attempt(2)], policy, 0.5)
+    policy = RestartPolicy(jitter=0.0, storm_attempts=2, no_checkpoint_progress=0)
+    d = decide([attempt(1), attempt(2)], policy, 0.5, budgets={"nccl_error": 1})
     assert d.kind == DecisionKind.GIVE_UP_BUDGET and "budget.nccl_error" in d.reason
 
 

@@ -1,4 +1,4 @@
-"""Recovery.seed: what a babysit started again learns from the store about rollbacks."""
+"""Rollbacks.seed: what a babysit started again learns from the store about rollbacks."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from typing import Any
 
 from babysit.config import build_config
 from babysit.records import AttemptRecord, DecisionKind, Outcome
-from babysit.supervise.recovery import Recovery
+from babysit.supervise.rollback import Rollbacks
 
 
-def recovery(tmp_path: Path) -> Recovery:
+def recovery(tmp_path: Path) -> Rollbacks:
     cfg = build_config(
         {"rollback.skip_before": 5, "rollback.skip_after": 10, "checkpoint.glob": "c_*.pt"}
     )
@@ -18,7 +18,7 @@ def recovery(tmp_path: Path) -> Recovery:
     def no_journal() -> Any:
         raise AssertionError("seed must not write")
 
-    return Recovery(cfg, "r", tmp_path, lambda level, msg: None, no_journal, lambda: 0.0)
+    return Rollbacks(cfg, tmp_path, lambda level, msg: None, no_journal, lambda: 0.0)
 
 
 def attempt(n: int, anomaly: int | None = None, ended: float | None = 10.0) -> AttemptRecord:
@@ -71,7 +71,7 @@ def test_checkpoints_saved_after_an_anomaly_are_passed_over(tmp_path: Path) -> N
     import os
 
     cfg = build_config({"checkpoint.glob": str(tmp_path / "ckpt_*.pt")})
-    rec = Recovery(cfg, "r", tmp_path, lambda level, msg: None, lambda: None, lambda: 1e9)
+    rec = Rollbacks(cfg, tmp_path, lambda level, msg: None, lambda: None, lambda: 1e9)
     for step, mtime in ((20, 100.0), (30, 200.0), (40, 500.0)):
         path = tmp_path / f"ckpt_{step:06d}.pt"
         path.write_bytes(b"w")
@@ -102,13 +102,13 @@ def test_a_validator_that_rejects_every_checkpoint_pages_instead_of_step_0(
         def event(self, *a: object, **k: object) -> None:
             pass
 
-    rec = Recovery(cfg, "r", tmp_path, lambda level, msg: None, Journal, lambda: 1e10)
+    rec = Rollbacks(cfg, tmp_path, lambda level, msg: None, Journal, lambda: 1e10)
     with pytest.raises(LaunchError, match="will not go back to step 0"):
         rec.pick_checkpoint(0.0)
 
 
 def test_host_names_match_without_domains_but_ip_addresses_stay_whole() -> None:
-    from babysit.supervise.recovery import short
+    from babysit.supervise.nodes import short
 
     assert short("GPU-3.cluster.local") == short("gpu-3") == "gpu-3"
     assert short("10.0.0.2") == "10.0.0.2" != short("10.0.0.3")

@@ -21,10 +21,12 @@ from babysit.records import Ban
 
 @dataclass(frozen=True)
 class BanRule:
-    ban_after: int = 3  # 0: never ban for failures
+    """The ban fields of the [nodes] section of babysit.toml."""
+
+    ban_after: int = 3  # failures blamed on one host within window_s that ban it (0: never)
     window_s: float = 86400.0
-    ban_s: float = 86400.0  # 0: until unbanned by hand
-    probation_s: float = 86400.0
+    ban_s: float = 86400.0  # how long a ban lasts (0: until `babysit nodes unban`)
+    probation_s: float = 86400.0  # after a ban: one failure in this long bans the host again
 
 
 def duration(seconds: float) -> str:

@@ -15,7 +15,7 @@ requeue). Rules, in order:
 3. the same error fingerprint as the attempt before, and no progress this time (it was not
    healthy, see 6, and its step counter did not move) -> give up: it is a loop, not bad luck.
 4. the category's budget spent: more than budgets[category] attempts of that category ended
-   within budget_window_s -> give up.
+   within budget_window_s (BudgetRule, the [budget] section) -> give up.
 5. a restart storm: storm_attempts failed attempts started within storm_window_s -> give up.
    No checkpoint progress: the last no_checkpoint_progress attempts all started from the
    checkpoint the next one would start from (newest_checkpoint_step) -> give up.
@@ -29,7 +29,7 @@ requeue). Rules, in order:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 
 from babysit.policy.nodes import duration
 from babysit.records import AttemptRecord, Category, Decision, DecisionKind, Outcome
@@ -40,17 +40,43 @@ NOT_CHARGED = frozenset({Category.PREEMPTION})
 
 @dataclass(frozen=True)
 class RestartPolicy:
-    max_restarts: int = 10
-    backoff_s: float = 10.0
+    """The [restart] section of babysit.toml."""
+
+    max_restarts: int = 10  # restarts in a row without new progress before giving up
+    backoff_s: float = 10.0  # delay before the first restart; grows by backoff_factor
     backoff_factor: float = 2.0
     backoff_max_s: float = 600.0
-    jitter: float = 0.25
-    reset_after_s: float = 600.0
-    storm_attempts: int = 5  # 0: no storm rule
+    jitter: float = 0.25  # the delay is scaled by a random factor in [1 - jitter, 1 + jitter]
+    reset_after_s: float = 600.0  # an attempt that ran this long counts as healthy
+    storm_attempts: int = 5  # this many failed attempts within storm_window_s: stop (0: off)
     storm_window_s: float = 1800.0
-    no_checkpoint_progress: int = 3  # 0: no such rule
-    budgets: Mapping[str, int] = field(default_factory=dict)  # category -> restarts in window
-    budget_window_s: float = 86400.0
+    no_checkpoint_progress: int = 3  # attempts in a row resuming from one checkpoint (0: off)
+
+
+@dataclass(frozen=True)
+class BudgetRule:
+    """The [budget] section of babysit.toml: restarts allowed per failure category within
+    window_s (preemptions and time limits are never charged; user_code, data and cuda_oom never
+    restart)."""
+
+    window_s: float = 86400.0
+    nccl_timeout: int = 10
+    nccl_error: int = 10
+    gpu_hardware: int = 5
+    cuda_error_other: int = 5
+    host_oom: int = 3
+    segfault: int = 5
+    filesystem_io: int = 10
+    network: int = 10
+    numerical: int = 5  # rollbacks after NaN
+    loss_spike: int = 5  # rollbacks after spikes that did not settle
+    hang: int = 5
+    throughput_drop: int = 5
+    unknown: int = 10
+
+    def limits(self) -> dict[str, int]:
+        """category -> restarts allowed within window_s."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "window_s"}
 
 
 def charged(attempt: AttemptRecord) -> bool:
@@ -116,10 +142,13 @@ def decide(
     uniform: float,
     newest_checkpoint_step: int | None = None,
     checkpoints: bool = False,
+    budgets: Mapping[str, int] | None = None,
+    budget_window_s: float = 86400.0,
 ) -> Decision:
     """`history` ends with the attempt that just ended; `uniform` is a random number in [0, 1);
     `checkpoints`: the run has a checkpoint glob, so checkpoint progress can be judged, with
-    `newest_checkpoint_step` the step the next attempt would start from (None: scratch)."""
+    `newest_checkpoint_step` the step the next attempt would start from (None: scratch);
+    `budgets`: category -> restarts allowed within `budget_window_s` (BudgetRule.limits())."""
     current = history[-1]
     charged_before = [a for a in history[:-1] if charged(a)]
     previous = history[-2] if len(history) > 1 else None
@@ -161,7 +190,7 @@ def decide(
             f"attempt {current.number} died with the same error as attempt {previous.number} "
             f"without making progress: {what}. Restarting again would loop.",
         )
-    spent = _budget_spent(current, history, policy)
+    spent = _budget_spent(current, history, budgets or {}, budget_window_s)
     if spent is not None:
         return Decision(DecisionKind.GIVE_UP_BUDGET, f"{spent}; last: {what}")
     storm = _storm(current, history, policy)
@@ -188,24 +217,27 @@ def decide(
 
 
 def _budget_spent(
-    current: AttemptRecord, history: Sequence[AttemptRecord], policy: RestartPolicy
+    current: AttemptRecord,
+    history: Sequence[AttemptRecord],
+    budgets: Mapping[str, int],
+    window_s: float,
 ) -> str | None:
-    if current.category is None or current.category.value not in policy.budgets:
+    if current.category is None or current.category.value not in budgets:
         return None
-    allowed = policy.budgets[current.category.value]
+    allowed = budgets[current.category.value]
     end = current.ended if current.ended is not None else current.started
     count = sum(
         1
         for a in history
         if charged(a)
         and a.category == current.category
-        and (a.ended if a.ended is not None else a.started) >= end - policy.budget_window_s
+        and (a.ended if a.ended is not None else a.started) >= end - window_s
     )
     if count <= allowed:
         return None
     return (
         f"{count} attempts ended with {current.category.value} within "
-        f"{duration(policy.budget_window_s)} (budget.{current.category.value} = {allowed} restarts)"
+        f"{duration(window_s)} (budget.{current.category.value} = {allowed} restarts)"
     )
 
 

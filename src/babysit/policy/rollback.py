@@ -30,13 +30,15 @@ Window = tuple[int, int]
 
 @dataclass(frozen=True)
 class RollbackRule:
-    on_nan: bool = True
-    on_divergence: bool = True
-    margin_steps: int = 0
-    skip_before: int = 50
-    skip_after: int = 150
-    lr_scale: float = 1.0
-    max_at_same_place: int = 3
+    """The [rollback] section of babysit.toml."""
+
+    on_nan: bool = True  # a non-finite loss: stop, roll back past it, skip its data
+    on_divergence: bool = True  # a loss spike that does not settle: the same
+    margin_steps: int = 0  # resume from a checkpoint at least this many steps before the anomaly
+    skip_before: int = 50  # the data of steps [anomaly - skip_before, anomaly + skip_after] ...
+    skip_after: int = 150  # ... is skipped (PaLM skipped 200-500 batches around a spike)
+    lr_scale: float = 1.0  # handed to the script as BABYSIT_LR_SCALE after a rollback
+    max_at_same_place: int = 3  # the third anomaly inside a skipped window pages a human
 
 
 def is_loss(metric: str | None) -> bool:
@@ -85,9 +87,7 @@ def on_incident(
             f"{inc.message}: no --checkpoint glob is set, so babysit cannot roll back past "
             "it (set one, or [rollback] on_nan / on_divergence = false to silence this)",
         )
-    what = (
-        f"{inc.metric} is {inc.value}" if inc.kind == IncidentKind.NONFINITE else inc.message
-    )
+    what = f"{inc.metric} is {inc.value}" if inc.kind == IncidentKind.NONFINITE else inc.message
     if inc.step is None:
         return Decision(
             DecisionKind.KEEP_WATCHING,

@@ -26,8 +26,6 @@ from typing import Any
 from babysit.records import CheckResult, CheckStatus
 from babysit.sources.subproc import kill_session
 
-CORRUPT_ENV = "BABYSIT_TEST_CORRUPT_MATMUL"
-
 SCRIPT = r"""
 import json, os, sys, threading, time
 CORRUPT = os.environ.get("BABYSIT_TEST_CORRUPT_MATMUL") == "1"

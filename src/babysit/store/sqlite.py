@@ -27,12 +27,26 @@ import psutil
 
 from babysit.errors import HomeNotWritable, RunNotFound, StoreError, StoreWriteError
 from babysit.records import (
+    AddAttempt,
+    AddBan,
+    AddDiagnosis,
+    AddEventRow,
+    AddIncident,
+    AddMetrics,
+    AddNodeEvent,
+    AddStacks,
     AttemptRecord,
     Category,
     Event,
     Incident,
+    MirrorEvent,
     Outcome,
+    ReleaseRun,
     RunState,
+    SetBudgetFrom,
+    SetRunState,
+    StoreWrite,
+    UpdateAttempt,
 )
 from babysit.store.nodes import NodeRegistry
 from babysit.store.schema import MIGRATIONS
@@ -181,6 +195,39 @@ class Store(NodeRegistry):
         except sqlite3.Error as exc:
             # A constraint or a closed connection: retrying cannot help.
             raise StoreError(f"store write refused by {self.home / DB_NAME}: {exc}") from exc
+
+    def apply(self, w: StoreWrite) -> None:
+        """Carry out one write record (the Journal's queue holds them). Raises StoreWriteError
+        for a refusal that may pass (disk full, locked), StoreError for one that will not."""
+        match w:
+            case AddAttempt():
+                self.add_attempt(w.run, w.number, w.fields)
+            case UpdateAttempt():
+                self.update_attempt(w.run, w.number, w.fields)
+            case SetRunState():
+                self.set_run_state(w.run, w.state, w.reason, w.exit_code)
+            case SetBudgetFrom():
+                self.set_budget_from(w.run, w.attempt)
+            case ReleaseRun():
+                self.release_run(w.run)
+            case AddEventRow():
+                self.add_event_row(w.event)
+            case MirrorEvent():
+                self.mirror_event(w.event)
+            case AddIncident():
+                self.add_incident(w.run, w.attempt, w.incident)
+            case AddMetrics():
+                self.add_metrics(w.run, w.attempt, w.ts, w.step, w.values)
+            case AddNodeEvent():
+                self.add_node_event(
+                    w.ts, w.host, w.kind, w.reason, w.run, w.attempt, w.gpu, w.category
+                )
+            case AddBan():
+                self.add_ban(w.ban)
+            case AddDiagnosis():
+                self.add_diagnosis(w.run, w.attempt, w.ts, w.document)
+            case AddStacks():
+                self.add_stacks(w.run, w.attempt, w.ts, w.summary, w.report)
 
     # -- runs ----------------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@
     j = Journal(store, "train", say, time.time)
     j.event(EventKind.NOTE, "hello", attempt=1, detail=42)
     j.state(RunState.RUNNING)
-    j.write(lambda s: s.update_attempt("train", 1, {"last_step": 10}))
+    j.write(UpdateAttempt("train", 1, {"last_step": 10}))   # a write record (records.py)
     j.flush()            # retry what the store refused (disk full...); call it often
 
 Every write goes through one FIFO queue, so the store never sees them out of order. A write the
@@ -21,11 +21,20 @@ from collections.abc import Callable
 from typing import Any
 
 from babysit.errors import StoreError, StoreWriteError
-from babysit.records import RUN_TRANSITIONS, Event, EventKind, RunState
+from babysit.records import (
+    RUN_TRANSITIONS,
+    AddEventRow,
+    Event,
+    EventKind,
+    Level,
+    MirrorEvent,
+    RunState,
+    Say,
+    SetRunState,
+    StoreWrite,
+)
 from babysit.store import Store
 
-Say = Callable[[str, str], None]
-Write = Callable[[Store], None]
 MAX_PENDING = 10_000
 
 
@@ -35,13 +44,13 @@ class Journal:
         self.run = run
         self.say = say
         self.wall = wall
-        self.pending: deque[Write] = deque()
+        self.pending: deque[StoreWrite] = deque()
         self.run_state: RunState | None = None
         self.dropped = 0
         self._warned = False
         self._dropped_told = 0  # metrics samples dropped before the last "accepts again"
 
-    def write(self, write: Write, droppable: bool = False) -> None:
+    def write(self, write: StoreWrite, droppable: bool = False) -> None:
         """Queue a write and try the queue. A `droppable` one (a metrics sample) is dropped
         instead of queued while the store refuses writes and MAX_PENDING are waiting, so a
         long outage cannot eat the memory; attempts, events and incidents are always kept."""
@@ -54,19 +63,20 @@ class Journal:
     def flush(self) -> None:
         while self.pending:
             try:
-                self.pending[0](self.store)
+                self.store.apply(self.pending[0])
             except StoreWriteError as exc:
                 if not self._warned:
                     self._warned = True
                     self.say(
-                        "warn",
+                        Level.WARN,
                         f"{exc}. Supervision goes on; the entries are kept in memory and written "
                         "when the store accepts them again.",
                     )
                 return
             except StoreError as exc:
                 self.say(
-                    "error", f"a logbook entry was refused and is dropped (a babysit bug?): {exc}"
+                    Level.ERROR,
+                    f"a logbook entry was refused and is dropped (a babysit bug?): {exc}",
                 )
             self.pending.popleft()
         if self._warned:
@@ -74,7 +84,7 @@ class Journal:
             lost = self.dropped - self._dropped_told
             self._dropped_told = self.dropped
             self.say(
-                "info",
+                Level.INFO,
                 "the store accepts writes again; "
                 + (
                     f"attempts, events and incidents were all kept, but {lost} metrics "
@@ -86,8 +96,8 @@ class Journal:
 
     def event(self, kind: EventKind, message: str, attempt: int | None = None, **data: Any) -> None:
         event = Event(self.run, kind, message, self.wall(), attempt, data)
-        self.write(lambda s: s.add_event_row(event))
-        self.write(lambda s: s.mirror_event(event))
+        self.write(AddEventRow(event))
+        self.write(MirrorEvent(event))
 
     def state(
         self, state: RunState, reason: str | None = None, exit_code: int | None = None
@@ -97,9 +107,9 @@ class Journal:
         if old is not None and state not in RUN_TRANSITIONS[old]:
             # Never expected; written anyway (the store must tell the truth), but visible.
             self.say(
-                "warn",
+                Level.WARN,
                 f"internal: run state {old.value} -> {state.value} is not in the "
                 "lifecycle (please report)",
             )
         self.run_state = state
-        self.write(lambda s: s.set_run_state(self.run, state, reason, exit_code))
+        self.write(SetRunState(self.run, state, reason, exit_code))

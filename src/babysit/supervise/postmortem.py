@@ -13,18 +13,17 @@ the attempt is judged by its exit status alone and supervision goes on.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from babysit.documents import diagnosis_document, seen_before_line
 from babysit.errors import BabysitError
-from babysit.records import Diagnosis
+from babysit.records import Diagnosis, Level, Say
 from babysit.sources.kernel import kernel_lines
 from babysit.store import Store
 from babysit.triage import LONG_LINES_NOTE, Knowledge, triage_files
-from babysit.views.triage import diagnosis_document, seen_before_line
 
-Say = Callable[[str, str], None]
 # The next attempt waits for the verdict: a 1 GB log takes ~12 s; a pathological one stops here.
 BUDGET_S = 60.0
 
@@ -49,11 +48,11 @@ class Postmortem:
             report = triage_files(existing, self.kb, extra_lines=extra, budget_s=self.budget_s)
             for note in report.skipped:
                 if LONG_LINES_NOTE not in note:  # unreadable, cut short, out of time
-                    self.say("warn", f"triage could not read all of it: {note}")
+                    self.say(Level.WARN, f"triage could not read all of it: {note}")
             return report.diagnosis
         except Exception as exc:
             self.say(
-                "warn",
+                Level.WARN,
                 f"triage of {', '.join(map(str, existing)) or 'the attempt'} failed "
                 f"({type(exc).__name__}: {exc}); judging the attempt by its exit status only",
             )
@@ -61,9 +60,9 @@ class Postmortem:
 
     def tell(self, d: Diagnosis, seen: str | None) -> None:
         """What to do, and whether the failure was seen before, to the operator."""
-        self.say("info", f"what to do: {d.action}")
+        self.say(Level.INFO, f"what to do: {d.action}")
         if seen is not None:
-            self.say("warn", f"seen before: {seen}")
+            self.say(Level.WARN, f"seen before: {seen}")
 
     def document(
         self, d: Diagnosis, store: Store | None, now: float | None = None
@@ -75,6 +74,6 @@ class Postmortem:
             try:
                 seen = store.seen_before(d.fingerprint)
             except BabysitError as exc:
-                self.say("warn", f"could not look up earlier failures in the store: {exc}")
+                self.say(Level.WARN, f"could not look up earlier failures in the store: {exc}")
         now = time.time() if now is None else now
         return diagnosis_document(d, seen), seen_before_line(seen, d.suspect.host, now)

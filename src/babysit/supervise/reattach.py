@@ -1,6 +1,6 @@
 """Finding the attempt an earlier babysit left behind: the one to re-attach to on start-up.
 
-    row, handle = unfinished(run_dir, rows, name, journal, say)   # or None
+    row, handle = unfinished(run_dir, rows, name, journal, say, engine)   # or None
 
 The store's last attempt when it is still marked running, or an attempt directory the store does
 not know (babysit died between writing the directory and the store) whose processes still live:
@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from babysit.act import process
+from babysit.engines import Engine
+from babysit.engines.process import Handle
 from babysit.errors import RunBusy
-from babysit.records import Outcome
+from babysit.records import AddAttempt, Level, Outcome, Say
 from babysit.supervise.journal import Journal
 
-Say = Callable[[str, str], None]
 _ATTEMPT_DIR = re.compile(r"^attempt-(\d+)$")
 
 
@@ -40,7 +40,8 @@ def unfinished(
     name: str,
     journal: Journal,
     say: Say,
-) -> tuple[dict[str, Any], process.Handle] | None:
+    engine: Engine,
+) -> tuple[dict[str, Any], Handle] | None:
     """The unfinished attempt's row and a handle on its processes (a handle that finds nothing
     when the launch never happened), or None. Raises RunBusy for an attempt of another host."""
     row = dict(rows[-1]) if rows and rows[-1]["outcome"] == Outcome.RUNNING.value else None
@@ -49,8 +50,8 @@ def unfinished(
         for n in range(highest_attempt_dir(run_dir), 0, -1):
             if n in known:
                 break
-            adopted = process.adopt(run_dir / f"attempt-{n:04d}")
-            if adopted is not None and adopted.poll() is None:
+            adopted = engine.adopt(run_dir / f"attempt-{n:04d}")
+            if adopted is not None and engine.poll(adopted) is None:
                 row = _adopt_row(n, adopted, name, journal, say)
                 break
     if row is None:
@@ -63,16 +64,16 @@ def unfinished(
             f"{row['host']}, and babysit can only watch processes of its own host: run "
             f"this command there, or pick another --name"
         )
-    handle = process.reattach(
+    handle = engine.reattach(
         row["launcher_pid"], row["launcher_started"], attempt_dir, row.get("token") or ""
-    ) or process.adopt(attempt_dir, row.get("token"))
+    ) or engine.adopt(attempt_dir, row.get("token"))
     if handle is None:  # never launched: the intent was written, the launch never happened
-        handle = process.Handle(0, 0.0, attempt_dir, row.get("token") or "")
+        handle = Handle(0, 0.0, attempt_dir, row.get("token") or "")
     return row, handle
 
 
 def _adopt_row(
-    number: int, handle: process.Handle, name: str, journal: Journal, say: Say
+    number: int, handle: Handle, name: str, journal: Journal, say: Say
 ) -> dict[str, Any]:
     attempt_dir = handle.attempt_dir
     fields = {
@@ -83,9 +84,9 @@ def _adopt_row(
         "log_dir": str(attempt_dir),
         "token": handle.token,
     }
-    journal.write(lambda s: s.add_attempt(name, number, fields))
+    journal.write(AddAttempt(name, number, fields))
     say(
-        "warn",
+        Level.WARN,
         f"found attempt {number} running without a record (babysit died while "
         "launching it): adopting it",
     )

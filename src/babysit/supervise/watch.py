@@ -22,14 +22,13 @@ from typing import Any
 from babysit.detect.outcome import TRUSTED
 from babysit.detect.vitals import VitalsRules
 from babysit.errors import UsageError
-from babysit.records import Event, EventKind, Incident, RunState
+from babysit.records import Event, EventKind, Incident, Level, RunState, Say
 from babysit.sources.follow import Follower
 from babysit.store import Store
 from babysit.supervise.pipeline import Pipeline
 from babysit.supervise.postmortem import Postmortem
 from babysit.triage import Knowledge, load_knowledge
 
-Say = Callable[[str, str], None]
 QUIET_S = 30.0  # files silent this long after growing: triage them
 
 
@@ -126,6 +125,7 @@ def follow(
 
     def new_error() -> bool:
         return bool(pipeline.errors) and pipeline.errors[-1] is not last_error
+
     told: set[str | None] = set()  # fingerprints already recorded
 
     def triage(now: float) -> None:
@@ -147,7 +147,7 @@ def follow(
                 {"fingerprint": d.fingerprint},
             )
         )
-        say("warn", f"triage: {d.category.value}: {d.summary}")
+        say(Level.WARN, f"triage: {d.category.value}: {d.summary}")
         pm.tell(d, seen)
 
     def record(inc: Incident, path: Path) -> None:
@@ -155,9 +155,9 @@ def follow(
         count += 1
         store.add_incident(name, None, inc)
         store.add_event_row(_event(name, inc, path))
-        say("warn", f"{path.name}: {inc.kind.value.replace('_', ' ')}: {inc.message}")
+        say(Level.WARN, f"{path.name}: {inc.kind.value.replace('_', ' ')}: {inc.message}")
 
-    say("info", f"watching {', '.join(map(str, paths))} as run {name!r} (Ctrl-C to stop)")
+    say(Level.INFO, f"watching {', '.join(map(str, paths))} as run {name!r} (Ctrl-C to stop)")
     while not stop():
         now = time.time()
         for path, f in zip(paths, followers, strict=True):

@@ -1,5 +1,6 @@
 """`babysit demo`: a real tiny GPT trained on the CPU under babysit, through injected faults.
 
+    babysit demo [--workdir babysit-demo] [--steps 300]
     run_demo(Path("babysit-demo"), steps=300)   # -> ExitCode.OK when babysit brought it home
 
 The trainer (examples/tinygpt/train.py) spikes its loss at 25% of the run, crashes with a
@@ -21,15 +22,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+import click
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from babysit.cli.common import fail
 from babysit.config import build_config
-from babysit.errors import UsageError
+from babysit.errors import BabysitError, UsageError
 from babysit.records import ExitCode
 from babysit.store import Store
-from babysit.supervise.supervisor import Supervisor
 from babysit.views.console import ConsoleReporter
 
 RUN_NAME = "tinygpt"
@@ -38,10 +40,11 @@ MARKER = ".babysit-demo"
 
 def trainer_path() -> Path:
     """The tiny GPT trainer: shipped in the wheel, or examples/ in a source checkout."""
-    shipped = Path(__file__).parent / "_examples" / "tinygpt_train.py"
+    package = Path(__file__).resolve().parents[1]  # src/babysit (this is src/babysit/cli/)
+    shipped = package / "_examples" / "tinygpt_train.py"
     if shipped.is_file():
         return shipped
-    in_repo = Path(__file__).resolve().parents[2] / "examples" / "tinygpt" / "train.py"
+    in_repo = package.parents[1] / "examples" / "tinygpt" / "train.py"
     if in_repo.is_file():
         return in_repo
     raise UsageError("the demo trainer (examples/tinygpt/train.py) is missing from this install")
@@ -58,7 +61,35 @@ def _prepare(workdir: Path) -> None:
     (workdir / MARKER).write_text("made by `babysit demo`; safe to delete\n")
 
 
+@click.command("demo")
+@click.option(
+    "--workdir",
+    type=click.Path(path_type=Path),
+    default=Path("babysit-demo"),
+    show_default=True,
+    help="Where the demo's checkpoints and logbook go (recreated).",
+)
+@click.option(
+    "--steps", type=int, default=300, show_default=True, help="Training steps of the tiny GPT."
+)
+def demo_command(workdir: Path, steps: int) -> None:
+    """Train a tiny GPT on the CPU under babysit, through injected faults, and show recovery.
+
+    \b
+    Example:
+      babysit demo
+    """
+    try:
+        code = run_demo(workdir, steps)
+    except BabysitError as exc:
+        fail(exc)
+    sys.exit(int(code))
+
+
 def run_demo(workdir: Path, steps: int = 300) -> ExitCode:
+    # The supervisor is imported here, not at the top: `babysit --help` does not pay for it.
+    from babysit.supervise.run import Supervisor
+
     if importlib.util.find_spec("torch") is None:
         raise UsageError(
             "the demo trains a tiny GPT with PyTorch, which is not installed in this "

@@ -1,52 +1,33 @@
-"""`babysit doctor`: is this node fit to train on? The checks of sources/health.py, rendered.
+"""`babysit doctor`: is this node fit to train on? The checks of supervise/doctor.py, rendered.
 
     babysit doctor                          # a table; exit 0, or 6 when a check failed
     babysit doctor --json --only gpu --only matmul
     babysit doctor --checkpoint-dir /nfs/ckpt --data-dir /nfs/data --budget 20
 
-    targets = targets_from_config(cfg)      # the directories babysit.toml names
-    results = run_checks(targets, budget_s=10.0)
-
-Where checkpoints go defaults to the fixed part of babysit.toml's [checkpoint] glob (`out` of
-`out/ckpt_*.pt`), else the working directory; the data directories to [health] data_dirs (the
-ones `babysit run --preflight` checks too); babysit's home to [run] home.
+Imported only when the command runs (or --help lists it): the checks are not every command's
+start-up cost. The flags win over the directories babysit.toml names.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import socket
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
 import click
 from rich.console import Console
 
-from babysit.config import Config, load_config
+from babysit.config import load_config
 from babysit.errors import BabysitError
-from babysit.records import CheckStatus, ExitCode
-from babysit.sources.checkpoints import glob_directory
-from babysit.sources.health import CHECKS, HealthTargets, run_checks
+from babysit.records import ExitCode
+from babysit.sources.health import CHECKS
+from babysit.supervise.doctor import examine, targets_from_config
 from babysit.views.doctor import doctor_document, doctor_table
 
-__all__ = ["DOCTOR_FAILED", "doctor_command", "targets_from_config"]
+__all__ = ["DOCTOR_FAILED", "doctor_command"]
 
 DOCTOR_FAILED = 6  # `babysit doctor`: at least one check failed (0..5 belong to `babysit run`)
-
-
-def targets_from_config(
-    cfg: Config, data_dirs: tuple[Path, ...] = (), python: str = sys.executable
-) -> HealthTargets:
-    """The directories babysit.toml names (its [health] data_dirs unless `data_dirs` are given):
-    the same ones `babysit run --preflight` checks."""
-    ckpt = glob_directory(cfg.checkpoint.glob) if cfg.checkpoint.glob else Path(".")
-    if not data_dirs:
-        parts = cfg.health.data_dirs.split(os.pathsep)
-        data_dirs = tuple(Path(d.strip()).expanduser() for d in parts if d.strip())
-    return HealthTargets((ckpt,), data_dirs, Path(cfg.run.home), python)
 
 
 @click.command("doctor")
@@ -137,13 +118,11 @@ def doctor_command(
         targets = replace(targets, checkpoint_dirs=checkpoint_dirs)
     if home is not None:
         targets = replace(targets, home=home)
-    t0 = time.monotonic()
-    results = run_checks(targets, budget, only or None)
-    host = socket.gethostname()
+    exam = examine(targets, budget, only)
     if as_json:
-        doc = doctor_document(results, host, time.monotonic() - t0)
+        doc = doctor_document(exam.results, exam.host, exam.elapsed_s)
         click.echo(json.dumps(doc, indent=2))
     else:
-        doctor_table(results, Console(), host)
-    if any(r.status is CheckStatus.FAIL for r in results):
+        doctor_table(exam.results, Console(), exam.host)
+    if exam.failed:
         sys.exit(DOCTOR_FAILED)

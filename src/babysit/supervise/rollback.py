@@ -1,107 +1,77 @@
-"""Recovery for the supervisor: checkpoints, rollbacks, the node registry, preflight, stacks.
+"""Rollbacks and checkpoints: what the run skipped, which checkpoint the next attempt takes.
 
-    rec = Recovery(cfg, "gpt", cwd, say, journal, wall=time.time)
-    rec.seed(store.attempts("gpt"), history)      # rollback windows and anomalies so far
-    ckpt = rec.pick_checkpoint(settle_s=2.0, before_step=1199)
-    decision = rec.on_incident(incident)          # KEEP_WATCHING, ROLLBACK or GIVE_UP_...
-    hostfile, hosts, banned = rec.hosts(attempt_dir)   # raises NodesExhausted
-    rec.blame(number, host="gpu-17", why="NCCL error ...", category="nccl_error")
+    rb = Rollbacks(cfg, cwd, say, journal, wall=time.time)
+    pending = rb.seed(store.attempts("gpt"), history)   # windows, anomalies; a decision to redo
+    newest = rb.newest()               # one scan of the checkpoint directory per decision ...
+    ckpt = rb.pick_checkpoint(settle_s=0.0, before_step=1199)   # ... reused by the launch
+    rb.rolled_back(decision, anomaly_step)
 
-A wiring module, like the supervisor that uses it: it may import policy, sources, act and the
-store. Every write goes through the Journal (a store that refuses writes never stops the run);
-reads that fail are reported and treated as "nothing known".
+The decisions themselves are policy/compose.py's; this room keeps the state they read (the data
+windows skipped so far, the anomalies rolled back for, checkpoints saved after one) and finds
+and validates checkpoints. Every write goes through the Journal; a store that refuses writes
+never stops the run.
 """
 
 from __future__ import annotations
 
-import ipaddress
-import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from babysit.config import Config
-from babysit.errors import ConfigError, LaunchError, NodesExhausted, StoreError
+from babysit.errors import LaunchError
+from babysit.policy import compose
 from babysit.policy.checkpoint import choose_checkpoint
-from babysit.policy.nodes import BanRule, ban_for, usable_hosts
-from babysit.policy.rollback import RollbackRule, Window, merge, on_incident
+from babysit.policy.rollback import Window, merge, wants_rollback
 from babysit.records import (
     AttemptRecord,
-    Ban,
     Checkpoint,
     Decision,
     DecisionKind,
     EventKind,
     Incident,
     IncidentKind,
+    Level,
+    Say,
 )
 from babysit.sources.checkpoints import scan_checkpoints, validate_checkpoint
 from babysit.supervise.journal import Journal
-from babysit.supervise.prepare import HostLine, read_hostfile, resolve_path, write_hostfile
+from babysit.supervise.prepare import resolve_path
 
-Say = Callable[[str, str], None]
-HOSTFILE_NAME = "hostfile"
 MAX_VALIDATIONS = 3  # checkpoints the validator may reject in a row before babysit pages
 
 
-def rollback_rule(cfg: Config) -> RollbackRule:
-    return RollbackRule(**asdict(cfg.rollback))  # the same fields, by name
-
-
-def ban_rule(cfg: Config) -> BanRule:
-    n = cfg.nodes
-    return BanRule(
-        ban_after=n.ban_after, window_s=n.window_s, ban_s=n.ban_s, probation_s=n.probation_s
-    )
-
-
-class Recovery:
+class Rollbacks:
     def __init__(
         self,
         cfg: Config,
-        run: str,
         cwd: Path,
         say: Say,
         journal: Callable[[], Journal],
-        wall: Callable[[], float],
+        wall: Callable[[], float] = time.time,
     ) -> None:
         self.cfg = cfg
-        self.run = run
         self.cwd = cwd
         self.say = say
         self._journal = journal
         self.wall = wall
-        self.host = os.uname().nodename
         glob = cfg.checkpoint.glob
-        self.checkpoint_pattern = str(self.resolve(glob)) if glob else None
-        self.rollback_rule = rollback_rule(cfg)
-        self.ban_rule = ban_rule(cfg)
+        self.checkpoint_pattern = str(resolve_path(glob, cwd)) if glob else None
+        self.rule = cfg.rollback
         self.windows: tuple[Window, ...] = ()  # data windows skipped so far (all attempts)
         self.anomalies: list[int] = []  # steps of the anomalies rolled back for
         self.quarantine: list[tuple[int, float, int]] = []  # (anomaly step, ended, attempt)
         self._rejected: dict[tuple[str, float, int], str] = {}  # validator verdicts, by file
         self._accepted: set[tuple[str, float, int]] = set()
+        self._found: list[Checkpoint] | None = None  # the decision's scan, for the next launch
         self.lr_scale: float | None = None  # of the last rollback, until the run passes lr_until
         self.lr_until = -1
-        self.hostfile: list[HostLine] | None = None
-        if cfg.nodes.hostfile:
-            self.hostfile = read_hostfile(self.resolve(cfg.nodes.hostfile))
-            if cfg.nodes.min_nodes > len(self.hostfile):
-                raise ConfigError(
-                    f"nodes.min_nodes is {cfg.nodes.min_nodes} but the hostfile "
-                    f"{cfg.nodes.hostfile} lists only {len(self.hostfile)} hosts"
-                )
-        elif cfg.nodes.min_nodes:
-            say("warn", "--min-nodes is ignored without --hostfile (nodes.hostfile)")
 
     @property
     def journal(self) -> Journal:
         return self._journal()
-
-    def resolve(self, path: str) -> Path:
-        return resolve_path(path, self.cwd)
 
     def anomaly(self, kind: str | None, step: int, message: str | None, ts: float) -> Incident:
         """The incident an attempt was rolled back for, rebuilt from its row."""
@@ -177,7 +147,7 @@ class Recovery:
         return out
 
     def _after_anomaly(self, c: Checkpoint) -> str | None:
-        margin = self.rollback_rule.margin_steps
+        margin = self.rule.margin_steps
         for step, ended, attempt in self.quarantine:
             if c.step is not None and c.step >= step - margin and c.mtime <= ended:
                 return (
@@ -187,8 +157,12 @@ class Recovery:
         return None
 
     def newest(self) -> Checkpoint | None:
-        """What the next attempt would resume from (validations already known are applied)."""
-        chosen, _ = choose_checkpoint(self.scan(0.0))
+        """What the next attempt would resume from (validations already known are applied).
+        The scan is kept for that launch: one scan of the directory per decision (the attempt
+        has ended, so nothing it saved can still change; a checkpoint that appears meanwhile is
+        for the launch after)."""
+        self._found = self.scan(0.0)
+        chosen, _ = choose_checkpoint(self._found)
         return chosen
 
     def pick_checkpoint(
@@ -206,7 +180,8 @@ class Recovery:
         pattern = self.checkpoint_pattern
         if pattern is None:
             return None
-        found = self.scan(settle_s)
+        found = self._found if self._found is not None else self.scan(settle_s)
+        self._found = None
         rejected: list[Checkpoint] = []
         while True:
             chosen, passed_over = choose_checkpoint(found, before_step)
@@ -236,20 +211,20 @@ class Recovery:
         if chosen is None and before_step is not None:
             self._refuse_scratch(found, before_step, resumed_from)
         for ckpt in passed_over:
-            self.say("warn", f"skipping checkpoint {ckpt.path}: {ckpt.problem}")
+            self.say(Level.WARN, f"skipping checkpoint {ckpt.path}: {ckpt.problem}")
         limit = f" at or before step {before_step}" if before_step is not None else ""
         if chosen is None and found:
             self.say(
-                "warn",
+                Level.WARN,
                 f"no usable checkpoint{limit} among {len(found)} matching {pattern!r}: "
                 "starting from scratch",
             )
         elif not found:
-            self.say("info", f"no checkpoint matches {pattern!r} yet: starting from scratch")
+            self.say(Level.INFO, f"no checkpoint matches {pattern!r} yet: starting from scratch")
         if chosen is not None and passed_over:
             newest = passed_over[0]
             self.say(
-                "warn",
+                Level.WARN,
                 f"the newest checkpoint{limit} ({Path(newest.path).name}) is not usable; "
                 f"falling back to {Path(chosen.path).name} (step {chosen.step})",
             )
@@ -259,9 +234,11 @@ class Recovery:
             else:
                 message = f"no usable checkpoint{limit}: starting from scratch"
             if chosen is not None and passed_over:
-                message += " (newer ones passed over: " + "; ".join(
-                    f"{Path(c.path).name}: {c.problem}" for c in passed_over
-                ) + ")"
+                message += (
+                    " (newer ones passed over: "
+                    + "; ".join(f"{Path(c.path).name}: {c.problem}" for c in passed_over)
+                    + ")"
+                )
             self.journal.event(
                 EventKind.CHECKPOINT,
                 message,
@@ -304,9 +281,17 @@ class Recovery:
 
     # -- rollbacks -----------------------------------------------------------------------------
 
+    def so_far(self, attempts: Sequence[AttemptRecord] = ()) -> compose.RunSoFar:
+        """What the decisions read: the attempts (those the budgets count), the anomalies and
+        windows rolled back for so far, whether there is anything to roll back to."""
+        has_glob = self.checkpoint_pattern is not None
+        return compose.RunSoFar(tuple(attempts), tuple(self.anomalies), self.windows, has_glob)
+
+    def wants_rollback(self, inc: Incident) -> bool:
+        return wants_rollback(inc, self.rule)
+
     def on_incident(self, inc: Incident) -> Decision:
-        can = self.checkpoint_pattern is not None
-        return on_incident(inc, self.rollback_rule, self.anomalies, self.windows, can)
+        return compose.on_incident(inc, self.so_far(), compose.Rules(rollback=self.rule))
 
     def rolled_back(self, decision: Decision, anomaly_step: int | None) -> None:
         self.windows = merge([*self.windows, *decision.skip_steps])
@@ -325,131 +310,3 @@ class Recovery:
         if self.lr_scale is None or (resume_step or 0) > self.lr_until:
             return None
         return self.lr_scale
-
-    # -- the node registry ---------------------------------------------------------------------
-
-    def _active(self) -> list[Ban]:
-        try:
-            return self.journal.store.active_bans(self.wall())
-        except StoreError as exc:
-            self.say("warn", f"cannot read the ban list ({exc}); launching as if none")
-            return []
-
-    def hosts(self, attempt_dir: Path) -> tuple[Path | None, list[str], set[str]]:
-        """The attempt's hostfile (the run's minus banned hosts), its hosts, the banned hosts.
-        Raises NodesExhausted when the bans leave fewer hosts than the run needs."""
-        active = self._active()
-        banned = {b.host for b in active}
-        short_banned = {short(h) for h in banned}
-        if self.hostfile is None:
-            ban = next((b for b in active if short(b.host) == short(self.host)), None)
-            if ban is not None:
-                raise NodesExhausted(
-                    f"this node ({self.host}) is banned ({ban.reason}) and the run has no "
-                    "hostfile to go elsewhere: requeue the job on other nodes, or lift the ban "
-                    f"with `babysit nodes unban {self.host}` once it is fixed"
-                )
-            return None, [self.host], banned
-        all_hosts = [line.host for line in self.hostfile]
-        out = [h for h in all_hosts if short(h) in short_banned]
-        usable, missing = usable_hosts(all_hosts, set(out), self.cfg.nodes.min_nodes)
-        if missing:
-            need = self.cfg.nodes.min_nodes or len(all_hosts)
-            raise NodesExhausted(
-                f"{len(usable)} of the hostfile's {len(all_hosts)} hosts are usable, the run "
-                f"needs {need}: banned {', '.join(out)}. Add spare hosts to the hostfile, "
-                "set nodes.min_nodes if the job can run on fewer, or `babysit nodes unban "
-                "HOST` once a node is fixed"
-            )
-        if out:
-            self.say("info", f"leaving banned host(s) out of this attempt: {', '.join(out)}")
-        if short(self.host) in short_banned and short(self.host) not in map(short, all_hosts):
-            self.say(
-                "warn",
-                f"this node ({self.host}) is banned but not in the hostfile: the launch goes on "
-                "from here (only the hostfile's hosts run the training)",
-            )
-        path = attempt_dir / HOSTFILE_NAME
-        try:
-            kept = write_hostfile(path, self.hostfile, set(out))
-        except OSError as exc:
-            raise LaunchError(
-                f"cannot write the attempt's hostfile {path} ({exc.strerror or exc}): is the "
-                "disk under the babysit home full?"
-            ) from exc
-        return path, kept, banned
-
-    def blame(
-        self,
-        attempt: int,
-        host: str,
-        why: str,
-        category: str | None,
-        gpu: str | None = None,
-        kind: str = "failure",
-    ) -> Ban | None:
-        """Record a failure (or a failed health check) against `host`; ban it when the policy
-        says so (a failed health check bans at once). Returns the new ban."""
-        now = self.wall()
-        self.journal.write(
-            lambda s: s.add_node_event(now, host, kind, why, self.run, attempt, gpu, category)
-        )
-        if kind == "health_fail":
-            ban: Ban | None = Ban(
-                host,
-                f"failed its health check: {why}",
-                now,
-                now + self.ban_rule.ban_s if self.ban_rule.ban_s > 0 else None,
-                self.ban_rule.probation_s,
-                "preflight",
-                self.run,
-            )
-            if any(b.host == host for b in self._active()):
-                ban = None
-        elif self.hostfile is None and short(host) == short(self.host):
-            # One node and nowhere else to go: a ban would only end the run; the restart
-            # budgets decide instead. The failure stays on the node's record.
-            return None
-        else:
-            try:
-                store = self.journal.store
-                failures = [e["ts"] for e in store.node_events(host) if e["kind"] == "failure"]
-                last = store.last_bans().get(host)
-            except StoreError as exc:
-                self.say("warn", f"cannot read the node registry ({exc}); not banning {host}")
-                return None
-            if now not in failures:
-                failures.append(now)  # the write above may still be queued
-            ban = ban_for(host, failures, last, now, self.ban_rule, self.run)
-        if ban is None:
-            return None
-        new_ban = ban
-        self.journal.write(lambda s: s.add_ban(new_ban))
-        until = (
-            f"until {_clock(new_ban.expires)}" if new_ban.expires is not None else "until unbanned"
-        )
-        msg = f"banned node {host} {until}: {new_ban.reason}"
-        self.say("warn", msg)
-        self.journal.event(
-            EventKind.BANNED,
-            msg,
-            attempt,
-            host=host,
-            reason=new_ban.reason,
-            expires=new_ban.expires,
-            by=new_ban.by,
-        )
-        return new_ban
-
-
-def short(host: str) -> str:
-    """`gpu-3.cluster.local` and `gpu-3` are one node; an IP address stays whole."""
-    try:
-        ipaddress.ip_address(host)
-        return host
-    except ValueError:
-        return host.split(".", 1)[0].lower()
-
-
-def _clock(ts: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))

@@ -1,0 +1,116 @@
+"""The engine seam: how an attempt is launched, observed, signalled and ended.
+
+    engine = LocalEngine()
+    handle = engine.launch(LaunchSpec(argv, env, cwd, attempt_dir, grace_s=30, token=tok))
+    engine.poll(handle)                  # -> ExitStatus | None (with the scheduler's verdict)
+    engine.ranks(handle)                 # -> [RankProcess(rank, pid, host), ...]
+    engine.signal(handle, signal.SIGTERM)
+    engine.on_each_node(handle, ["nvidia-smi"], timeout_s=10)   # -> [NodeResult, ...]
+
+An engine knows one way of running a training job: `local` (a process tree on this box, what
+`babysit run` has always done), and next `torchrun` (ranks as the processes of one elastic agent,
+single- or multi-node) and `slurm` (an sbatch/srun job; nodes from the allocation, signals
+through `scancel`, per-node work through `srun --overlap --jobid`, the verdict from `sacct`'s
+state: NODE_FAIL, TIMEOUT, PREEMPTED, OUT_OF_MEMORY, ...). The interface is shaped for them:
+- the handle is the babysit launcher's (engines/process.py): every engine starts its attempt
+  under it (torchrun itself, or `srun`/`sbatch --wait` on the batch host), so re-attach, exit
+  records and output files work the same way; an engine may subclass it to carry a job id;
+- `ranks` maps ranks to processes to hosts, for stack dumps and for blaming a node;
+- `on_each_node` runs a command on every node of the attempt (stacks, health checks);
+- `apply_bans` turns the ban list into the engine's own spelling (a hostfile without the banned
+  hosts, `--exclude=...`);
+- `poll` reports how the attempt ended, with `ExitStatus.scheduler_state` set when a scheduler
+  gave its own verdict.
+Engines are a stage: they import records and errors only, never another stage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Protocol
+
+from babysit.engines.process import Handle
+from babysit.records import ExitStatus
+
+
+@dataclass(frozen=True)
+class LaunchSpec:
+    """One attempt to start: the command, its environment and where its output goes."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: Path
+    attempt_dir: Path
+    grace_s: float  # the launcher's own SIGTERM -> SIGKILL grace
+    token: str  # BABYSIT_ATTEMPT_TOKEN: finds every process of the attempt
+    hosts: tuple[str, ...] = ()  # the usable hosts (empty: this node only)
+    exclude: tuple[str, ...] = ()  # banned hosts, for engines that take an exclude list
+    engine_args: tuple[str, ...] = field(default=())  # added by apply_bans (e.g. --exclude)
+
+
+@dataclass(frozen=True)
+class RankProcess:
+    """One process of the attempt: its rank when it has one (an agent or a launcher has none)."""
+
+    pid: int
+    host: str
+    rank: int | None = None
+
+
+@dataclass(frozen=True)
+class NodeResult:
+    """What a command run on one node of the attempt gave."""
+
+    host: str
+    returncode: int | None  # None: it did not finish within its time
+    stdout: str
+    stderr: str
+
+
+class Engine(Protocol):
+    """What supervise needs from an engine (see the module docstring)."""
+
+    name: str
+
+    def apply_bans(self, spec: LaunchSpec, banned: Sequence[str]) -> LaunchSpec: ...
+
+    def launch(self, spec: LaunchSpec) -> Handle: ...
+
+    def reattach(
+        self,
+        launcher_pid: int | None,
+        launcher_started: float | None,
+        attempt_dir: Path,
+        token: str,
+    ) -> Handle | None: ...
+
+    def adopt(self, attempt_dir: Path, token: str | None = None) -> Handle | None: ...
+
+    def poll(self, handle: Handle) -> ExitStatus | None: ...
+
+    def wait(self, handle: Handle, timeout_s: float, sleep: Callable[[float], None]) -> None: ...
+
+    def close(self, handle: Handle) -> None: ...
+
+    def main_pid(self, handle: Handle) -> int | None: ...
+
+    def ranks(self, handle: Handle) -> list[RankProcess]: ...
+
+    def signal(self, handle: Handle, sig: int) -> None: ...
+
+    def survivors(self, handle: Handle) -> list[int]: ...
+
+    def kill(self, handle: Handle, spare_launcher: bool = False) -> None: ...
+
+    def sweep(self, handle: Handle) -> list[int]: ...
+
+    def on_each_node(
+        self, handle: Handle | None, argv: Sequence[str], timeout_s: float
+    ) -> list[NodeResult]: ...
+
+
+def with_exclude(spec: LaunchSpec, banned: Sequence[str]) -> LaunchSpec:
+    """The spec with `banned` as its exclude list (kept in the engine's order, no repeats)."""
+    return replace(spec, exclude=tuple(dict.fromkeys(banned)))

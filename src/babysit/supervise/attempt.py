@@ -1,0 +1,469 @@
+"""One attempt: launch it through the engine, follow its output, act on its incidents, end it.
+
+    attempts = Attempts(ctx, rollbacks, nodes, forensics, telemetry)
+    live = attempts.launch(number=3, history=history, rollback=None)   # or attempts.resume(...)
+    status = attempts.watch(live)        # -> ExitStatus, or None when the operator stops it
+    status, forced = attempts.terminate(live, signal.SIGTERM, "stopped")
+
+While it runs: its stdout and stderr are followed (and echoed), parsed, and fed to the
+detectors; metrics from babysit.client, a metrics file and TensorBoard join them; writes in the
+checkpoint directory and node telemetry count too. An incident goes to the store at once; its
+decision (policy/compose.py) may end the attempt to roll back past it or to page a human. A
+hang is acted on once it has lasted hang.kill_after_s, after the stacks of every process are
+taken. babysit only reads files and sends signals: the training never depends on it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from babysit.act.echo import Echo
+from babysit.config import Config
+from babysit.detect.hang import HangRule
+from babysit.detect.vitals import VitalsRules
+from babysit.engines import LaunchSpec
+from babysit.engines.process import STDERR_NAME, STDOUT_NAME, Handle
+from babysit.policy import compose
+from babysit.policy.rollback import format_windows
+from babysit.records import (
+    Activity,
+    AddAttempt,
+    AddIncident,
+    AddMetrics,
+    AttemptRecord,
+    Decision,
+    DecisionKind,
+    EventKind,
+    ExitStatus,
+    Incident,
+    IncidentKind,
+    Level,
+    RunState,
+    StackReport,
+    UpdateAttempt,
+)
+from babysit.sources.checkpoints import DirectoryPulse
+from babysit.sources.follow import Follower
+from babysit.sources.tensorboard import TensorBoardSource
+from babysit.supervise.context import RunContext
+from babysit.supervise.forensics import Forensics
+from babysit.supervise.nodes import Nodes
+from babysit.supervise.pipeline import Pipeline
+from babysit.supervise.prepare import attempt_env, build_argv, recovery_env, resolve_path
+from babysit.supervise.rollback import Rollbacks
+from babysit.supervise.telemetry import Telemetry
+
+PROGRESS_FLUSH_S = 2.0  # how often the last step, log offsets and metrics are committed
+PULSE_S = 1.0  # how often the checkpoint directory is looked at for writes
+TENSORBOARD_S = 2.0  # how often the TensorBoard event files are read
+LOW_DISK_BYTES = 1 << 30
+CLIENT_METRICS = "metrics.jsonl"  # in the attempt's directory: what babysit.client writes
+
+
+def vitals_rules(cfg: Config) -> VitalsRules:
+    h = cfg.hang
+    return VitalsRules(
+        hang=HangRule(mult=h.mult, floor_s=h.floor_s, startup_s=h.startup_s, pause_s=h.pause_s)
+    )
+
+
+@dataclass
+class Live:
+    """What the loop knows about the attempt it is watching."""
+
+    number: int
+    handle: Handle
+    followers: list[Follower]
+    started: float
+    pipeline: Pipeline
+    flushed_at: float = 0.0
+    pulsed_at: float = 0.0
+    metrics_flushed: int = -1  # pipeline.metric_records at the last metrics sample
+    hang: Incident | None = None  # set when the hang detector fired
+    rollback: Decision | None = None  # a NaN or unsettled spike: end it, roll back (or page)
+    anomaly: Incident | None = None  # the incident behind `rollback`
+    stacks: StackReport | None = None  # the grouped stacks taken before a hang kill
+    resume_step: int | None = None
+    killed: bool = False  # babysit ended it (a hang, a rollback), not the operator
+
+    @property
+    def first_step(self) -> int | None:
+        return self.pipeline.first_step
+
+    @property
+    def last_step(self) -> int | None:
+        return self.pipeline.last_step
+
+    def logs(self) -> list[Path]:
+        return [f.path for f in self.followers if f.stream in ("stdout", "stderr")]
+
+
+class Attempts:
+    def __init__(
+        self,
+        ctx: RunContext,
+        rollbacks: Rollbacks,
+        nodes: Nodes,
+        forensics: Forensics,
+        telemetry: Telemetry,
+    ) -> None:
+        self.ctx = ctx
+        self.cfg = ctx.cfg
+        self.rollbacks = rollbacks
+        self.nodes = nodes
+        self.forensics = forensics
+        self.telemetry = telemetry
+        self.pipeline = Pipeline(vitals_rules(ctx.cfg))
+        self.echo: dict[str, Echo] = {}
+        self.tensorboard: TensorBoardSource | None = None
+        self._tensorboard_at = 0.0
+        self._pulse_watch: DirectoryPulse | None = None
+        self._failures_told = 0  # pipeline failures already reported to the operator
+
+    def open_tensorboard(self) -> None:
+        """The run's TensorBoard directory as a source (raises when tensorboard is missing)."""
+        if self.cfg.run.tensorboard:
+            path = resolve_path(self.cfg.run.tensorboard, self.ctx.cwd)
+            self.tensorboard = TensorBoardSource(path)
+
+    def open_echo(self) -> None:
+        seams = self.ctx.seams
+        self.echo = {"stdout": Echo(seams.stdout), "stderr": Echo(seams.stderr)}
+
+    def close_echo(self) -> None:
+        for echo in self.echo.values():
+            echo.close()
+            if echo.dropped:
+                self.ctx.say(
+                    Level.WARN,
+                    f"the terminal was too slow: {echo.dropped} bytes of output "
+                    "were not shown here (the log files have them all)",
+                )
+
+    # -- launching -----------------------------------------------------------------------------
+
+    def launch(
+        self, number: int, history: Sequence[AttemptRecord], rollback: Decision | None
+    ) -> Live:
+        """Start attempt `number` from the right checkpoint (before the anomaly, for a
+        rollback). Raises LaunchError, NodesExhausted."""
+        ctx, cfg = self.ctx, self.cfg
+        first = not history
+        attempt_dir = (ctx.run_dir / f"attempt-{number:04d}").resolve()
+        before = rollback.before_step if rollback is not None else None
+        self.nodes.preflight(number)
+        hostfile, hosts, banned = self.nodes.hosts(attempt_dir)
+        resumed_from = [a.resume_step for a in history if a.resume_step is not None]
+        ckpt = self.rollbacks.pick_checkpoint(
+            cfg.checkpoint.settle_s if first else 0.0, before, resumed_from
+        )
+        argv = build_argv(ctx.command, cfg.run.resume_args, ckpt, hostfile)
+        env = attempt_env(
+            os.environ, ctx.name, number, ctx.home, ckpt, attempt_dir / CLIENT_METRICS
+        )
+        skip = self.rollbacks.windows
+        resume_step = ckpt.step if ckpt is not None else None
+        lr_scale = self.rollbacks.lr_scale_for(resume_step)
+        recovery_env(env, skip, lr_scale, resume_step, hostfile, hosts, banned)
+        env = self.forensics.child_env(env, attempt_dir)
+        token = f"{ctx.name}/{number}/{uuid.uuid4().hex}"
+        self._warn_if_disk_low(ctx.run_dir)
+        started = ctx.seams.wall()
+        fields = {
+            "started": started,
+            "host": os.uname().nodename,
+            "argv": argv,
+            "resume_from": ckpt.path if ckpt else None,
+            "resume_step": resume_step,
+            "skip_steps": [list(w) for w in skip],
+            "lr_scale": lr_scale,
+            "hosts": hosts if hostfile is not None else None,
+            "log_dir": str(attempt_dir),
+            "token": token,
+        }
+        # The intent first: a babysit that dies right after the launch finds the attempt.
+        ctx.journal.write(AddAttempt(ctx.name, number, fields))
+        spec = LaunchSpec(argv, env, ctx.cwd, attempt_dir, cfg.stop.grace_s, token, tuple(hosts))
+        handle = ctx.engine.launch(ctx.engine.apply_bans(spec, sorted(banned)))
+        launched = {
+            "launcher_pid": handle.launcher_pid,
+            "launcher_started": handle.launcher_started,
+        }
+        ctx.journal.write(UpdateAttempt(ctx.name, number, launched))
+        ctx.journal.state(RunState.RUNNING)
+        where = f", resuming from {ckpt.path}" if ckpt else ""
+        if skip:
+            where += f", skipping the data of steps {format_windows(skip)}"
+        if lr_scale is not None:
+            where += f", learning rate x{lr_scale:g}"
+        ctx.say(Level.INFO, f"attempt {number} started{where}; output in {attempt_dir}")
+        ctx.journal.event(
+            EventKind.ATTEMPT_STARTED,
+            f"attempt {number} started{where}",
+            number,
+            argv=argv,
+            launcher_pid=handle.launcher_pid,
+            resume_from=fields["resume_from"],
+        )
+        self.pipeline.new_attempt(started)
+        live = Live(number, handle, self._followers(attempt_dir, 0, 0), started, self.pipeline)
+        live.resume_step = resume_step
+        return live
+
+    def resume(self, row: dict[str, Any], handle: Handle) -> Live:
+        """The attempt an earlier babysit left (re-attached, or ended meanwhile), followed from
+        where that babysit stopped reading."""
+        attempt_dir = Path(row["log_dir"])
+        followers = self._followers(attempt_dir, row["stdout_offset"], row["stderr_offset"])
+        self.pipeline.new_attempt(self.ctx.seams.wall(), row["first_step"], row["last_step"])
+        live = Live(row["number"], handle, followers, row["started"], self.pipeline)
+        live.resume_step = row.get("resume_step")
+        return live
+
+    def _warn_if_disk_low(self, directory: Path) -> None:
+        try:
+            free = shutil.disk_usage(directory).free
+        except OSError:
+            return
+        if free < LOW_DISK_BYTES:
+            self.ctx.say(
+                Level.WARN,
+                f"only {free / 2**20:.0f} MiB free under {directory}: the run's "
+                "output files are there, and a program whose print fails may crash",
+            )
+
+    def _followers(self, attempt_dir: Path, out_off: int, err_off: int) -> list[Follower]:
+        """stdout and stderr (echoed), what babysit.client sends, and --metrics-file."""
+        followers = [
+            Follower(attempt_dir / STDOUT_NAME, "stdout", out_off),
+            Follower(attempt_dir / STDERR_NAME, "stderr", err_off),
+            Follower(attempt_dir / CLIENT_METRICS, "client"),
+        ]
+        if self.cfg.run.metrics_file:
+            path = resolve_path(self.cfg.run.metrics_file, self.ctx.cwd)
+            # A file of the run's own, across attempts: read only what is new from now on.
+            offset = path.stat().st_size if path.exists() else 0
+            followers.append(Follower(path, "metrics", offset))
+        return followers
+
+    # -- watching ------------------------------------------------------------------------------
+
+    def pump(self, live: Live, final: bool = False) -> None:
+        now = self.ctx.seams.wall()
+        for f in live.followers:
+            while True:  # one bounded read per stream; at the end, read everything that is left
+                chunk = f.poll(now, final=final)
+                if chunk.data and self.cfg.run.echo and f.stream in self.echo:
+                    self.echo[f.stream].write(chunk.data)
+                for inc in live.pipeline.lines(chunk.lines):
+                    self.incident(live, inc)
+                if not final or not chunk.data:
+                    break
+        if final or self.ctx.seams.monotonic() - live.flushed_at >= PROGRESS_FLUSH_S:
+            self._flush_progress(live)
+
+    def incident(self, live: Live, inc: Incident) -> None:
+        """Store it, decide (policy/compose.py), and tell the operator."""
+        ctx, number = self.ctx, live.number
+        ctx.journal.write(AddIncident(ctx.name, number, inc))
+        ctx.journal.event(
+            EventKind.INCIDENT,
+            inc.message,
+            number,
+            incident=inc.kind.value,
+            category=inc.category.value,
+            step=inc.step,
+            metric=inc.metric,
+        )
+        extra = ""
+        decision = None if live.rollback is not None else self.rollbacks.on_incident(inc)
+        if decision is not None and compose.stops_attempt(decision):
+            live.rollback, live.anomaly = decision, inc
+            extra = "; babysit stops the attempt to " + (
+                "roll back past it" if decision.kind == DecisionKind.ROLLBACK else "page you"
+            )
+            # At once, not when the attempt ends: a babysit killed meanwhile must find it.
+            mark = {
+                "anomaly_step": inc.step,
+                "anomaly_kind": inc.kind.value,
+                "anomaly_message": inc.message,
+            }
+            ctx.journal.write(UpdateAttempt(ctx.name, number, mark))
+        elif decision is not None and self.rollbacks.wants_rollback(inc):
+            # Wanted, but it cannot be done (no glob, no step): the reason is worth a note.
+            extra = f"; {decision.reason}" if "cannot" in decision.reason else ""
+            ctx.journal.event(EventKind.NOTE, decision.reason, number)
+        if inc.kind == IncidentKind.HANG:
+            live.hang = inc
+            if self.cfg.hang.action == "alert" and live.stacks is None:
+                # Nobody will kill it: the stacks now are all the evidence there will be.
+                live.stacks = self.forensics.stacks(live.handle, number)
+            if self.cfg.hang.action == "restart" and self.cfg.hang.kill_after_s > 0:
+                extra = (
+                    f"; babysit kills and restarts it if there is still no progress "
+                    f"{self.cfg.hang.kill_after_s:g}s after the last step"
+                )
+        ctx.say(Level.WARN, f"{inc.kind.value.replace('_', ' ')}: {inc.message}{extra}")
+
+    def _flush_progress(self, live: Live) -> None:
+        ctx = self.ctx
+        live.flushed_at = ctx.seams.monotonic()
+        fields: dict[str, Any] = {
+            "first_step": live.first_step,
+            "last_step": live.last_step,
+            "stdout_offset": live.followers[0].consumed,
+            "stderr_offset": live.followers[1].consumed,
+        }
+        pid = ctx.engine.main_pid(live.handle)
+        if pid is not None:
+            fields["pid"] = pid
+        number = live.number
+        ctx.journal.write(UpdateAttempt(ctx.name, number, fields))
+        p = live.pipeline
+        if p.failures > self._failures_told:
+            # Skipped lines used to vanish silently: say so (rarely, at most every 2 s).
+            ctx.say(
+                Level.WARN,
+                f"{p.failures - self._failures_told} output line(s) could not be parsed and were "
+                f"skipped (last: {p.last_failure}); supervision goes on. Please report the line "
+                f"(its file is in {live.handle.attempt_dir}).",
+            )
+            self._failures_told = p.failures
+        if p.latest and p.metric_records != live.metrics_flushed:
+            live.metrics_flushed = p.metric_records
+            sample = (ctx.seams.wall(), p.latest_step, dict(p.latest))
+            ctx.journal.write(AddMetrics(ctx.name, number, *sample), droppable=True)
+
+    def _pulse(self, live: Live) -> None:
+        """Writes in the checkpoint directory are a sign of life (a save under way)."""
+        pattern = self.rollbacks.checkpoint_pattern
+        seams = self.ctx.seams
+        if pattern is None or seams.monotonic() - live.pulsed_at < PULSE_S:
+            return
+        live.pulsed_at = seams.monotonic()
+        if self._pulse_watch is None:
+            self._pulse_watch = DirectoryPulse(pattern)
+        if self._pulse_watch.changed():
+            live.pipeline.activity(Activity("checkpoint_write", seams.wall()))
+
+    def _poll_tensorboard(self, live: Live) -> None:
+        seams = self.ctx.seams
+        if self.tensorboard is None or seams.monotonic() - self._tensorboard_at < TENSORBOARD_S:
+            return
+        self._tensorboard_at = seams.monotonic()
+        for inc in live.pipeline.metrics(self.tensorboard.poll(seams.wall())):
+            self.incident(live, inc)
+
+    def watch(self, live: Live) -> ExitStatus | None:
+        """Follow the attempt until it ends (its exit status) or the operator stops it (None)."""
+        ctx, engine = self.ctx, self.ctx.engine
+        while True:
+            self.pump(live)
+            ctx.journal.flush()
+            status = engine.poll(live.handle)
+            if status is not None:
+                engine.close(live.handle)
+                self.pump(live, final=True)
+                return status
+            if ctx.stop_signals:
+                return None
+            self._pulse(live)
+            self._poll_tensorboard(live)
+            for inc in self.telemetry.poll(live.number):
+                self.incident(live, inc)
+            for inc in live.pipeline.tick(ctx.seams.wall()):
+                self.incident(live, inc)
+            if live.rollback is not None:
+                ctx.say(Level.WARN, f"stopping attempt {live.number}: {live.rollback.reason}")
+                status, _ = self.terminate(live, signal.SIGTERM, "rollback")
+                live.killed = True
+                return status
+            if live.hang is not None and self._hang_confirmed(live):
+                live.stacks = self.forensics.stacks(live.handle, live.number)
+                ctx.say(Level.WARN, f"killing hung attempt {live.number} to restart it")
+                status, _ = self.terminate(live, signal.SIGTERM, "hung")
+                live.killed = True
+                dumps = self.forensics.flight_recorder_dumps(live.handle.attempt_dir)
+                if dumps:
+                    ctx.say(
+                        Level.INFO,
+                        f"PyTorch's flight recorder dumped {len(dumps)} file(s) in "
+                        f"{dumps[0].parent} (the last collectives of each rank)",
+                    )
+                return status
+            engine.wait(live.handle, self.cfg.run.poll_s, ctx.seams.sleep)  # wakes on exit
+
+    def _hang_confirmed(self, live: Live) -> bool:
+        """Whether to act on the hang incident now: still no progress, the action is restart,
+        and the stall has lasted hang.kill_after_s (a first eval nobody announced must not cost
+        a restart; NCCL's own watchdog waits 10 minutes)."""
+        assert live.hang is not None
+        if not live.pipeline.hang.flagged:  # progress came back: it was a long pause
+            msg = f"attempt {live.number} made progress again: it was a pause, not a hang"
+            self.ctx.say(Level.INFO, msg)
+            self.ctx.journal.event(EventKind.NOTE, msg, live.number)
+            live.hang = None
+            return False
+        if self.cfg.hang.action != "restart":
+            return False
+        stalled_since = live.hang.ts - (live.hang.value or 0.0)
+        return self.ctx.seams.wall() - stalled_since >= self.cfg.hang.kill_after_s
+
+    # -- ending --------------------------------------------------------------------------------
+
+    def terminate(
+        self, live: Live, sig: int, why: str, sent: bool = False
+    ) -> tuple[ExitStatus, bool]:
+        """Send sig to every process of the attempt (unless `sent` already); SIGKILL what is
+        left after the grace period (or at once on a second operator signal). Returns (exit
+        status, forced)."""
+        ctx, engine, seams = self.ctx, self.ctx.engine, self.ctx.seams
+        grace = self.cfg.stop.grace_s
+        signals_before = len(ctx.stop_signals)
+        if not sent:
+            engine.signal(live.handle, sig)
+        deadline = seams.monotonic() + grace
+        forced = False
+        while engine.survivors(live.handle):
+            self.pump(live)
+            again = len(ctx.stop_signals) > max(signals_before, 1)
+            if not forced and (again or seams.monotonic() >= deadline):
+                forced = True
+                reason = "second signal" if again else f"{grace:g}s grace over"
+                left = engine.survivors(live.handle)
+                ctx.say(
+                    Level.WARN,
+                    f"{reason}: killing {len(left)} remaining process(es) of attempt "
+                    f"{live.number} with SIGKILL",
+                )
+                ctx.journal.event(
+                    EventKind.FORCE_KILLED,
+                    f"{reason}: SIGKILL to {len(left)} process(es) ({why})",
+                    live.number,
+                    pids=left,
+                )
+                deadline = seams.monotonic() + 10.0
+            if forced:
+                # The launcher last: it records how the command died, then exits by itself.
+                spare = seams.monotonic() < deadline - 5.0
+                engine.kill(live.handle, spare_launcher=spare)
+                if seams.monotonic() >= deadline:
+                    left = engine.survivors(live.handle)
+                    ctx.say(
+                        Level.ERROR,
+                        f"processes {left} of attempt {live.number} survive SIGKILL "
+                        "(stuck in the kernel, e.g. on a hung filesystem or GPU driver)",
+                    )
+                    break
+            seams.sleep(min(self.cfg.run.poll_s, 0.1))
+        self.pump(live, final=True)
+        status = engine.poll(live.handle) or ExitStatus(None, sig, seams.wall())
+        engine.close(live.handle)
+        return status, forced

@@ -1,0 +1,68 @@
+"""What every room of supervise shares about the run: its settings, its seams, its journal.
+
+    ctx = RunContext(cfg, ["python", "train.py"], "train", home, cwd, say, Seams(), LocalEngine())
+    ctx.journal.event(...)      # set once the store is open (RunLoop.run)
+    ctx.stop_signals            # the operator's signals, appended by a signal handler
+
+Seams are the side effects the loop uses (clock, sleep, randomness, the terminal), replaceable
+in tests; the engine is the seam for processes (engines/base.py).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from babysit.config import Config
+from babysit.engines import Engine
+from babysit.records import Say
+from babysit.supervise.journal import Journal
+
+
+@dataclass
+class Seams:
+    """The side effects the loop uses, replaceable in tests."""
+
+    sleep: Callable[[float], None] = time.sleep
+    monotonic: Callable[[], float] = time.monotonic
+    wall: Callable[[], float] = time.time
+    uniform: Callable[[], float] = random.random
+    stdout: IO[bytes] | None = field(default_factory=lambda: _std_buffer(sys.stdout))
+    stderr: IO[bytes] | None = field(default_factory=lambda: _std_buffer(sys.stderr))
+
+
+def _std_buffer(stream: Any) -> IO[bytes] | None:
+    return getattr(stream, "buffer", None)
+
+
+@dataclass
+class RunContext:
+    cfg: Config
+    command: list[str]
+    name: str
+    home: Path
+    cwd: Path
+    say: Say
+    seams: Seams
+    engine: Engine
+    stop_signals: list[int] = field(default_factory=list)
+    _journal: Journal | None = None
+
+    @property
+    def run_dir(self) -> Path:
+        return self.home / "runs" / self.name
+
+    @property
+    def journal(self) -> Journal:
+        assert self._journal is not None, "the journal is set when the store is open"
+        return self._journal
+
+    def get_journal(self) -> Journal:
+        """For the rooms that take the journal as a callable (it exists only once the store is
+        open)."""
+        return self.journal

@@ -1,0 +1,104 @@
+"""Forensics: what babysit keeps of a hung attempt, and what it asks the run to keep.
+
+    f = Forensics(cfg, "gpt", say, journal, engine, wall=time.time)
+    env = f.child_env(env, attempt_dir)    # faulthandler + PyTorch's flight recorder in the child
+    report = f.stacks(handle, attempt)     # every process's stack, grouped, stored, told
+    f.flight_recorder_dumps(attempt_dir)   # the NCCL flight recorder's files, if any
+
+Nothing here may stand between a hang and its restart: a dump that fails is reported and
+skipped. The stored document is documents.py's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from babysit.act.stackdump import dump_stacks, forensics_env
+from babysit.config import Config
+from babysit.detect.stacks import group_stacks
+from babysit.documents import stacks_document, stacks_text
+from babysit.engines import Engine
+from babysit.engines.process import Handle
+from babysit.parse.stacks import parse_stacks
+from babysit.records import AddStacks, EventKind, Level, Say, StackReport
+from babysit.supervise.journal import Journal
+
+STACKS_DIR = "stacks"
+STACKS_FILE = "stacks.txt"
+
+
+class Forensics:
+    def __init__(
+        self,
+        cfg: Config,
+        run: str,
+        say: Say,
+        journal: Callable[[], Journal],
+        engine: Engine,
+        wall: Callable[[], float],
+    ) -> None:
+        self.cfg = cfg
+        self.run = run
+        self.say = say
+        self._journal = journal
+        self.engine = engine
+        self.wall = wall
+
+    @property
+    def journal(self) -> Journal:
+        return self._journal()
+
+    def child_env(self, env: dict[str, str], attempt_dir: Path) -> dict[str, str]:
+        f = self.cfg.forensics
+        if not (f.faulthandler or f.flight_recorder):
+            return env
+        try:
+            return forensics_env(env, attempt_dir / STACKS_DIR, f.flight_recorder, f.faulthandler)
+        except OSError as exc:
+            self.say(
+                Level.WARN, f"cannot prepare {attempt_dir / STACKS_DIR} ({exc}); no stack dumps"
+            )
+            return env
+
+    # -- stacks of a hung attempt --------------------------------------------------------------
+
+    def stacks(self, handle: Handle, attempt: int) -> StackReport | None:
+        """Every process's Python stack (py-spy, else faulthandler), grouped; stored with the
+        attempt, written to its directory, and told. None when it could not be done."""
+        if not self.cfg.forensics.stacks:
+            return None
+        try:
+            pids = [r.pid for r in self.engine.ranks(handle)]
+            procs = dump_stacks(
+                pids, handle.attempt_dir / STACKS_DIR, self.cfg.forensics.stacks_budget_s
+            )
+            report = group_stacks(parse_stacks(procs), self.wall())
+            doc = stacks_document(report)
+            text = stacks_text(doc)
+        except Exception as exc:  # forensics must never stand between a hang and its restart
+            self.say(Level.WARN, f"could not take the stacks of hung attempt {attempt}: {exc}")
+            return None
+        path = handle.attempt_dir / STACKS_FILE
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            self.say(Level.WARN, f"cannot write {path}: {exc}")
+        summary = report.summary
+        self.journal.write(AddStacks(self.run, attempt, report.ts, summary, doc))
+        self.journal.event(
+            EventKind.STACKS,
+            f"stacks of hung attempt {attempt}: {summary}",
+            attempt,
+            file=str(path),
+            suspect=doc.get("suspect"),
+        )
+        self.say(Level.WARN, f"stacks of hung attempt {attempt}: {summary} (all of them: {path})")
+        return report
+
+    def flight_recorder_dumps(self, attempt_dir: Path) -> list[Path]:
+        """PyTorch's NCCL flight recorder files the attempt left (one per rank that dumped)."""
+        try:
+            return sorted((attempt_dir / STACKS_DIR).glob("nccl_trace_rank_*"))
+        except OSError:
+            return []

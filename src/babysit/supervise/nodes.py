@@ -1,0 +1,265 @@
+"""Nodes: the hosts an attempt may use, failures blamed on a host, bans, and preflight.
+
+    nodes = Nodes(cfg, "gpt", cwd, say, journal, wall=time.time, targets=targets)
+    nodes.preflight(attempt=3)                         # doctor's checks; a failure bans this node
+    hostfile, hosts, banned = nodes.hosts(attempt_dir) # raises NodesExhausted
+    nodes.blame(3, host="gpu-17", why="NCCL error ...", category="nccl_error")
+
+Host names are compared short (`gpu-3.cluster.local` is `gpu-3`). Whether to ban is the pure
+rule in policy/nodes.py; this room reads the registry, writes through the Journal and tells the
+operator. Nothing here may stop the supervision: a failed read is reported and taken as
+"nothing known".
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from babysit.config import Config
+from babysit.errors import ConfigError, LaunchError, NodesExhausted, StoreError
+from babysit.policy.nodes import ban_for, usable_hosts
+from babysit.records import AddBan, AddNodeEvent, Ban, CheckStatus, EventKind, Level, Say
+from babysit.sources.health import HealthTargets, failure_summary, preflight
+from babysit.supervise.journal import Journal
+from babysit.supervise.prepare import HostLine, read_hostfile, resolve_path, write_hostfile
+
+HOSTFILE_NAME = "hostfile"
+NODE_CHECKS = frozenset({"gpu", "matmul"})  # failures that condemn the node itself
+
+
+_LAUNCHERS = {"torchrun", "accelerate", "deepspeed", "composer", "lightning"}
+
+
+def training_python(command: Sequence[str]) -> str:
+    """The interpreter the training runs in, for the matmul self-test (babysit's own may lack
+    torch): `python...` itself, or the `python` next to torchrun & co; else babysit's."""
+    if command:
+        prog = Path(command[0]).name
+        found = shutil.which(command[0])
+        if found and prog.startswith("python"):
+            return found
+        if found and prog in _LAUNCHERS:
+            sibling = Path(found).parent / "python"
+            if sibling.exists():
+                return str(sibling)
+    return sys.executable
+
+
+class Nodes:
+    def __init__(
+        self,
+        cfg: Config,
+        run: str,
+        cwd: Path,
+        say: Say,
+        journal: Callable[[], Journal],
+        wall: Callable[[], float],
+        targets: HealthTargets | None = None,
+    ) -> None:
+        self.cfg = cfg
+        self.run = run
+        self.say = say
+        self._journal = journal
+        self.wall = wall
+        self.targets = targets
+        self.host = os.uname().nodename
+        self.rule = cfg.nodes  # the section is the ban rule
+        self.hostfile: list[HostLine] | None = None
+        if cfg.nodes.hostfile:
+            self.hostfile = read_hostfile(resolve_path(cfg.nodes.hostfile, cwd))
+            if cfg.nodes.min_nodes > len(self.hostfile):
+                raise ConfigError(
+                    f"nodes.min_nodes is {cfg.nodes.min_nodes} but the hostfile "
+                    f"{cfg.nodes.hostfile} lists only {len(self.hostfile)} hosts"
+                )
+        elif cfg.nodes.min_nodes:
+            say(Level.WARN, "--min-nodes is ignored without --hostfile (nodes.hostfile)")
+
+    @property
+    def journal(self) -> Journal:
+        return self._journal()
+
+    # -- preflight -----------------------------------------------------------------------------
+
+    def preflight(self, attempt: int) -> None:
+        """The doctor's checks of this node before an attempt. A failure is recorded against
+        the node and bans it (the launch then refuses a banned node without a hostfile)."""
+        if not self.cfg.health.preflight or self.targets is None:
+            return
+        try:
+            ok, results = preflight(self.targets, self.cfg.health.preflight_budget_s)
+        except Exception as exc:  # a bug in a check must not stop the run
+            self.say(Level.WARN, f"preflight could not run ({type(exc).__name__}: {exc}); skipped")
+            return
+        failed = [r for r in results if r.status == CheckStatus.FAIL]
+        warned = [r for r in results if r.status == CheckStatus.WARN]
+        took = max((r.elapsed_s for r in results), default=0.0)
+        host = self.host
+        if ok:
+            msg = f"preflight of {host} passed ({len(results)} checks in {took:.1f}s)"
+            if warned:
+                msg += "; worth a look: " + "; ".join(f"{r.name}: {r.summary}" for r in warned)
+            self.say(Level.INFO, msg)
+        else:
+            msg = f"preflight of {host} FAILED: {failure_summary(results)}"
+            self.say(Level.ERROR, msg)
+        self.journal.event(
+            EventKind.PREFLIGHT,
+            msg,
+            attempt,
+            host=host,
+            passed=ok,
+            checks=[
+                {"name": r.name, "status": r.status.value, "target": r.target, "summary": r.summary}
+                for r in results
+            ],
+        )
+        sick = [r for r in failed if r.name in NODE_CHECKS]
+        now = self.wall()
+        if ok:
+            self.journal.write(AddNodeEvent(now, host, "health_pass", msg, self.run, attempt))
+        elif sick:
+            # The node itself is broken (a GPU, its memory, wrong results): ban it.
+            self.blame(attempt, host, failure_summary(sick), None, kind="health_fail")
+        else:
+            # A full disk, a slow mount, little free memory: the node's surroundings, which a
+            # ban would not fix (and would keep every run off the node for a day). Say so, and
+            # go on: the run's own failure, if it comes, is triaged and budgeted as usual.
+            self.journal.write(AddNodeEvent(now, host, "health_warn", msg, self.run, attempt))
+            self.say(
+                Level.WARN,
+                "not banning this node for that (its disk, filesystem or memory, not its "
+                "hardware); launching anyway: free the space or fix the mount",
+            )
+
+    # -- the node registry ---------------------------------------------------------------------
+
+    def _active(self) -> list[Ban]:
+        try:
+            return self.journal.store.active_bans(self.wall())
+        except StoreError as exc:
+            self.say(Level.WARN, f"cannot read the ban list ({exc}); launching as if none")
+            return []
+
+    def hosts(self, attempt_dir: Path) -> tuple[Path | None, list[str], set[str]]:
+        """The attempt's hostfile (the run's minus banned hosts), its hosts, the banned hosts.
+        Raises NodesExhausted when the bans leave fewer hosts than the run needs."""
+        active = self._active()
+        banned = {b.host for b in active}
+        short_banned = {short(h) for h in banned}
+        if self.hostfile is None:
+            ban = next((b for b in active if short(b.host) == short(self.host)), None)
+            if ban is not None:
+                raise NodesExhausted(
+                    f"this node ({self.host}) is banned ({ban.reason}) and the run has no "
+                    "hostfile to go elsewhere: requeue the job on other nodes, or lift the ban "
+                    f"with `babysit nodes unban {self.host}` once it is fixed"
+                )
+            return None, [self.host], banned
+        all_hosts = [line.host for line in self.hostfile]
+        out = [h for h in all_hosts if short(h) in short_banned]
+        usable, missing = usable_hosts(all_hosts, set(out), self.cfg.nodes.min_nodes)
+        if missing:
+            need = self.cfg.nodes.min_nodes or len(all_hosts)
+            raise NodesExhausted(
+                f"{len(usable)} of the hostfile's {len(all_hosts)} hosts are usable, the run "
+                f"needs {need}: banned {', '.join(out)}. Add spare hosts to the hostfile, "
+                "set nodes.min_nodes if the job can run on fewer, or `babysit nodes unban "
+                "HOST` once a node is fixed"
+            )
+        if out:
+            self.say(Level.INFO, f"leaving banned host(s) out of this attempt: {', '.join(out)}")
+        if short(self.host) in short_banned and short(self.host) not in map(short, all_hosts):
+            self.say(
+                Level.WARN,
+                f"this node ({self.host}) is banned but not in the hostfile: the launch goes on "
+                "from here (only the hostfile's hosts run the training)",
+            )
+        path = attempt_dir / HOSTFILE_NAME
+        try:
+            kept = write_hostfile(path, self.hostfile, set(out))
+        except OSError as exc:
+            raise LaunchError(
+                f"cannot write the attempt's hostfile {path} ({exc.strerror or exc}): is the "
+                "disk under the babysit home full?"
+            ) from exc
+        return path, kept, banned
+
+    def blame(
+        self,
+        attempt: int,
+        host: str,
+        why: str,
+        category: str | None,
+        gpu: str | None = None,
+        kind: str = "failure",
+    ) -> Ban | None:
+        """Record a failure (or a failed health check) against `host`; ban it when the policy
+        says so (a failed health check bans at once). Returns the new ban."""
+        now = self.wall()
+        self.journal.write(AddNodeEvent(now, host, kind, why, self.run, attempt, gpu, category))
+        if kind == "health_fail":
+            ban: Ban | None = Ban(
+                host,
+                f"failed its health check: {why}",
+                now,
+                now + self.rule.ban_s if self.rule.ban_s > 0 else None,
+                self.rule.probation_s,
+                "preflight",
+                self.run,
+            )
+            if any(b.host == host for b in self._active()):
+                ban = None
+        elif self.hostfile is None and short(host) == short(self.host):
+            # One node and nowhere else to go: a ban would only end the run; the restart
+            # budgets decide instead. The failure stays on the node's record.
+            return None
+        else:
+            try:
+                store = self.journal.store
+                failures = [e["ts"] for e in store.node_events(host) if e["kind"] == "failure"]
+                last = store.last_bans().get(host)
+            except StoreError as exc:
+                self.say(Level.WARN, f"cannot read the node registry ({exc}); not banning {host}")
+                return None
+            if now not in failures:
+                failures.append(now)  # the write above may still be queued
+            ban = ban_for(host, failures, last, now, self.rule, self.run)
+        if ban is None:
+            return None
+        new_ban = ban
+        self.journal.write(AddBan(new_ban))
+        until = (
+            f"until {_clock(new_ban.expires)}" if new_ban.expires is not None else "until unbanned"
+        )
+        msg = f"banned node {host} {until}: {new_ban.reason}"
+        self.say(Level.WARN, msg)
+        self.journal.event(
+            EventKind.BANNED,
+            msg,
+            attempt,
+            host=host,
+            reason=new_ban.reason,
+            expires=new_ban.expires,
+            by=new_ban.by,
+        )
+        return new_ban
+
+
+def short(host: str) -> str:
+    """`gpu-3.cluster.local` and `gpu-3` are one node; an IP address stays whole."""
+    try:
+        ipaddress.ip_address(host)
+        return host
+    except ValueError:
+        return host.split(".", 1)[0].lower()
+
+
+def _clock(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))

@@ -1,0 +1,383 @@
+"""The run loop: attempts one after another, each decision carried out, stop and re-attach.
+
+    sup = Supervisor(cfg, ["python", "train.py"], name="train", home=Path(".babysit"),
+                     cwd=Path.cwd(), say=ConsoleReporter())
+    code = sup.run()                  # -> ExitCode
+    sup.request_stop(signal.SIGINT)   # from a signal handler: pass it on, escalate after grace
+
+One attempt at a time: launch it (or re-attach to the attempt an earlier babysit left running)
+and watch it (attempt.py); when it ends, judge it (judge.py), blame a node (nodes.py), ask
+policy/compose.py for the one decision, record it, and carry it out (backoff, rollback, stop).
+Every store write goes through the Journal, which retries what the store refuses: a store
+problem never stops the supervision of the run. The policies' history is kept in memory
+(seeded from the store), so budgets hold even while the store refuses writes.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shlex
+import signal
+from dataclasses import asdict
+from pathlib import Path
+from typing import IO, Any
+
+from babysit.config import Config
+from babysit.detect.outcome import signal_name
+from babysit.engines import Engine, LocalEngine
+from babysit.errors import LaunchError, NodesExhausted, RunBusy
+from babysit.policy import compose
+from babysit.records import (
+    AttemptRecord,
+    Decision,
+    DecisionKind,
+    EventKind,
+    ExitCode,
+    ExitStatus,
+    Level,
+    Outcome,
+    ReleaseRun,
+    RunState,
+    Say,
+    SetBudgetFrom,
+    UpdateAttempt,
+)
+from babysit.sources.checkpoints import glob_directory
+from babysit.sources.health import HealthTargets
+from babysit.store import Store
+from babysit.supervise import judge
+from babysit.supervise.attempt import Attempts, Live
+from babysit.supervise.context import RunContext, Seams
+from babysit.supervise.forensics import Forensics
+from babysit.supervise.journal import Journal
+from babysit.supervise.nodes import Nodes, training_python
+from babysit.supervise.postmortem import Postmortem
+from babysit.supervise.prepare import check_checkpoint_glob, check_command, resolve_path
+from babysit.supervise.reattach import highest_attempt_dir, unfinished
+from babysit.supervise.rollback import Rollbacks
+from babysit.supervise.telemetry import Telemetry
+from babysit.triage import load_knowledge
+
+
+class Supervisor:
+    def __init__(
+        self,
+        cfg: Config,
+        command: list[str],
+        name: str,
+        home: Path,
+        cwd: Path,
+        say: Say,
+        seams: Seams | None = None,
+        engine: Engine | None = None,
+    ) -> None:
+        self.ctx = ctx = RunContext(
+            cfg, command, name, home, cwd, say, seams or Seams(), engine or LocalEngine()
+        )
+        self.cfg, self.name, self.say = cfg, name, say
+        self.rules = compose.Rules(cfg.restart, cfg.rollback, cfg.budget)
+        self.history: list[AttemptRecord] = []  # the attempts the budget counts, in memory
+        self.attempts_seen = 0
+        self.pending_rollback: Decision | None = None  # what the next launch must do
+        self.rollbacks = Rollbacks(cfg, cwd, say, ctx.get_journal, ctx.seams.wall)
+        self.nodes = Nodes(cfg, name, cwd, say, ctx.get_journal, ctx.seams.wall)
+        self.nodes.targets = HealthTargets(
+            self._checkpoint_dirs(), self._data_dirs(), home, training_python(command)
+        )
+        self.forensics = Forensics(cfg, name, say, ctx.get_journal, ctx.engine, ctx.seams.wall)
+        self.telemetry = Telemetry(
+            cfg, name, say, ctx.get_journal, self.nodes.targets, self.nodes.host, ctx.seams.wall
+        )
+        self.attempts = Attempts(ctx, self.rollbacks, self.nodes, self.forensics, self.telemetry)
+        rules = [cwd / cfg.triage.rules] if cfg.triage.rules else []
+        self.postmortem = Postmortem(load_knowledge(rules), say, cfg.triage.kernel_log)
+
+    def _checkpoint_dirs(self) -> tuple[Path, ...]:
+        pattern = self.rollbacks.checkpoint_pattern
+        return (glob_directory(pattern) if pattern else self.ctx.cwd,)
+
+    def _data_dirs(self) -> tuple[Path, ...]:
+        dirs = [d for d in self.cfg.health.data_dirs.split(os.pathsep) if d.strip()]
+        return tuple(resolve_path(d.strip(), self.ctx.cwd) for d in dirs)
+
+    # -- the operator -------------------------------------------------------------------------
+
+    def request_stop(self, sig: int = signal.SIGTERM) -> None:
+        """Async-signal-safe enough: only appends; the loop does the work."""
+        self.ctx.stop_signals.append(sig)
+
+    @property
+    def journal(self) -> Journal:
+        return self.ctx.journal
+
+    # -- entry ---------------------------------------------------------------------------------
+
+    def run(self) -> ExitCode:
+        ctx = self.ctx
+        store = Store.open(ctx.home)
+        for warning in store.warnings:
+            self.say(Level.WARN, warning)
+        ctx._journal = Journal(store, self.name, self.say, ctx.seams.wall)
+        self.attempts.open_echo()
+        lock = None
+        try:
+            ctx.run_dir.mkdir(parents=True, exist_ok=True)
+            lock = self._lock()
+            self.telemetry.start()
+            return self._supervise(store)
+        finally:
+            self.telemetry.stop()
+            self.attempts.close_echo()
+            if lock is not None:
+                self.journal.write(ReleaseRun(self.name))
+                self.journal.flush()
+                if self.journal.pending:
+                    self.say(
+                        Level.ERROR,
+                        f"{len(self.journal.pending)} logbook entries could not be written to "
+                        f"{ctx.home}: the store still refuses writes (is the disk full?)",
+                    )
+                lock.close()
+            store.close()
+
+    def _lock(self) -> IO[str]:
+        path = self.ctx.run_dir / "supervisor.lock"
+        fh = path.open("a+")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "another process"
+            fh.close()
+            raise RunBusy(
+                f"run {self.name!r} is already supervised by babysit ({holder}); use "
+                "`babysit status` to see it, or pick another --name"
+            ) from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()} on {os.uname().nodename}\n")
+        fh.flush()
+        return fh
+
+    def _supervise(self, store: Store) -> ExitCode:
+        ctx, cfg = self.ctx, self.cfg
+        existing = next((r for r in store.runs() if r["name"] == self.name), None)
+        rows = store.attempts(self.name) if existing else []
+        every = store.history(self.name) if existing else []
+        check_checkpoint_glob(cfg.checkpoint.glob, ctx.command, cfg.run.resume_args, ctx.cwd)
+        self.attempts.open_tensorboard()
+        store.start_run(self.name, ctx.command, str(ctx.cwd), asdict(cfg))
+        self.journal.run_state = RunState.STARTING
+        budget_from = int(existing["budget_from"]) if existing else 1
+        if existing is None or existing["state"] in (RunState.SUCCEEDED, RunState.FAILED):
+            budget_from = len(every) + 1  # started again after it ended: a fresh budget
+            self.journal.write(SetBudgetFrom(self.name, budget_from))
+        self.history = [a for a in every if a.number >= budget_from]
+        rollback = self.rollbacks.seed(rows, self.history, budget_from)
+        self.attempts_seen = max(len(every), highest_attempt_dir(ctx.run_dir))
+        self.journal.event(
+            EventKind.RUN_STARTED,
+            f"babysit {os.getpid()} supervises {shlex.join(ctx.command)}",
+            command=ctx.command,
+            cwd=str(ctx.cwd),
+        )
+        resumed = self._resume_unfinished(rows)
+        if resumed is None and rollback is not None:
+            self.say(Level.INFO, f"babysit was away before it could act: {rollback.reason}")
+            if rollback.kind != DecisionKind.ROLLBACK:
+                code = self._decided(rollback)
+                assert code is not None
+                return code
+            self.pending_rollback = rollback
+        if resumed is None:
+            check_command(ctx.command, ctx.cwd)  # only before a new launch: re-attach needs none
+        while True:
+            if resumed is not None:
+                live, resumed = resumed, None
+            else:
+                if ctx.stop_signals:
+                    return self._stopped(None)
+                try:
+                    live = self._launch()
+                except NodesExhausted as exc:
+                    msg = f"giving up: {exc} (exit code {int(ExitCode.BUDGET_EXHAUSTED)})"
+                    self.say(Level.ERROR, msg)
+                    self.journal.event(EventKind.GAVE_UP, str(exc), exit_code=4)
+                    self.journal.state(RunState.FAILED, str(exc), ExitCode.BUDGET_EXHAUSTED)
+                    return ExitCode.BUDGET_EXHAUSTED
+                except LaunchError as exc:
+                    self.say(Level.ERROR, str(exc))
+                    self.journal.state(RunState.FAILED, str(exc), ExitCode.NEEDS_HUMAN)
+                    return ExitCode.NEEDS_HUMAN
+            status = self.attempts.watch(live)
+            if status is None:  # the operator stopped it
+                return self._stopped(live)
+            decision = self._ended(live, status)
+            code = self._decided(decision)
+            if code is not None:
+                return code
+            if not self._backoff(decision.delay_s):
+                return self._stopped(None)
+
+    def _launch(self) -> Live:
+        self.attempts_seen += 1  # counted here: the store may be refusing writes right now
+        rollback, self.pending_rollback = self.pending_rollback, None
+        return self.attempts.launch(self.attempts_seen, self.history, rollback)
+
+    def _ended(self, live: Live, status: ExitStatus) -> Decision:
+        """Judge the attempt, record it, blame a node, and ask the policies what next."""
+        left = self.ctx.engine.sweep(live.handle)
+        if left:
+            self.say(
+                Level.WARN,
+                f"killed {len(left)} process(es) of attempt {live.number} left "
+                f"behind after it ended: {left}",
+            )
+        j = judge.judge(live, status, self.postmortem.diagnose)
+        judge.record(self.ctx, self.postmortem, j)
+        self.history = [a for a in self.history if a.number != j.number] + [j.record]
+        if j.suspect_host is not None and j.verdict is not None:
+            d = j.verdict.diagnosis
+            gpu = d.suspect.gpu if d is not None else None
+            self.nodes.blame(
+                j.number, j.suspect_host, j.verdict.summary, j.verdict.category.value, gpu
+            )
+        anomaly_step = j.record.anomaly_step
+        if anomaly_step is not None and not _pages(j.pending):
+            self.rollbacks.ended_for_anomaly(anomaly_step, status.ended, j.number)
+        newest = None if _pages(j.pending) else self.rollbacks.newest()
+        decision = compose.on_ended(
+            self.rollbacks.so_far(self.history),
+            self.rules,
+            self.ctx.seams.uniform(),
+            newest,
+            j.pending,
+        )
+        if decision.kind == DecisionKind.ROLLBACK:
+            self.rollbacks.rolled_back(decision, anomaly_step)
+        return decision
+
+    def _decided(self, decision: Decision) -> ExitCode | None:
+        """Record and announce the decision; the exit code when the run is over."""
+        if decision.kind == DecisionKind.SUCCEED:
+            self.say(Level.OK, decision.reason)
+            self.journal.event(EventKind.SUCCEEDED, decision.reason)
+            self.journal.state(RunState.SUCCEEDED, decision.reason, ExitCode.OK)
+            return ExitCode.OK
+        if decision.kind in (DecisionKind.RESTART, DecisionKind.ROLLBACK):
+            self.say(Level.WARN, decision.reason)
+            rollback = decision.kind == DecisionKind.ROLLBACK
+            self.journal.event(
+                EventKind.ROLLBACK if rollback else EventKind.RESTART_SCHEDULED,
+                decision.reason,
+                delay_s=decision.delay_s,
+                before_step=decision.before_step,
+                skip_steps=decision.skip_steps,
+                lr_scale=decision.lr_scale,
+                counts=decision.counts,
+            )
+            self.journal.state(RunState.BACKOFF, decision.reason)
+            self.pending_rollback = decision if rollback else None
+            return None
+        code = (
+            ExitCode.NEEDS_HUMAN
+            if decision.kind == DecisionKind.GIVE_UP_NEEDS_HUMAN
+            else ExitCode.BUDGET_EXHAUSTED
+        )
+        advice = (
+            "a human must fix this before the next try; do not requeue as is"
+            if code == ExitCode.NEEDS_HUMAN
+            else "the failures looked transient; a requeue (on other nodes?) may help"
+        )
+        self.say(Level.ERROR, f"giving up: {decision.reason} ({advice}; exit code {int(code)})")
+        self.journal.event(EventKind.GAVE_UP, decision.reason, exit_code=int(code), advice=advice)
+        self.journal.state(RunState.FAILED, decision.reason, code)
+        return code
+
+    def _resume_unfinished(self, rows: list[dict[str, Any]]) -> Live | None:
+        """Re-attach to an attempt left running by a babysit that died (or record how it ended
+        meanwhile)."""
+        ctx = self.ctx
+        found = unfinished(ctx.run_dir, rows, self.name, self.journal, self.say, ctx.engine)
+        if found is None:
+            return None
+        row, handle = found
+        live = self.attempts.resume(row, handle)
+        rearmed = self.rollbacks.rearm(row, ctx.seams.wall())
+        if rearmed is not None:
+            # The babysit before this one had decided to end it for an anomaly: carry that out.
+            live.rollback, live.anomaly = rearmed
+            live.killed = True
+        if ctx.engine.poll(handle) is None:
+            msg = (
+                f"re-attached to attempt {live.number} (launcher pid {handle.launcher_pid}), "
+                "still running; following its output"
+            )
+        else:
+            msg = f"attempt {live.number} ended while babysit was away; recording how"
+        self.say(Level.INFO, msg)
+        self.journal.event(EventKind.REATTACHED, msg, live.number)
+        self.journal.state(RunState.RUNNING)
+        return live
+
+    def _backoff(self, delay_s: float) -> bool:
+        """Sleep before the next attempt; False when the operator stopped babysit meanwhile."""
+        seams, signals = self.ctx.seams, self.ctx.stop_signals
+        deadline = seams.monotonic() + delay_s
+        while seams.monotonic() < deadline:
+            if signals:
+                return False
+            self.journal.flush()
+            seams.sleep(min(self.cfg.run.poll_s, max(deadline - seams.monotonic(), 0)))
+        return not signals
+
+    def _stopped(self, live: Live | None) -> ExitCode:
+        signals = self.ctx.stop_signals
+        sig = signals[0] if signals else signal.SIGTERM
+        name = signal_name(sig)
+        self.journal.state(RunState.STOPPING, f"operator sent {name}")
+        if live is None:
+            self.journal.event(EventKind.STOPPED, f"stopped by {name} between attempts")
+            self.say(Level.INFO, f"stopped by {name} between attempts")
+            self.journal.state(RunState.STOPPED, f"stopped by {name}", ExitCode.STOPPED)
+            return ExitCode.STOPPED
+        grace = self.cfg.stop.grace_s
+        # The signal first, then the words: a babysit killed right after saying it passed the
+        # signal on must have passed it on (a scheduler's SIGTERM then SIGKILL).
+        self.ctx.engine.signal(live.handle, sig)
+        self.say(
+            Level.INFO,
+            f"{name} received: passed it to attempt {live.number}'s processes; "
+            f"they are killed if still alive in {grace:g}s (send it again to kill now)",
+        )
+        self.journal.event(
+            EventKind.STOP_REQUESTED,
+            f"operator sent {name}; passed to the process group",
+            live.number,
+            signal=sig,
+            grace_s=grace,
+        )
+        status, forced = self.attempts.terminate(live, sig, "stopped", sent=True)
+        # The launcher keeps its own grace timer, and may have SIGKILLed the command itself.
+        forced = forced or status.signal == signal.SIGKILL
+        fields = {
+            "ended": status.ended,
+            "outcome": Outcome.STOPPED,
+            "exit_code": status.exit_code,
+            "signal": status.signal,
+            "summary": f"stopped by the operator ({name})",
+        }
+        number = live.number
+        self.journal.write(UpdateAttempt(self.name, number, fields))
+        msg = f"attempt {number} stopped by the operator ({name})" + (
+            " after SIGKILL" if forced else ""
+        )
+        self.journal.event(EventKind.STOPPED, msg, number, forced=forced)
+        self.journal.state(RunState.STOPPED, msg, ExitCode.STOPPED)
+        self.say(Level.INFO, msg)
+        return ExitCode.STOPPED
+
+
+def _pages(pending: Decision | None) -> bool:
+    return pending is not None and pending.kind == DecisionKind.GIVE_UP_NEEDS_HUMAN

@@ -1,18 +1,44 @@
-"""Helpers shared by the benchmarks: run babysit as a real process, summarise samples."""
+"""Helpers shared by the benchmarks: run babysit as a real process, summarise samples, and the
+`--quick` smoke-test mode every benchmark has."""
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
 TINYGPT = REPO / "examples" / "tinygpt" / "train.py"
 
+QUICK_HELP = (
+    "smoke test: the smallest inputs, a run or two, seconds; still checks the verdicts and exit "
+    "codes, never the figures against their targets (they depend on the machine)"
+)
+
 
 def babysit(*args: str) -> list[str]:
     return [sys.executable, "-m", "babysit", *args]
+
+
+def parse_args(ap: argparse.ArgumentParser, quick: dict[str, Any]) -> argparse.Namespace:
+    """Add --quick to `ap` and parse. With --quick, each option named in `quick` that was left
+    at its default takes the quick value instead (an explicit flag still wins)."""
+    ap.add_argument("--quick", action="store_true", help=QUICK_HELP)
+    args = ap.parse_args()
+    if args.quick:
+        for dest, value in quick.items():
+            if getattr(args, dest) == ap.get_default(dest):
+                setattr(args, dest, value)
+    return args
+
+
+def check(ok: bool, message: str) -> None:
+    """A verdict of the benchmark: when it does not hold, say so on stderr and exit 1."""
+    if not ok:
+        sys.exit(f"FAILED: {message}")
 
 
 def summary(samples: list[float], unit: str, scale: float = 1.0) -> str:

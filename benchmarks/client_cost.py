@@ -1,11 +1,12 @@
 """Cost of babysit.client.log() in the training loop: median per call.
 
-    python benchmarks/client_cost.py [--calls 200000]
+    python benchmarks/client_cost.py [--calls 200000] [--quick]
 
 Measured with the writer thread running (BABYSIT_METRICS_FILE set, as under babysit), each call
 timed on its own with perf_counter_ns over batches of 100, the median taken; and when not under
 babysit (the no-op). Baseline in the same run: an empty Python function call with the same
-arguments. Target (issue 3): median <= 2 us per call.
+arguments. Target (issue 3): median <= 2 us per call. Checked every time (also with --quick:
+2,000 calls): every call under babysit was written or counted as dropped, and none outside.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import statistics
 import tempfile
 import time
 from typing import Any
+
+from _common import check, parse_args
 
 
 def per_call_ns(fn: Any, calls: int) -> float:
@@ -33,7 +36,8 @@ def per_call_ns(fn: Any, calls: int) -> float:
 def main() -> dict[str, float]:
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=200_000)
-    args = ap.parse_args()
+    args = parse_args(ap, quick={"calls": 2000})
+    calls = args.calls // 100 * 100  # whole batches of 100
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["BABYSIT_METRICS_FILE"] = os.path.join(tmp, "metrics.jsonl")
         from babysit import client
@@ -46,10 +50,20 @@ def main() -> dict[str, float]:
         client.flush()
         with open(os.environ["BABYSIT_METRICS_FILE"]) as fh:
             written = sum(1 for _ in fh)
+        check(
+            written + client.dropped() == calls,
+            f"{written} rows written + {client.dropped()} dropped for {calls} calls",
+        )
         client._client.path = None  # as outside babysit
         noop = per_call_ns(client.log, args.calls)
-    print(f"client.log under babysit: median {under / 1000:.2f} us/call "
-          f"({written} rows written, {client.dropped()} dropped)")
+        client.flush()
+        with open(os.environ["BABYSIT_METRICS_FILE"]) as fh:
+            after = sum(1 for _ in fh)
+        check(after == written, f"client.log outside babysit wrote {after - written} rows")
+    print(
+        f"client.log under babysit: median {under / 1000:.2f} us/call "
+        f"({written} rows written, {client.dropped()} dropped)"
+    )
     print(f"client.log outside babysit (no-op): {noop / 1000:.2f} us/call")
     print(f"baseline, an empty function with the same arguments: {base / 1000:.2f} us/call")
     return {"under_us": under / 1000, "noop_us": noop / 1000, "empty_call_us": base / 1000}

@@ -1,11 +1,12 @@
 """babysit's own CPU while the child prints 200 lines/s.
 
-    python benchmarks/cpu_usage.py [--rate 200] [--seconds 20]
+    python benchmarks/cpu_usage.py [--rate 200] [--seconds 20] [--quick]
 
 Runs `babysit run` (echo on, to /dev/null) over a child printing RATE nanoGPT-style lines per
 second, and reads the CPU time of the babysit process itself (user + system, children excluded)
 and of the launcher from /proc at the end, over the wall time. Baseline in the same run: the
-child's own CPU. Target (issue 2): babysit < 2% of one core.
+child's own CPU. Target (issue 2): babysit < 2% of one core. Checked every time (also with
+--quick: 50 lines/s for 2 s): babysit exits 0 and the attempt's log holds the child's lines.
 """
 
 from __future__ import annotations
@@ -13,23 +14,22 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import psutil
-from _common import FIXTURES, babysit
+from _common import FIXTURES, babysit, check, parse_args
 
 
 def main() -> dict[str, float]:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rate", type=float, default=200)
     ap.add_argument("--seconds", type=float, default=20)
-    args = ap.parse_args()
+    args = parse_args(ap, quick={"rate": 50.0, "seconds": 2.0})
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        import sys
-
         cmd = babysit(
             "run",
             "--home",
@@ -43,7 +43,9 @@ def main() -> dict[str, float]:
             str(args.seconds),
         )
         t0 = time.monotonic()
-        proc = subprocess.Popen(cmd, cwd=work, stdout=subprocess.DEVNULL)
+        errlog = work / "babysit.err"
+        with errlog.open("w") as err:  # the child has its own copy of the descriptor
+            proc = subprocess.Popen(cmd, cwd=work, stdout=subprocess.DEVNULL, stderr=err)
         me = psutil.Process(proc.pid)
         launcher = child = None
         samples: dict[str, float] = {}
@@ -69,9 +71,15 @@ def main() -> dict[str, float]:
             time.sleep(0.5)
         end = time.monotonic()
         wall = end - t0
-        lines = (
-            (work / "h" / "runs" / "cpu" / "attempt-0001" / "stdout.log").read_text().count("\n")
+        check(
+            proc.returncode == 0,
+            f"babysit run exited {proc.returncode}; its stderr ends:\n"
+            + errlog.read_text(errors="replace")[-3000:],
         )
+        log = work / "h" / "runs" / "cpu" / "attempt-0001" / "stdout.log"
+        lines = log.read_text().count("\n") if log.exists() else 0
+        check(lines > 0, f"no lines in {log} from the child (it prints {args.rate:g}/s)")
+        check("babysit" in samples, "babysit's CPU time was never read")
     del launcher, child
     pct = {k: 100 * v / wall for k, v in samples.items()}
     if steady is not None:

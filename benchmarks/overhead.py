@@ -1,11 +1,12 @@
 """Overhead on training: the tiny GPT's steps/s under babysit vs bare, alternating runs.
 
-    python benchmarks/overhead.py [--pairs 4] [--steps 200]
+    python benchmarks/overhead.py [--pairs 4] [--steps 200] [--quick]
 
 Each pair runs the same command twice, bare and under `babysit run`, in alternating order, both
 with stdout going to a file (as under Slurm). Throughput comes from the trainer's own per-step
 times (`iter N: ..., time X ms`; the median, first 10 steps dropped), so interpreter and torch
-start-up do not count. Target (issue 2): under babysit < 1% slower.
+start-up do not count. Target (issue 2): under babysit < 1% slower. Checked every time (also
+with --quick: one pair of 20 steps): both runs exit 0 and print a time for every step.
 """
 
 from __future__ import annotations
@@ -19,13 +20,19 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import TINYGPT, babysit
+from _common import TINYGPT, babysit, check, parse_args
 
 STEP_MS = re.compile(r"^iter (\d+): loss \S+, time ([\d.]+)ms", re.M)
 
 
-def step_ms(text: str) -> float:
-    times = [float(ms) for step, ms in STEP_MS.findall(text) if int(step) >= 10]
+def step_ms(text: str, steps: int, what: str) -> float:
+    found = STEP_MS.findall(text)
+    check(
+        len(found) == steps,
+        f"{what}: {len(found)} `iter N: loss X, time Y ms` lines, want {steps}; output ends:\n"
+        + text[-2000:],
+    )
+    times = [float(ms) for step, ms in found if int(step) >= 10]
     return statistics.median(times)
 
 
@@ -46,25 +53,35 @@ def one(work: Path, steps: int, under: bool, tag: str) -> float:
     log = work / f"{tag}.log"
     if under:
         home = work / f"h-{tag}"
-        subprocess.run(
+        proc = subprocess.run(
             babysit("run", "--home", str(home), "--quiet", "--name", "o", "--", *cmd),
-            check=True,
             cwd=work,
             stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        check(
+            proc.returncode == 0,
+            f"babysit run exited {proc.returncode}; its stderr ends:\n{proc.stderr[-3000:]}",
         )
         text = (home / "runs" / "o" / "attempt-0001" / "stdout.log").read_text()
     else:
         with log.open("w") as fh:
-            subprocess.run(cmd, check=True, stdout=fh, cwd=work)
+            proc = subprocess.run(cmd, stdout=fh, stderr=subprocess.PIPE, text=True, cwd=work)
+        check(
+            proc.returncode == 0,
+            f"the bare tiny GPT exited {proc.returncode}; stderr ends:\n{proc.stderr[-3000:]}",
+        )
         text = log.read_text()
-    return step_ms(text)
+    return step_ms(text, steps, "under babysit" if under else "bare")
 
 
 def main() -> dict[str, float]:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pairs", type=int, default=4)
     ap.add_argument("--steps", type=int, default=200)
-    args = ap.parse_args()
+    args = parse_args(ap, quick={"pairs": 1, "steps": 20})
+    check(args.steps > 10, "--steps must be over 10 (the first 10 steps are not timed)")
     bare, under = [], []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

@@ -1,6 +1,6 @@
 """Parsing + detection throughput on a realistic mixed multi-rank log, and bounded memory.
 
-    python benchmarks/parse_throughput.py [--lines 1000000] [--ranks 64]
+    python benchmarks/parse_throughput.py [--lines 1000000] [--ranks 64] [--quick]
 
 The log is what a torchrun job of RANKS ranks prints, all ranks in one stream with `[rankN]:`
 prefixes: per step, a torchtitan line from every rank (torchtitan prints on all of them), a
@@ -11,7 +11,9 @@ lines by the Follower (as in `babysit run`), then parsed and fed to every detect
 Pipeline. Baseline in the same run: the Follower alone (splitting and decoding the lines), the
 floor under any parsing. Memory: the Pipeline's Python allocations (tracemalloc) after
 LINES and after 5x LINES must be about the same: nothing grows with the run.
-Target (issue 3): >= 300k lines/s.
+Target (issue 3): >= 300k lines/s. Checked every time (also with --quick: 20,000 lines of 8
+ranks): every line was read, the step counter reached the log's last step, and the memory after
+five fifths of LINES is at most twice that after the first fifth (plus 1 MiB).
 """
 
 from __future__ import annotations
@@ -24,11 +26,14 @@ import time
 import tracemalloc
 from pathlib import Path
 
+from _common import check, parse_args
+
 from babysit.sources.follow import Follower
 from babysit.supervise.pipeline import Pipeline
 
 
-def make_log(path: Path, lines: int, ranks: int, seed: int = 0) -> None:
+def make_log(path: Path, lines: int, ranks: int, seed: int = 0) -> int:
+    """Write the log; return the last step it reaches."""
     rng = random.Random(seed)
     out: list[str] = []
     step = 0
@@ -43,8 +48,10 @@ def make_log(path: Path, lines: int, ranks: int, seed: int = 0) -> None:
         "W1130 01:02:03.408000 139 torch/distributed/elastic/multiprocessing/api.py:897] ",
         "INFO:root:Preparing dataset shard 17 of 1024",
     ]
+    starts: list[int] = []  # starts[k]: the index of step k + 1's first line
     while len(out) < lines:
         step += 1
+        starts.append(len(out))
         loss = max(1.5, loss * 0.999 + rng.gauss(0, 0.02))
         tps = 7282 + rng.randint(-200, 200)
         for r in range(ranks):
@@ -83,6 +90,7 @@ def make_log(path: Path, lines: int, ranks: int, seed: int = 0) -> None:
                 "reducing to 32768"
             )
     path.write_text("\n".join(out[:lines]) + "\n", encoding="utf-8")
+    return sum(1 for i in starts if i < lines)
 
 
 def run(path: Path, with_pipeline: bool) -> tuple[float, int, Pipeline]:
@@ -105,13 +113,20 @@ def main() -> dict[str, float]:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lines", type=int, default=1_000_000)
     ap.add_argument("--ranks", type=int, default=64)
-    args = ap.parse_args()
+    args = parse_args(ap, quick={"lines": 20_000, "ranks": 8})
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "mixed.log"
-        make_log(log, args.lines, args.ranks)
+        last_step = make_log(log, args.lines, args.ranks)
         size_mb = log.stat().st_size / 2**20
         base_s, n, _ = run(log, with_pipeline=False)
+        check(n == args.lines, f"the Follower read {n} lines of {args.lines}")
         full_s, n, pipeline = run(log, with_pipeline=True)
+        check(n == args.lines, f"the Follower read {n} lines of {args.lines} (with the Pipeline)")
+        check(
+            pipeline.last_step == last_step and pipeline.metric_records > 0,
+            f"the Pipeline saw step {pipeline.last_step} and {pipeline.metric_records} metric "
+            f"records; the log reaches step {last_step}",
+        )
         rate = n / full_s
         # Parsing + detection alone, on lines already read (the issue's figure).
         follower = Follower(log, "stdout")
@@ -155,6 +170,10 @@ def main() -> dict[str, float]:
             samples.append(tracemalloc.get_traced_memory()[0] / 2**20)
         tracemalloc.stop()
         print("pipeline memory after each fifth (MiB): " + ", ".join(f"{s:.1f}" for s in samples))
+        check(
+            samples[-1] <= 2 * samples[0] + 1,
+            f"the Pipeline's memory grows with the run: {samples} MiB after each fifth",
+        )
     return {
         "parse_detect_lines_per_s": n / parse_s,
         "end_to_end_lines_per_s": rate,

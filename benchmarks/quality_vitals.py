@@ -3,6 +3,7 @@
     python benchmarks/quality_vitals.py              # uses benchmarks/data/tinygpt_curves.jsonl
     python benchmarks/quality_vitals.py --regenerate # trains the tiny GPT again (~3 min, 2 cores)
     python benchmarks/quality_vitals.py -v           # also lists every miss and false alarm
+    python benchmarks/quality_vitals.py --quick      # smoke test: 40 synthetic curves, same targets
 
 Targets (issue 3): precision and recall >= 0.95 for loss spikes, grad-norm spikes and
 non-finite values; zero false hang alarms on runs that pause 10x the step time for checkpoints
@@ -55,6 +56,8 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from _common import parse_args
 
 from babysit.detect.vitals import VitalSigns, VitalsRules
 from babysit.records import Activity, IncidentKind, Metric, Progress
@@ -529,7 +532,7 @@ def main() -> int:
     ap.add_argument("--steps", type=int, default=600)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("-v", "--verbose", action="store_true", help="list misses and false alarms")
-    args = ap.parse_args()
+    args = parse_args(ap, quick={"curves": 40})
     rules = VitalsRules()  # the shipped defaults
 
     rng = random.Random(args.seed)

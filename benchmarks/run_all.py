@@ -1,12 +1,18 @@
 """Run every benchmark and print the figures against their targets (issues 2 to 5).
 
-python benchmarks/run_all.py        # or: make bench
+python benchmarks/run_all.py           # or: make bench
+python benchmarks/run_all.py --quick   # every benchmark as a smoke test (seconds each): the
+                                       # smallest inputs, verdicts and exit codes checked, no
+                                       # figure held against its target
+python benchmarks/run_all.py --quick overhead.py stack_dump.py   # only these
 """
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -24,11 +30,42 @@ BENCHES = [
     ("decision_latency.py", "from an incident (a NaN) to the action (SIGTERM) <= 100 ms"),
 ]
 
-failed = []
-for script, target in BENCHES:
-    print(f"== {script}: target: {target}", flush=True)
-    proc = subprocess.run([sys.executable, str(HERE / script)], stderr=subprocess.PIPE, text=True)
-    if proc.returncode != 0:  # say why, and run the others all the same
-        failed.append(script)
-        print(f"!! {script} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}", flush=True)
-sys.exit(f"failed: {', '.join(failed)}" if failed else 0)
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description="Run every benchmark (or those named).")
+    ap.add_argument("--quick", action="store_true", help="pass --quick to every benchmark")
+    ap.add_argument("only", nargs="*", help="benchmark scripts to run (default: all)")
+    args = ap.parse_args()
+    known = [script for script, _ in BENCHES]
+    unknown = [s for s in args.only if s not in known]
+    if unknown:
+        ap.error(f"unknown benchmark(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    failed = []
+    for script, target in BENCHES:
+        if args.only and script not in args.only:
+            continue
+        print(
+            f"== {script}: target: {target}" + (" (quick: not checked)" if args.quick else ""),
+            flush=True,
+        )
+        cmd = [sys.executable, str(HERE / script), *(["--quick"] if args.quick else [])]
+        t0 = time.monotonic()
+        proc = subprocess.run(cmd, stderr=subprocess.PIPE, text=True)
+        took = time.monotonic() - t0
+        if proc.returncode != 0:  # say why, and run the others all the same
+            failed.append(script)
+            print(
+                f"!! {script} failed (exit {proc.returncode}, {took:.1f} s):\n"
+                f"{proc.stderr[-3000:]}",
+                flush=True,
+            )
+        else:
+            print(f"   ({script}: {took:.1f} s)", flush=True)
+    if failed:
+        print(f"failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

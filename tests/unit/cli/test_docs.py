@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from babysit.cli import cli
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+README = (Path(__file__).resolve().parents[3] / "README.md").read_text()
 COMMANDS = cli.list_commands(click.Context(cli))
 
 

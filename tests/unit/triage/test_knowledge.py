@@ -28,7 +28,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "real"
+CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "real"
 SHIPPED_RULES = "babysit/triage/kb/rules.toml"
 
 

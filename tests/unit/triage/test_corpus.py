@@ -6,15 +6,19 @@ The full report, with the confusion matrix, is `python benchmarks/quality_triage
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _bench() -> ModuleType:
+    bench_dir = str(ROOT / "benchmarks")
+    if bench_dir not in sys.path:  # the benchmark imports its _common helper
+        sys.path.insert(0, bench_dir)
     spec = importlib.util.spec_from_file_location("quality_triage", ROOT / "benchmarks" /
                                                   "quality_triage.py")
     assert spec is not None and spec.loader is not None

@@ -24,6 +24,7 @@ from babysit.config import Config
 from babysit.records import CheckResult, CheckStatus
 from babysit.sources.checkpoints import glob_directory
 from babysit.sources.health import HealthTargets, run_checks
+from babysit.supervise.prepare import resolve_path
 
 __all__ = ["Examination", "examine", "targets_from_config"]
 
@@ -43,15 +44,25 @@ class Examination:
 
 
 def targets_from_config(
-    cfg: Config, data_dirs: tuple[Path, ...] = (), python: str = sys.executable
+    cfg: Config,
+    data_dirs: tuple[Path, ...] = (),
+    python: str = sys.executable,
+    cwd: Path | None = None,
+    home: Path | None = None,
 ) -> HealthTargets:
-    """The directories babysit.toml names (its [health] data_dirs unless `data_dirs` are given):
-    the same ones `babysit run --preflight` checks."""
-    ckpt = glob_directory(cfg.checkpoint.glob) if cfg.checkpoint.glob else Path(".")
+    """The directories babysit.toml names (its [health] data_dirs unless `data_dirs` are given),
+    resolved against the run's working directory like every path of the config: the ones both
+    `babysit doctor` and `babysit run --preflight` (and the run's telemetry) check."""
+
+    def place(path: str) -> Path:  # without a cwd: as written, relative to the current directory
+        return resolve_path(path, cwd) if cwd is not None else Path(path).expanduser()
+
+    glob = cfg.checkpoint.glob
+    ckpt = glob_directory(str(place(glob))) if glob else (cwd or Path("."))
     if not data_dirs:
         parts = cfg.health.data_dirs.split(os.pathsep)
-        data_dirs = tuple(Path(d.strip()).expanduser() for d in parts if d.strip())
-    return HealthTargets((ckpt,), data_dirs, Path(cfg.run.home), python)
+        data_dirs = tuple(place(d.strip()) for d in parts if d.strip())
+    return HealthTargets((ckpt,), data_dirs, home or place(cfg.run.home), python)
 
 
 def examine(

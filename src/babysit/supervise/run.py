@@ -43,17 +43,16 @@ from babysit.records import (
     SetBudgetFrom,
     UpdateAttempt,
 )
-from babysit.sources.checkpoints import glob_directory
-from babysit.sources.health import HealthTargets
 from babysit.store import Store
 from babysit.supervise import judge
 from babysit.supervise.attempt import Attempts, Live
 from babysit.supervise.context import RunContext, Seams
+from babysit.supervise.doctor import targets_from_config
 from babysit.supervise.forensics import Forensics
 from babysit.supervise.journal import Journal
 from babysit.supervise.nodes import Nodes, training_python
 from babysit.supervise.postmortem import Postmortem
-from babysit.supervise.prepare import check_checkpoint_glob, check_command, resolve_path
+from babysit.supervise.prepare import check_checkpoint_glob, check_command
 from babysit.supervise.reattach import highest_attempt_dir, unfinished
 from babysit.supervise.rollback import Rollbacks
 from babysit.supervise.telemetry import Telemetry
@@ -82,8 +81,8 @@ class Supervisor:
         self.pending_rollback: Decision | None = None  # what the next launch must do
         self.rollbacks = Rollbacks(cfg, cwd, say, ctx.get_journal, ctx.seams.wall)
         self.nodes = Nodes(cfg, name, cwd, say, ctx.get_journal, ctx.seams.wall)
-        self.nodes.targets = HealthTargets(
-            self._checkpoint_dirs(), self._data_dirs(), home, training_python(command)
+        self.nodes.targets = targets_from_config(
+            cfg, python=training_python(command), cwd=cwd, home=home
         )
         self.forensics = Forensics(cfg, name, say, ctx.get_journal, ctx.engine, ctx.seams.wall)
         self.telemetry = Telemetry(
@@ -92,14 +91,6 @@ class Supervisor:
         self.attempts = Attempts(ctx, self.rollbacks, self.nodes, self.forensics, self.telemetry)
         rules = [cwd / cfg.triage.rules] if cfg.triage.rules else []
         self.postmortem = Postmortem(load_knowledge(rules), say, cfg.triage.kernel_log)
-
-    def _checkpoint_dirs(self) -> tuple[Path, ...]:
-        pattern = self.rollbacks.checkpoint_pattern
-        return (glob_directory(pattern) if pattern else self.ctx.cwd,)
-
-    def _data_dirs(self) -> tuple[Path, ...]:
-        dirs = [d for d in self.cfg.health.data_dirs.split(os.pathsep) if d.strip()]
-        return tuple(resolve_path(d.strip(), self.ctx.cwd) for d in dirs)
 
     # -- the operator -------------------------------------------------------------------------
 

@@ -73,6 +73,7 @@ class Engine(Protocol):
     """What supervise needs from an engine (see the module docstring)."""
 
     name: str
+    host: str  # the node babysit runs on and launches from
 
     def apply_bans(self, spec: LaunchSpec, banned: Sequence[str]) -> LaunchSpec: ...
 

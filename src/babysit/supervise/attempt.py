@@ -178,7 +178,7 @@ class Attempts:
         started = ctx.seams.wall()
         fields = {
             "started": started,
-            "host": os.uname().nodename,
+            "host": ctx.engine.host,
             "argv": argv,
             "resume_from": ckpt.path if ckpt else None,
             "resume_step": resume_step,

@@ -124,7 +124,9 @@ def judge(live: Live, status: ExitStatus, diagnose: Diagnose) -> Judgement:
                 tuple(live.pipeline.errors),
                 live.first_step,
                 live.last_step,
-                live.hang.message if live.hang else None,
+                # the hang is the verdict only when babysit killed the attempt for it: one that
+                # stalled, then crashed or finished on its own, is judged by how it ended
+                live.hang.message if live.hang is not None and live.killed else None,
                 diagnosis,
             )
         )

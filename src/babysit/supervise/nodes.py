@@ -61,6 +61,7 @@ class Nodes:
         journal: Callable[[], Journal],
         wall: Callable[[], float],
         targets: HealthTargets | None = None,
+        host: str | None = None,
     ) -> None:
         self.cfg = cfg
         self.run = run
@@ -68,7 +69,7 @@ class Nodes:
         self._journal = journal
         self.wall = wall
         self.targets = targets
-        self.host = os.uname().nodename
+        self.host = host or os.uname().nodename  # this node: where babysit launches
         self.rule = cfg.nodes  # the section is the ban rule
         self.hostfile: list[HostLine] | None = None
         if cfg.nodes.hostfile:

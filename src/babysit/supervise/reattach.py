@@ -52,12 +52,12 @@ def unfinished(
                 break
             adopted = engine.adopt(run_dir / f"attempt-{n:04d}")
             if adopted is not None and engine.poll(adopted) is None:
-                row = _adopt_row(n, adopted, name, journal, say)
+                row = _adopt_row(n, adopted, name, journal, say, engine.host)
                 break
     if row is None:
         return None
     attempt_dir = Path(row["log_dir"])
-    here = os.uname().nodename
+    here = engine.host
     if row.get("host") and row["host"] != here and not (attempt_dir / "exit.json").exists():
         raise RunBusy(
             f"attempt {row['number']} of run {name!r} was started on host "
@@ -73,12 +73,12 @@ def unfinished(
 
 
 def _adopt_row(
-    number: int, handle: Handle, name: str, journal: Journal, say: Say
+    number: int, handle: Handle, name: str, journal: Journal, say: Say, host: str
 ) -> dict[str, Any]:
     attempt_dir = handle.attempt_dir
     fields = {
         "started": os.path.getmtime(attempt_dir),
-        "host": os.uname().nodename,
+        "host": host,
         "launcher_pid": handle.launcher_pid,
         "launcher_started": handle.launcher_started,
         "log_dir": str(attempt_dir),

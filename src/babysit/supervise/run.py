@@ -80,7 +80,9 @@ class Supervisor:
         self.attempts_seen = 0
         self.pending_rollback: Decision | None = None  # what the next launch must do
         self.rollbacks = Rollbacks(cfg, cwd, say, ctx.get_journal, ctx.seams.wall)
-        self.nodes = Nodes(cfg, name, cwd, say, ctx.get_journal, ctx.seams.wall)
+        self.nodes = Nodes(
+            cfg, name, cwd, say, ctx.get_journal, ctx.seams.wall, host=ctx.engine.host
+        )
         self.nodes.targets = targets_from_config(
             cfg, python=training_python(command), cwd=cwd, home=home
         )

@@ -28,6 +28,7 @@ The first rule that matches a line wins, in order: the user's files, then the sh
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from collections.abc import Iterable, Mapping
@@ -319,6 +320,13 @@ def _shipped() -> list[tuple[str, str]]:
     ]
 
 
+@functools.cache
+def _shipped_parsed() -> tuple[tuple[list[Rule], dict[int, Xid]], ...]:
+    """The shipped rules, parsed once per process (their records are frozen: sharing is safe;
+    each load copies the lists it extends)."""
+    return tuple(parse_rules(text, origin) for origin, text in _shipped())
+
+
 def load_knowledge(extra: Iterable[Path] = ()) -> Knowledge:
     """The shipped knowledge plus the user's rules files (tried first; their Xid entries
     override the shipped ones). RulesError for a missing or malformed file."""
@@ -333,8 +341,7 @@ def load_knowledge(extra: Iterable[Path] = ()) -> Knowledge:
         rules += r
         for code, entry in x.items():
             xids.setdefault(code, entry)
-    for origin, text in _shipped():
-        r, x = parse_rules(text, origin)
+    for r, x in _shipped_parsed():
         rules += r
         for code, entry in x.items():
             xids.setdefault(code, entry)

@@ -9,6 +9,7 @@ carries it out. Decisions, in the order a careful human would take them:
 - an incident during an attempt (a NaN, a loss spike that does not settle) -> keep watching,
   or roll back past it with a skip window (the attempt is stopped first), or page a human when
   rolling back has not helped at the same place (policy/rollback.py);
+- a hang still flagged -> wait, or kill the attempt and restart it (policy/hang.py);
 - an attempt that ended -> succeed, restart after a backoff, or give up (a human must act, or a
   budget is spent) (policy/restart.py); a pending rollback replaces a plain restart, and a
   pending page is final.
@@ -21,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from babysit.policy.hang import HangAction
+from babysit.policy.hang import on_hang as hang_on_hang
 from babysit.policy.restart import BudgetRule, RestartPolicy, decide
 from babysit.policy.rollback import RollbackRule, Window
 from babysit.policy.rollback import on_incident as rollback_on_incident
@@ -34,6 +37,7 @@ class Rules:
     restart: RestartPolicy = field(default_factory=RestartPolicy)
     rollback: RollbackRule = field(default_factory=RollbackRule)
     budget: BudgetRule = field(default_factory=BudgetRule)
+    hang: HangAction = field(default_factory=HangAction)
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,11 @@ def on_incident(inc: Incident, run: RunSoFar, rules: Rules) -> Decision:
     """KEEP_WATCHING (logged), ROLLBACK (stop the attempt, then roll back) or
     GIVE_UP_NEEDS_HUMAN (stop the attempt, then page)."""
     return rollback_on_incident(inc, rules.rollback, run.anomalies, run.windows, run.checkpoints)
+
+
+def on_hang(hang: Incident, now: float, rules: Rules) -> Decision:
+    """A hang still flagged: KEEP_WATCHING (wait) or RESTART (kill it now, then restart)."""
+    return hang_on_hang(hang, now, rules.hang)
 
 
 def stops_attempt(decision: Decision) -> bool:

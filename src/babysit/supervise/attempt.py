@@ -31,6 +31,7 @@ from babysit.detect.vitals import VitalsRules
 from babysit.engines import LaunchSpec
 from babysit.engines.process import STDERR_NAME, STDOUT_NAME, Handle
 from babysit.policy import compose
+from babysit.policy.hang import HangAction
 from babysit.policy.rollback import format_windows
 from babysit.records import (
     Activity,
@@ -121,6 +122,7 @@ class Attempts:
         self.forensics = forensics
         self.telemetry = telemetry
         self.pipeline = Pipeline(vitals_rules(ctx.cfg))
+        self.rules = compose.Rules(hang=HangAction(ctx.cfg.hang.action, ctx.cfg.hang.kill_after_s))
         self.echo: dict[str, Echo] = {}
         self.tensorboard: TensorBoardSource | None = None
         self._tensorboard_at = 0.0
@@ -401,9 +403,8 @@ class Attempts:
             engine.wait(live.handle, self.cfg.run.poll_s, ctx.seams.sleep)  # wakes on exit
 
     def _hang_confirmed(self, live: Live) -> bool:
-        """Whether to act on the hang incident now: still no progress, the action is restart,
-        and the stall has lasted hang.kill_after_s (a first eval nobody announced must not cost
-        a restart; NCCL's own watchdog waits 10 minutes)."""
+        """Whether to act on the hang incident now: still no progress, and the policy says to
+        kill it (policy/hang.py)."""
         assert live.hang is not None
         if not live.pipeline.hang.flagged:  # progress came back: it was a long pause
             msg = f"attempt {live.number} made progress again: it was a pause, not a hang"
@@ -411,10 +412,8 @@ class Attempts:
             self.ctx.journal.event(EventKind.NOTE, msg, live.number)
             live.hang = None
             return False
-        if self.cfg.hang.action != "restart":
-            return False
-        stalled_since = live.hang.ts - (live.hang.value or 0.0)
-        return self.ctx.seams.wall() - stalled_since >= self.cfg.hang.kill_after_s
+        decision = compose.on_hang(live.hang, self.ctx.seams.wall(), self.rules)
+        return decision.kind == DecisionKind.RESTART
 
     # -- ending --------------------------------------------------------------------------------
 

@@ -215,6 +215,13 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--seed", type=int, default=1337)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument(
+        "--min-step-s",
+        type=float,
+        default=0.0,
+        help="each step takes at least this long (the rest is slept): a steady cadence, like a "
+        "GPU job's, whatever the speed of the CPU",
+    )
     p.add_argument("--resume", default=None, help="checkpoint to resume from")
     g = p.add_argument_group("fault injection (each fires at most once per out-dir)")
     g.add_argument("--crash-at", type=int, default=None)
@@ -231,8 +238,8 @@ def parse_args() -> argparse.Namespace:
     if args.n_embd % args.n_head:
         p.error("--n-embd must be divisible by --n-head")
     counts = (args.max_steps, args.ckpt_every, args.keep_ckpts, args.eval_every)
-    if min(counts) < 0 or args.log_every < 1:
-        p.error("step counts must be >= 0 and --log-every >= 1")
+    if min(counts) < 0 or args.log_every < 1 or args.min_step_s < 0:
+        p.error("step counts and --min-step-s must be >= 0 and --log-every >= 1")
     return args
 
 
@@ -364,6 +371,9 @@ def main() -> None:
             loss.backward()
             opt.step(args.lr * lr_scale * (SPIKE_LR_MULT if spiking else 1.0))
             lossf = loss.item()
+            rest = args.min_step_s - (time.perf_counter() - t0)
+            if rest > 0:
+                time.sleep(rest)
             dt_ms = (time.perf_counter() - t0) * 1000
             if step % args.log_every == 0:
                 print(f"iter {step}: loss {lossf:.4f}, time {dt_ms:.2f}ms", flush=True)

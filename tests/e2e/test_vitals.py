@@ -38,11 +38,15 @@ def test_nan_and_spike_are_incidents(workdir: Path) -> None:
 def test_hang_is_detected_killed_and_restarted(workdir: Path) -> None:
     home = workdir / "h"
     (workdir / "babysit.toml").write_text("[hang]\nkill_after_s = 0\n")  # act at detection
-    # Late enough that the cadence is learned (5 observations of progress; the log is read
-    # every 0.2 s): before that, the start-up allowance applies.
+    # The hang is flagged once the cadence is known (5 step intervals, from two reads of the log
+    # at least; babysit reads it every 0.2 s): before that, the 30-minute start-up allowance
+    # applies. Unpaced, a CPU 5x faster than ours runs the 150 steps before the hang within one
+    # read. Paced to 10 ms a step at least, they take 1.5 s or more on any machine, and a
+    # slower one only gives babysit more reads.
     res = run_babysit(
         "run", "--home", str(home), "--name", "t", "--backoff", "0", "--checkpoint",
-        "out/ckpt_*.pt", "--", *tinygpt(workdir, "--hang-at", "150", steps=170),
+        "out/ckpt_*.pt", "--",
+        *tinygpt(workdir, "--hang-at", "150", "--min-step-s", "0.01", steps=170),
         cwd=workdir, timeout=240,
     )
     assert res.returncode == 0, res.stderr[-3000:]
@@ -54,11 +58,14 @@ def test_hang_is_detected_killed_and_restarted(workdir: Path) -> None:
     # Flagged within 3x the median step interval + 5 s of the last step (issue 3's bound).
     assert hang["value"] <= 3 * hang["baseline"] + 5, hang
     assert hang["step"] in (149, 150)  # "injecting hang at step 150" mentions step 150
+    # The message names the steps' cadence (10 ms and up here), not the reads' (0.2 s).
+    assert hang["baseline"] < 0.1, hang
+    assert f"steps usually come every {hang['baseline']:.3g}s" in hang["message"], hang
 
 
 def test_announced_pauses_are_not_hangs(workdir: Path) -> None:
     """A checkpoint save and an eval each pausing ~8 s (hundreds of step times, far past the
-    learned hang timeout of ~4 s), announced as trainers do: no hang."""
+    learned hang timeout of ~3 s), announced as trainers do: no hang."""
     home = workdir / "h"
     res = run_babysit(
         "run", "--home", str(home), "--name", "t", "--checkpoint", "out/ckpt_*.pt", "--",

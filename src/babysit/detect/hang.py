@@ -1,34 +1,46 @@
 """Hang (flatline): no progress for longer than the run's own cadence allows.
 
     d = HangDetector(HangRule())
-    d.new_attempt(ts)          # the attempt started: the start-up allowance applies
-    d.progress(step, ts)       # a step was printed
-    d.activity(activity)       # a checkpoint save or an eval is visibly under way
-    d.check(now)               # -> Incident | None, at most one per stall
+    d.new_attempt(ts)                      # the attempt started: the start-up allowance applies
+    d.progress(step, ts, source, stamp)    # a step was printed (stamp: the line's own time)
+    d.beat(ts, source, stamp)              # metrics without a step: progress for the clock
+    d.activity(activity)                   # a checkpoint save or an eval is visibly under way
+    d.check(now)                           # -> Incident | None, at most one per stall
 
 Rule (defaults in HangRule), with zero code changes: the timeout is learned from the intervals
-between progress observations (lines read together count as one observation): `mult` (2) times
-their `quantile` (0.99) over the last `window` (200) intervals, plus `floor_s` (3 s), and never
-less than `survived` (1.2) times the longest unannounced pause the run has already come through
-(an epoch boundary respawning DataLoader workers, say). With a steady cadence a real hang is
-flagged within about 2x the step interval + 3 s. Before the first step of an attempt, and until
-`min_intervals` (5) intervals between observations are known (babysit reads the log every
-0.2 s), the start-up allowance `startup_s` (30 min) applies instead. While a
-checkpoint save or an eval is announced in the output (a line saying so since the last step),
-the pause allowance `pause_s` (30 min) applies, counted from the announcement. A write in the
-checkpoint directory (a save in progress grows its file) is a sign of life: the learned timeout
-counts from the latest one instead of from the last step. The step counter going back (a
-restart, a rollback) is not an anomaly. Time comes only from the records and from `now`, never
-from a clock.
+between *steps*: `mult` (2) times their `quantile` (0.99) over the last `window` (200) steps (one
+read teaching at most `per_read` (25) of them), plus `floor_s` (3 s), and never less than
+`survived` (1.2) times the longest unannounced silence the run has already come through (an
+epoch boundary respawning DataLoader workers, say), nor than `mult` times the median silence
+between reads that saw progress (output that arrives in bursts, block-buffered or relayed by a
+launcher, is only seen that often). With a steady cadence a real hang is flagged within about
+2x the step interval + 3 s.
+
+babysit reads the log every 0.2 s, and a fast trainer prints dozens of steps between two reads.
+A read that saw k new steps over the g seconds since the previous read that saw progress
+teaches k intervals of g/k (not one of g): the cadence is the steps', not the reads'. Steps are
+counted per source (stdout, the client's file, ...): the same steps told by two sources are not
+twice as many. Where the lines carry their own time (babysit.client's rows), the intervals
+between consecutive stamped steps are taken as they are. Before the first step of an attempt,
+and until `min_intervals` (5) step intervals are known, the start-up allowance `startup_s`
+(30 min) applies instead. While a checkpoint save or an eval is announced in the output (a line
+saying so since the last step), the pause allowance `pause_s` (30 min) applies, counted from the
+announcement; a read after one teaches nothing. A write in the checkpoint directory (a save in
+progress grows its file) is a sign of life: the learned timeout counts from the latest one
+instead of from the last step. The step counter going back (a restart, a rollback) is not an
+anomaly. Time comes only from the records and from `now`, never from a clock.
 """
 
 from __future__ import annotations
 
+import math
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from babysit.detect.window import median, quantile
+from babysit.detect.window import median
 from babysit.records import Activity, Incident, IncidentKind
+
+MAX_SOURCES = 64  # sources counted apart; more share one count (bounded memory)
 
 
 @dataclass(frozen=True)
@@ -37,69 +49,166 @@ class HangRule:
     quantile: float = 0.99
     floor_s: float = 3.0
     survived: float = 1.2
-    window: int = 200
-    min_intervals: int = 5
+    window: int = 200  # step intervals
+    min_intervals: int = 5  # step intervals known before the learned timeout applies
+    # The most intervals one read teaches. A read of a backlog (lines written long before, as
+    # when following a big log from its start) spreads its thousands of steps over the poll
+    # interval: capped, it cannot outweigh the top of the window, and a few real intervals
+    # are enough for the quantile to see the true cadence again.
+    per_read: int = 25
     startup_s: float = 1800.0
     pause_s: float = 1800.0
+
+
+@dataclass
+class _Source:
+    """What one source last told: its step, that line's own time, the activities seen then."""
+
+    step: int | None = None
+    stamp: float | None = None
+    epoch: int = 0
+
+
+@dataclass
+class _Read:
+    """The read of the log that saw the newest progress, and the new steps each source told
+    in it (beats: lines with metrics but no step, counted for a source that tells no step)."""
+
+    ts: float
+    gap: float | None  # since the read before that saw progress; None: it teaches nothing
+    counts: dict[str, list[int]] = field(default_factory=dict)  # source -> [steps, beats]
+
+    def steps(self) -> int:
+        """How many steps the read saw: the source that saw the most (not their sum)."""
+        return max((s or b for s, b in self.counts.values()), default=0)
+
+
+def weighted_quantile(runs: list[tuple[float, int]], q: float) -> float:
+    """`window.quantile` of the values, each repeated its count of times (nearest rank)."""
+    total = sum(n for _, n in runs)
+    rank = max(1, math.ceil(q * total))
+    seen = 0
+    for value, n in sorted(runs):
+        seen += n
+        if seen >= rank:
+            return value
+    return math.nan
 
 
 class HangDetector:
     def __init__(self, rule: HangRule) -> None:
         self.rule = rule
-        self.intervals: deque[float] = deque(maxlen=rule.window)
+        # Step intervals as runs of (interval, count): a read of 30 steps is one run.
+        self.runs: deque[tuple[float, int]] = deque()
+        self._in_runs = 0  # the steps in `runs`
+        self.gaps: deque[float] = deque(maxlen=rule.window)  # silences between reads
         self.last_progress_ts: float | None = None
         self.last_step: int | None = None
         self.started_ts: float | None = None
         self.pause: Activity | None = None
         self.alive_ts: float | None = None  # the latest write seen in the checkpoint directory
         self.flagged = False
-        self.longest = 0.0  # the longest unannounced interval seen in the run
-        self._added = 0  # intervals added so far (the cache key)
-        self._cache: tuple[int, float] | None = None
+        self.longest = 0.0  # the longest unannounced silence seen in the run
+        self._read: _Read | None = None  # its intervals are learned when the next read comes
+        self._sources: dict[str, _Source] = {}
+        self._epoch = 0  # activities seen: a stamped interval across one teaches nothing
+        self._version = 0  # changes with what was learned (the cache key)
+        self._cache: tuple[int, float | None] | None = None
 
     def new_attempt(self, ts: float) -> None:
+        self._close_read()  # what the attempt taught about the cadence stays
+        self._read = None
+        self._sources.clear()
         self.started_ts = ts
         self.last_progress_ts = None
         self.last_step = None
         self.pause = None
         self.alive_ts = None
         self.flagged = False
+        self._version += 1
 
-    def progress(self, step: int, ts: float) -> None:
+    def progress(self, step: int, ts: float, source: str = "", stamp: float | None = None) -> None:
         if self.last_step is not None and step == self.last_step:
             return  # the same step from another rank
+        name, src = self._source(source)
+        fresh = src.step is None or step > src.step  # a step counter going back teaches nothing
+        self._seen(src, name, ts, fresh, stamp, 0)
+        src.step = step
+        self.last_step = step
+
+    def beat(self, ts: float, source: str = "", stamp: float | None = None) -> None:
+        """Metrics without a step (an HF dict, a Lightning bar): progress for the clock."""
+        name, src = self._source(source)
+        self._seen(src, name, ts, True, stamp, 1)
+
+    def _source(self, name: str) -> tuple[str, _Source]:
+        src = self._sources.get(name)
+        if src is None:
+            if len(self._sources) >= MAX_SOURCES:
+                name = ""
+            src = self._sources.setdefault(name, _Source(epoch=self._epoch))
+        return name, src
+
+    def _seen(
+        self, src: _Source, name: str, ts: float, fresh: bool, stamp: float | None, kind: int
+    ) -> None:
+        """A step (kind 0) or a beat (kind 1) of `src`, read at `ts`."""
+        read = self._read
+        if read is None or ts != read.ts:
+            read = self._open_read(ts, fresh)
+        if fresh:
+            prev, same_epoch = src.stamp, src.epoch == self._epoch
+            if stamp is not None and prev is not None and same_epoch and stamp > prev:
+                self._add_run(stamp - prev, 1)  # the line's own times: an exact interval
+            else:
+                read.counts.setdefault(name, [0, 0])[kind] += 1
+        src.stamp = stamp
+        src.epoch = self._epoch
+        self.last_progress_ts = ts
+        self.pause = None
+        self.alive_ts = None
+        self.flagged = False
+        self._version += 1
+
+    def _open_read(self, ts: float, fresh: bool) -> _Read:
+        """The first progress of a new read: the previous read's intervals are now complete."""
+        self._close_read()
+        last = self.last_progress_ts
+        gap = None
         if (
-            self.last_progress_ts is not None
-            and ts > self.last_progress_ts  # lines read together are one observation
-            and (self.last_step is None or step > self.last_step)
+            last is not None
+            and ts > last  # lines read together are one read; a clock going back teaches nothing
+            and fresh
             and self.pause is None  # announced pauses do not teach the cadence
             and self.alive_ts is None
         ):
-            self._learn(ts - self.last_progress_ts)
-        self.last_step = step
-        self.last_progress_ts = ts
-        self.pause = None
-        self.alive_ts = None
-        self.flagged = False
+            gap = ts - last
+            self.gaps.append(gap)
+            self.longest = max(self.longest, gap)
+        self._read = _Read(ts, gap)
+        return self._read
 
-    def beat(self, ts: float) -> None:
-        """Metrics without a step (an HF dict, a Lightning bar): progress for the clock."""
-        if (
-            self.last_progress_ts is not None
-            and ts > self.last_progress_ts
-            and self.pause is None
-            and self.alive_ts is None
-        ):
-            self._learn(ts - self.last_progress_ts)
-        self.last_progress_ts = ts
-        self.pause = None
-        self.alive_ts = None
-        self.flagged = False
+    def _close_read(self) -> None:
+        read = self._read
+        if read is not None and read.gap is not None and (k := read.steps()) > 0:
+            self._add_run(read.gap / k, min(k, self.rule.per_read))
+        self._read = None
 
-    def _learn(self, interval: float) -> None:
-        self.intervals.append(interval)
-        self._added += 1
-        self.longest = max(self.longest, interval)
+    def _add_run(self, interval: float, count: int) -> None:
+        self.runs.append((interval, count))
+        self._in_runs += count
+        # Keep the last `window` steps' intervals (at least the newest run).
+        while len(self.runs) > 1 and self._in_runs - self.runs[0][1] >= self.rule.window:
+            self._in_runs -= self.runs.popleft()[1]
+        self._version += 1
+
+    def _known(self) -> list[tuple[float, int]]:
+        """The step intervals known: the learned runs and those of the read still open."""
+        runs = list(self.runs)
+        read = self._read
+        if read is not None and read.gap is not None and (k := read.steps()) > 0:
+            runs.append((read.gap / k, min(k, self.rule.per_read)))
+        return runs
 
     def activity(self, act: Activity) -> None:
         if act.kind == "checkpoint_write":
@@ -107,17 +216,30 @@ class HangDetector:
         else:
             self.pause = act
         self.flagged = False
+        self._epoch += 1
+        self._version += 1
+
+    def typical_interval_s(self) -> float | None:
+        """The median interval between steps, or None before one is known."""
+        runs = self._known()
+        return weighted_quantile(runs, 0.5) if runs else None
 
     def learned_timeout_s(self) -> float | None:
-        """max(mult * quantile(intervals) + floor_s, survived * longest), or None until enough
-        intervals are known."""
-        if len(self.intervals) < self.rule.min_intervals:
-            return None
-        if self._cache is None or self._cache[0] != self._added:
-            q = quantile(list(self.intervals), self.rule.quantile)
-            learned = max(self.rule.mult * q + self.rule.floor_s, self.rule.survived * self.longest)
-            self._cache = (self._added, learned)
+        """max(mult * quantile(step intervals) + floor_s, survived * longest, mult * median
+        silence between reads), or None until min_intervals step intervals are known."""
+        if self._cache is None or self._cache[0] != self._version:
+            self._cache = (self._version, self._learned())
         return self._cache[1]
+
+    def _learned(self) -> float | None:
+        runs = self._known()
+        if sum(n for _, n in runs) < self.rule.min_intervals:
+            return None
+        rule = self.rule
+        cadence = rule.mult * weighted_quantile(runs, rule.quantile) + rule.floor_s
+        # Output that arrives in bursts is seen no more often than the reads that bring it.
+        bursts = rule.mult * median(list(self.gaps)) if self.gaps else 0.0
+        return max(cadence, rule.survived * self.longest, bursts)
 
     def deadline(self) -> tuple[float, str] | None:
         """When the run counts as hung, and the allowance that sets it."""
@@ -139,7 +261,7 @@ class HangDetector:
         self.flagged = True
         since = self.last_progress_ts if self.last_progress_ts is not None else self.started_ts
         quiet = now - (since if since is not None else now)
-        typical = median(list(self.intervals)) if self.intervals else None
+        typical = self.typical_interval_s()
         cadence = f"; steps usually come every {typical:.3g}s" if typical else ""
         last = f"since step {self.last_step}" if self.last_step is not None else "since start"
         return Incident(

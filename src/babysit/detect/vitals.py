@@ -13,7 +13,9 @@ detectors' windows, whatever the length of the run.
 
 from __future__ import annotations
 
+import math
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from babysit.detect.hang import HangDetector, HangRule
@@ -42,6 +44,9 @@ EVIDENCE_METRICS = frozenset(
     }
 )
 EVIDENCE_LEN = 16
+# The source babysit.client's rows arrive on (named so by supervise). Each row carries `ts`, the
+# time of the client.log() call: the step's own time, not the time babysit read it.
+CLIENT_SOURCE = "client"
 
 
 @dataclass(frozen=True)
@@ -54,12 +59,20 @@ class VitalsRules:
 
 
 class VitalSigns:
-    """The detectors of one source. `hang` may be shared between sources (progress anywhere is
+    """The detectors of one source (`source` names it to the hang detector, which counts each
+    source's steps apart). `hang` may be shared between sources (progress anywhere is
     progress); the one who owns it calls tick()."""
 
-    def __init__(self, rules: VitalsRules | None = None, hang: HangDetector | None = None) -> None:
+    def __init__(
+        self,
+        rules: VitalsRules | None = None,
+        hang: HangDetector | None = None,
+        source: str = "",
+    ) -> None:
         rules = rules or VitalsRules()
         self.rules = rules
+        self.source = source
+        self._stamped = source == CLIENT_SOURCE
         self.loss = SpikeDetector("loss", rules.loss, IncidentKind.LOSS_SPIKE)
         self.grad_norm = SpikeDetector("grad_norm", rules.grad_norm, IncidentKind.GRAD_NORM_SPIKE)
         self.numerics = NumericsDetector()
@@ -75,12 +88,16 @@ class VitalSigns:
         self.throughput.new_attempt()
         self.numerics.reset()
 
-    def _step(self, step: int, ts: float) -> None:
-        self.hang.progress(step, ts)
+    def _stamp(self, values: Mapping[str, float]) -> float | None:
+        """When the line says it was written (babysit.client's `ts`), or None."""
+        if not self._stamped:
+            return None
+        ts = values.get("ts")
+        return ts if ts is not None and math.isfinite(ts) else None
 
     def feed(self, rec: Metric | Progress | Activity) -> list[Incident]:
         if isinstance(rec, Progress):
-            self._step(rec.step, rec.ts)
+            self.hang.progress(rec.step, rec.ts, self.source)
             return []
         if isinstance(rec, Activity):
             self.hang.activity(rec)
@@ -90,10 +107,10 @@ class VitalSigns:
         if len(self.metric_names) < 512:  # bounded, whatever a trainer invents
             self.metric_names.update(values)
         if rec.step is not None:
-            self._step(rec.step, rec.ts)
+            self.hang.progress(rec.step, rec.ts, self.source, self._stamp(values))
         else:
             # HF dicts, Lightning and tqdm bars carry no global step: still a sign of life.
-            self.hang.beat(rec.ts)
+            self.hang.beat(rec.ts, self.source, self._stamp(values))
         loss = values.get("loss")
         if loss is not None and (inc := self.loss.feed(rec.step, loss, rec.ts, rec.line)):
             out.append(inc)

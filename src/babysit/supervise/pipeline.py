@@ -9,7 +9,8 @@
 A wiring module like the supervisor: it may import parse and detect, which never import each
 other. Each source (stdout, stderr, the client's file, a metrics file, each watched log) gets
 its own value detectors, so two sources printing the same steps in turn never look like a step
-counter going back; the hang clock is shared: progress anywhere is progress. Memory is bounded:
+counter going back; the hang clock is shared: progress anywhere is progress (the cadence
+counts each source's steps apart, by the source's name). Memory is bounded:
 the detectors keep fixed windows, `errors` keeps the last 20, `latest` at most 512 names.
 A line that makes a parser or a detector fail is counted and skipped: supervision goes on.
 """
@@ -52,7 +53,7 @@ class Pipeline:
                 source = "other"
                 v = self.vitals.get(source)
             if v is None:
-                v = self.vitals[source] = VitalSigns(self.rules, self.hang)
+                v = self.vitals[source] = VitalSigns(self.rules, self.hang, source)
         return v
 
     def new_attempt(

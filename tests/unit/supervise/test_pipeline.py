@@ -157,3 +157,34 @@ def test_every_value_incident_carries_its_evidence_window() -> None:
     p.new_attempt(0.0)
     (nan,) = [i for i in p.lines(lines(texts)) if i.kind.value == "nonfinite"]
     assert len(nan.window) == 16 and nan.window[-1][0] == 50 and math.isnan(nan.window[-1][1])
+
+
+def test_hang_cadence_from_the_steps_of_each_read_and_the_client_stamps() -> None:
+    """A fast trainer: 30 steps a read (reads 0.2 s apart), told on stdout and by the client,
+    whose rows carry the time of each log() call. The cadence is the steps', ~6.7 ms."""
+    p = Pipeline()
+    p.new_attempt(0.0)
+    for r in range(3):
+        ts = 10.0 + 0.2 * r
+        steps = range(30 * r, 30 * r + 30)
+        p.lines([OutputLine("stdout", s + 1, f"iter {s}: loss 2.0, time 6.67ms", ts)
+                 for s in steps])
+        p.lines([OutputLine("client", s + 1, f'{{"step": {s}, "ts": {9.8 + s / 150}, "loss": 2.0}}',
+                            ts) for s in steps])
+    typical = p.hang.typical_interval_s()
+    assert typical is not None and abs(typical - 0.2 / 30) < 1e-6, typical
+    (inc,) = p.tick(10.4 + 3.1)
+    assert "steps usually come every 0.00667s" in inc.message
+
+
+def test_only_the_client_rows_are_trusted_for_their_own_time() -> None:
+    p = Pipeline()
+    p.new_attempt(0.0)
+    # A metrics file of the user's own: its `ts` may mean anything (here: milliseconds).
+    p.lines([OutputLine("metrics", s + 1, f'{{"step": {s}, "ts": {1000.0 * s}, "loss": 2.0}}', 5.0)
+             for s in range(20)])
+    assert p.hang.typical_interval_s() is None  # one read: nothing learned
+    p.lines([OutputLine("client", s + 1, f'{{"step": {s}, "ts": {5.0 + 0.01 * s}, "loss": 2.0}}',
+                        5.0) for s in range(20)])
+    typical = p.hang.typical_interval_s()
+    assert typical is not None and abs(typical - 0.01) < 1e-9

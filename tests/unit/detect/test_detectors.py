@@ -159,3 +159,148 @@ def test_hang_longest_survived_pause_is_not_flagged_again() -> None:
         h.progress(s, ts)
     timeout = h.learned_timeout_s()
     assert timeout is not None and timeout >= 24.0
+
+
+# -- the cadence is the steps', not the reads' ---------------------------------------------------
+# babysit reads the log every 0.2 s: a fast trainer's steps arrive by the dozen, all with the
+# time of the read that saw them.
+
+
+def read(h: HangDetector, steps: range, ts: float, source: str = "stdout") -> None:
+    """One read of the log at `ts` that saw `steps`."""
+    for s in steps:
+        h.progress(s, ts, source)
+
+
+def test_hang_cadence_is_learned_from_the_steps_each_read_saw() -> None:
+    h = HangDetector(HangRule())
+    h.new_attempt(0.0)
+    read(h, range(0, 30), 10.0)
+    assert h.learned_timeout_s() is None  # one read: no interval known yet
+    read(h, range(30, 60), 10.2)  # 30 steps in 0.2 s: 30 intervals of 6.7 ms, not one of 0.2 s
+    typical, timeout = h.typical_interval_s(), h.learned_timeout_s()
+    assert typical is not None and abs(typical - 0.2 / 30) < 1e-9
+    assert timeout is not None and abs(timeout - (2 * 0.2 / 30 + 3.0)) < 1e-9
+    assert h.check(10.2 + timeout - 0.01) is None
+    inc = h.check(10.2 + timeout + 0.01)
+    assert inc is not None and inc.step == 59 and inc.baseline == typical
+    assert "steps usually come every 0.00667s" in inc.message  # the steps' cadence, not 0.2 s
+
+
+def test_hang_a_read_of_a_few_steps_is_enough_when_they_are_five() -> None:
+    """min_intervals counts step intervals, not reads: 5 steps seen after a first read do."""
+    h = HangDetector(HangRule())
+    h.new_attempt(0.0)
+    read(h, range(0, 1), 5.0)
+    read(h, range(1, 5), 5.2)
+    assert h.learned_timeout_s() is None  # 4 intervals
+    read(h, range(5, 6), 5.4)
+    assert h.learned_timeout_s() is not None
+
+
+def test_hang_timeout_never_under_the_floor_nor_the_reads_themselves() -> None:
+    h = HangDetector(HangRule(floor_s=3.0))
+    h.new_attempt(0.0)
+    for r in range(10):
+        read(h, range(1000 * r, 1000 * r + 1000), 0.2 * r)  # 5000 steps a second
+    timeout = h.learned_timeout_s()
+    assert timeout is not None and 3.0 <= timeout < 3.01
+    # Without a floor, the reads still bound it: steps are never seen more often than that.
+    bare = HangDetector(HangRule(floor_s=0.0))
+    bare.new_attempt(0.0)
+    for r in range(10):
+        read(bare, range(1000 * r, 1000 * r + 1000), 0.2 * r)
+    timeout = bare.learned_timeout_s()
+    assert timeout is not None and timeout >= 2 * 0.2 - 1e-9
+    assert bare.check(1.8 + 0.3) is None
+
+
+def test_hang_output_in_bursts_is_not_a_hang_between_bursts() -> None:
+    """Block-buffered output: 100 steps of 0.1 s arrive together every 10 s."""
+    h = HangDetector(HangRule())
+    h.new_attempt(0.0)
+    for r in range(6):
+        read(h, range(100 * r, 100 * r + 100), 10.0 * r)
+    assert h.typical_interval_s() == 0.1
+    # A burst late is no hang: the steps are only seen every 10 s (2 x 10 s, not 2 x 0.1 + 3 s).
+    assert h.check(50.0 + 19.5) is None
+    assert h.check(50.0 + 20.5) is not None  # two bursts missed
+
+
+def test_hang_same_steps_from_two_sources_are_not_twice_as_many() -> None:
+    h = HangDetector(HangRule())
+    h.new_attempt(0.0)
+    for r, ts in enumerate((1.0, 1.2, 1.4)):
+        read(h, range(30 * r, 30 * r + 30), ts, "stdout")
+        read(h, range(30 * r - 5, 30 * r + 25), ts, "client")  # the same steps, a bit behind
+        h.progress(1000, ts, "stderr")  # another source's one line does not add up either
+    typical = h.typical_interval_s()
+    assert typical is not None and abs(typical - 0.2 / 30) < 1e-9
+
+
+def test_hang_stamped_lines_teach_their_own_intervals() -> None:
+    """babysit.client rows carry the time of the log() call: exact, even within one read."""
+    h = HangDetector(HangRule())
+    h.new_attempt(0.0)
+    for s in range(20):
+        h.progress(s, 7.0, "client", stamp=5.0 + 0.01 * s)  # one read, 20 rows 10 ms apart
+    typical, timeout = h.typical_interval_s(), h.learned_timeout_s()
+    assert typical is not None and abs(typical - 0.01) < 1e-9
+    assert timeout is not None and abs(timeout - 3.02) < 1e-9
+    h.activity(Activity("eval", 7.1))
+    h.progress(20, 30.0, "client", stamp=29.9)  # after an announced pause: not an interval
+    assert h.typical_interval_s() == typical and h.learned_timeout_s() == timeout
+
+
+def test_hang_reads_after_announced_pauses_and_counters_going_back_teach_nothing() -> None:
+    h = HangDetector(HangRule())
+    h.new_attempt(0.0)
+    read(h, range(0, 30), 1.0)
+    read(h, range(30, 60), 1.2)
+    h.activity(Activity("checkpoint", 1.2))  # the read ended on "saving checkpoint to ..."
+    read(h, range(60, 61), 9.2)  # an 8 s save: announced, not the cadence
+    read(h, range(0, 3), 9.4)  # the counter starts over (a restart): not new steps
+    read(h, range(3, 33), 9.6)
+    typical, timeout = h.typical_interval_s(), h.learned_timeout_s()
+    assert typical is not None and abs(typical - 0.2 / 30) < 1e-9
+    assert timeout is not None and timeout < 3.5 and h.longest < 1.0
+
+
+def test_hang_metrics_without_a_step_count_one_by_one() -> None:
+    h = HangDetector(HangRule())
+    h.new_attempt(0.0)
+    for r in range(4):
+        for _ in range(4):  # four HF dicts a read
+            h.beat(1.0 + 0.2 * r, "stdout")
+    typical = h.typical_interval_s()
+    assert typical is not None and abs(typical - 0.05) < 1e-9
+
+
+def test_hang_cadence_window_keeps_the_last_steps_and_survives_attempts() -> None:
+    h = HangDetector(HangRule(window=50))
+    h.new_attempt(0.0)
+    for r in range(5):
+        read(h, range(30 * r, 30 * r + 30), 1.0 + 3.0 * r)  # 0.1 s a step
+    for r in range(5):
+        read(h, range(150 + 30 * r, 180 + 30 * r), 20.0 + 0.3 * r)  # then 0.01 s a step
+    typical = h.typical_interval_s()
+    assert typical is not None and abs(typical - 0.01) < 1e-9  # 0.1 s is out of the window
+    h.new_attempt(30.0)
+    timeout = h.learned_timeout_s()
+    assert timeout is not None  # a restart keeps what was learned
+    assert h.check(30.0 + 1799.0) is None  # but before its first step: the start-up allowance
+    read(h, range(0, 1), 40.0)
+    assert h.check(40.0 + timeout + 0.01) is not None
+
+
+def test_hang_a_backlog_read_does_not_hide_the_true_cadence() -> None:
+    """Following a big log from its start: 8 MB of old lines a poll (0.5 s apart), then the
+    run's real steps, 10 s each. A few of them are enough to be the timeout's cadence again."""
+    h = HangDetector(HangRule())
+    h.new_attempt(0.0)
+    for r in range(5):
+        read(h, range(50_000 * r, 50_000 * (r + 1)), 0.5 * r)  # 10 us a "step"
+    for s in range(250_000, 250_004):
+        read(h, range(s, s + 1), 2.0 + 10.0 * (s - 250_000))
+    timeout = h.learned_timeout_s()
+    assert timeout is not None and timeout >= 2 * 10.0 + 3.0

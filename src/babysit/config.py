@@ -3,7 +3,7 @@
 Its sections are the rules the policies and detectors take, not copies of them: [restart] is
 policy.restart.RestartPolicy, [budget] policy.restart.BudgetRule, [rollback]
 policy.rollback.RollbackRule, [nodes] extends policy.nodes.BanRule, [hang] extends
-detect.hang.HangRule. A default lives in one place: the rule.
+detect.hang.HangRule and policy.hang.HangAction. A default lives in one place: the rule.
 
     cfg = load_config(Path("babysit.toml"), {"restart.max_restarts": 5})
     cfg.restart.backoff_s   # -> 10.0
@@ -48,7 +48,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from babysit.detect.hang import HangRule
 from babysit.errors import ConfigError
+from babysit.policy.hang import HangAction
 from babysit.policy.nodes import BanRule
 from babysit.policy.restart import BudgetRule, RestartPolicy
 from babysit.policy.rollback import RollbackRule
@@ -86,13 +88,10 @@ class CheckpointSection:
 
 
 @dataclass(frozen=True)
-class HangSection:
-    action: str = "restart"  # "restart": kill the hung attempt and restart; "alert": only report
-    mult: float = 2.0  # timeout = mult * p99(step interval) + floor_s
-    floor_s: float = 3.0
-    startup_s: float = 1800.0  # allowance before the first steps of an attempt
-    pause_s: float = 1800.0  # allowance while a checkpoint save or an eval is under way
-    kill_after_s: float = 300.0  # act (restart) once the stall lasts this long; 0: at detection
+class HangSection(HangRule, HangAction):
+    """[hang]: when the detector flags a hang (HangRule: mult x p99(step interval) + floor_s, the
+    start-up and pause allowances) and when babysit acts on it (HangAction: action,
+    kill_after_s)."""
 
 
 @dataclass(frozen=True)
@@ -172,6 +171,11 @@ _MINIMUMS: dict[str, tuple[float, str]] = {
     "hang.startup_s": (1, "seconds"),
     "hang.pause_s": (1, "seconds"),
     "hang.kill_after_s": (0, "seconds"),
+    "hang.quantile": (0.5, "(a quantile)"),
+    "hang.survived": (1, "(a factor)"),
+    "hang.window": (1, "step intervals"),
+    "hang.min_intervals": (1, "step intervals"),
+    "hang.per_read": (1, "step intervals"),
     "restart.storm_attempts": (0, "attempts"),
     "restart.storm_window_s": (0, "seconds"),
     "restart.no_checkpoint_progress": (0, "attempts"),
@@ -208,6 +212,8 @@ def _check_value(key: str, value: Any, default: Any) -> Any:
         low, unit = _MINIMUMS[key]
         if value < low:
             raise ConfigError(f"{key} must be >= {low:g} {unit}, got {value!r}".replace("  ", " "))
+    if key == "hang.quantile" and value > 1:
+        raise ConfigError(f"hang.quantile must be <= 1 (a quantile), got {value!r}")
     if key == "restart.jitter" and value >= 1:
         raise ConfigError(f"restart.jitter must be < 1 (a fraction), got {value!r}")
     if key == "run.name" and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", value):

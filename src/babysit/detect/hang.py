@@ -45,10 +45,12 @@ MAX_SOURCES = 64  # sources counted apart; more share one count (bounded memory)
 
 @dataclass(frozen=True)
 class HangRule:
-    mult: float = 2.0
+    """The detector's half of the [hang] section of babysit.toml (see the module docstring)."""
+
+    mult: float = 2.0  # timeout = mult * quantile(step interval) + floor_s
     quantile: float = 0.99
     floor_s: float = 3.0
-    survived: float = 1.2
+    survived: float = 1.2  # x the longest unannounced silence the run already came through
     window: int = 200  # step intervals
     min_intervals: int = 5  # step intervals known before the learned timeout applies
     # The most intervals one read teaches. A read of a backlog (lines written long before, as
@@ -56,8 +58,8 @@ class HangRule:
     # interval: capped, it cannot outweigh the top of the window, and a few real intervals
     # are enough for the quantile to see the true cadence again.
     per_read: int = 25
-    startup_s: float = 1800.0
-    pause_s: float = 1800.0
+    startup_s: float = 1800.0  # allowance before the first steps of an attempt
+    pause_s: float = 1800.0  # allowance while a checkpoint save or an eval is under way
 
 
 @dataclass

@@ -26,12 +26,10 @@ from typing import Any
 
 from babysit.act.echo import Echo
 from babysit.config import Config
-from babysit.detect.hang import HangRule
 from babysit.detect.vitals import VitalsRules
 from babysit.engines import LaunchSpec
 from babysit.engines.process import STDERR_NAME, STDOUT_NAME, Handle
 from babysit.policy import compose
-from babysit.policy.hang import HangAction
 from babysit.policy.rollback import format_windows
 from babysit.records import (
     Activity,
@@ -69,10 +67,7 @@ CLIENT_METRICS = "metrics.jsonl"  # in the attempt's directory: what babysit.cli
 
 
 def vitals_rules(cfg: Config) -> VitalsRules:
-    h = cfg.hang
-    return VitalsRules(
-        hang=HangRule(mult=h.mult, floor_s=h.floor_s, startup_s=h.startup_s, pause_s=h.pause_s)
-    )
+    return VitalsRules(hang=cfg.hang)  # the [hang] section is the detector's rule
 
 
 @dataclass
@@ -122,7 +117,7 @@ class Attempts:
         self.forensics = forensics
         self.telemetry = telemetry
         self.pipeline = Pipeline(vitals_rules(ctx.cfg))
-        self.rules = compose.Rules(hang=HangAction(ctx.cfg.hang.action, ctx.cfg.hang.kill_after_s))
+        self.rules = compose.Rules(hang=ctx.cfg.hang)  # ... and the hang policy's
         self.echo: dict[str, Echo] = {}
         self.tensorboard: TensorBoardSource | None = None
         self._tensorboard_at = 0.0

@@ -104,7 +104,8 @@ def run_demo(workdir: Path, steps: int = 300) -> ExitCode:
     crash_at, kill_at = int(steps * 0.4), int(steps * 0.73)
     spike_at, hang_at = 2 * int(steps * 0.125), 2 * int(steps * 0.44)  # even: printed steps
     nan_at = 2 * int(steps * 0.28)
-    # A hang is detected once the cadence is known (a few reads of the log): not in tiny runs.
+    # A hang is detected once the step cadence is known (steps seen over a few reads of the
+    # log): a tiny run may hang before that, so it gets no hang.
     hang = steps >= 200
     ckpt_every = max(steps // 6, 10)
     command = [

@@ -50,6 +50,7 @@ from typing import Any
 
 from babysit.detect.hang import HangRule
 from babysit.errors import ConfigError
+from babysit.policy.compose import Rules
 from babysit.policy.hang import HangAction
 from babysit.policy.nodes import BanRule
 from babysit.policy.restart import BudgetRule, RestartPolicy
@@ -139,6 +140,11 @@ class Config:
     nodes: NodesSection = field(default_factory=NodesSection)
     forensics: ForensicsSection = field(default_factory=ForensicsSection)
     health: HealthSection = field(default_factory=HealthSection)
+
+    @property
+    def rules(self) -> Rules:
+        """The rules policy/compose.py takes: these sections, as they are."""
+        return Rules(self.restart, self.rollback, self.budget, self.hang)
 
 
 _SECTIONS: dict[str, type[Any]] = {

@@ -638,6 +638,9 @@ class Level(str, Enum):
     WARN = "warn"
     ERROR = "error"
 
+    def __str__(self) -> str:
+        return self.value  # `warn`, as a plain string would print, for say() callbacks
+
 
 # babysit's own messages to the operator: say(Level.WARN, "...") (views/console.py renders them).
 Say = Callable[[Level, str], None]

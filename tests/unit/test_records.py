@@ -117,3 +117,9 @@ def test_made_progress(first: int | None, last: int | None, progress: bool) -> N
 def test_records_are_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         Progress(1, 0.0).step = 2  # type: ignore[misc]
+
+
+def test_a_level_prints_as_its_word() -> None:
+    from babysit.records import Level
+
+    assert f"{Level.WARN}" == str(Level.WARN) == "warn" and Level.WARN == "warn"

@@ -87,7 +87,9 @@ def on_incident(
             f"{inc.message}: no --checkpoint glob is set, so babysit cannot roll back past "
             "it (set one, or [rollback] on_nan / on_divergence = false to silence this)",
         )
-    what = f"{inc.metric} is {inc.value}" if inc.kind == IncidentKind.NONFINITE else inc.message
+    nonfinite = inc.kind == IncidentKind.NONFINITE and inc.value is not None
+    # (an incident rebuilt from the store after a babysit restart has no value: its message)
+    what = f"{inc.metric} is {inc.value}" if nonfinite else inc.message
     if inc.step is None:
         return Decision(
             DecisionKind.KEEP_WATCHING,

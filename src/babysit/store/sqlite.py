@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import psutil
 
@@ -228,6 +228,8 @@ class Store(NodeRegistry):
                 self.add_diagnosis(w.run, w.attempt, w.ts, w.document)
             case AddStacks():
                 self.add_stacks(w.run, w.attempt, w.ts, w.summary, w.report)
+            case _:
+                assert_never(w)
 
     # -- runs ----------------------------------------------------------------------------------
 
@@ -553,3 +555,9 @@ def _fs_type(path: Path) -> str | None:
         return best[1] if best else None
     except (OSError, RuntimeError):
         return None
+
+
+def assert_never(w: NoReturn) -> NoReturn:
+    """A write record Store.apply does not know: a babysit bug, refused loudly (a silent pass
+    would drop the write)."""
+    raise StoreError(f"unknown store write {w!r} (a babysit bug)")

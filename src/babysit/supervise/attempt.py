@@ -117,7 +117,7 @@ class Attempts:
         self.forensics = forensics
         self.telemetry = telemetry
         self.pipeline = Pipeline(vitals_rules(ctx.cfg))
-        self.rules = compose.Rules(hang=ctx.cfg.hang)  # ... and the hang policy's
+        self.rules = ctx.cfg.rules
         self.echo: dict[str, Echo] = {}
         self.tensorboard: TensorBoardSource | None = None
         self._tensorboard_at = 0.0
@@ -295,7 +295,7 @@ class Attempts:
             ctx.journal.write(UpdateAttempt(ctx.name, number, mark))
         elif decision is not None and self.rollbacks.wants_rollback(inc):
             # Wanted, but it cannot be done (no glob, no step): the reason is worth a note.
-            extra = f"; {decision.reason}" if "cannot" in decision.reason else ""
+            extra = f"; {decision.reason}"
             ctx.journal.event(EventKind.NOTE, decision.reason, number)
         if inc.kind == IncidentKind.HANG:
             live.hang = inc
@@ -420,14 +420,17 @@ class Attempts:
         status, forced)."""
         ctx, engine, seams = self.ctx, self.ctx.engine, self.ctx.seams
         grace = self.cfg.stop.grace_s
-        signals_before = len(ctx.stop_signals)
+        # The signal that counts as "again": for an operator stop (`sent`), any after the first,
+        # even one that came while babysit was passing the first on; for babysit's own kill, a
+        # second operator signal after this began.
+        first = 1 if sent else max(len(ctx.stop_signals), 1)
         if not sent:
             engine.signal(live.handle, sig)
         deadline = seams.monotonic() + grace
         forced = False
         while engine.survivors(live.handle):
             self.pump(live)
-            again = len(ctx.stop_signals) > max(signals_before, 1)
+            again = len(ctx.stop_signals) > first
             if not forced and (again or seams.monotonic() >= deadline):
                 forced = True
                 reason = "second signal" if again else f"{grace:g}s grace over"

@@ -1,7 +1,8 @@
 """What every room of supervise shares about the run: its settings, its seams, its journal.
 
     ctx = RunContext(cfg, ["python", "train.py"], "train", home, cwd, say, Seams(), LocalEngine())
-    ctx.journal.event(...)      # set once the store is open (RunLoop.run)
+    ctx.open_journal(store)     # once the store is open (Supervisor.run)
+    ctx.journal.event(...)
     ctx.stop_signals            # the operator's signals, appended by a signal handler
 
 Seams are the side effects the loop uses (clock, sleep, randomness, the terminal), replaceable
@@ -21,6 +22,7 @@ from typing import IO, Any
 from babysit.config import Config
 from babysit.engines import Engine
 from babysit.records import Say
+from babysit.store import Store
 from babysit.supervise.journal import Journal
 
 
@@ -60,6 +62,10 @@ class RunContext:
     @property
     def journal(self) -> Journal:
         assert self._journal is not None, "the journal is set when the store is open"
+        return self._journal
+
+    def open_journal(self, store: Store) -> Journal:
+        self._journal = Journal(store, self.name, self.say, self.seams.wall)
         return self._journal
 
     def get_journal(self) -> Journal:

@@ -13,10 +13,11 @@ ones `babysit run --preflight` checks too); babysit's home to [run] home. `babys
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import sys
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from babysit.sources.checkpoints import glob_directory
 from babysit.sources.health import HealthTargets, run_checks
 from babysit.supervise.prepare import resolve_path
 
-__all__ = ["Examination", "examine", "targets_from_config"]
+__all__ = ["Examination", "examine", "targets_from_config", "training_python"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,24 @@ class Examination:
     def failed(self) -> bool:
         """A check failed: do not trust this node with a run."""
         return any(r.status is CheckStatus.FAIL for r in self.results)
+
+
+_LAUNCHERS = {"torchrun", "accelerate", "deepspeed", "composer", "lightning"}
+
+
+def training_python(command: Sequence[str]) -> str:
+    """The interpreter the training runs in, for the matmul self-test (babysit's own may lack
+    torch): `python...` itself, or the `python` next to torchrun & co; else babysit's."""
+    if command:
+        prog = Path(command[0]).name
+        found = shutil.which(command[0])
+        if found and prog.startswith("python"):
+            return found
+        if found and prog in _LAUNCHERS:
+            sibling = Path(found).parent / "python"
+            if sibling.exists():
+                return str(sibling)
+    return sys.executable
 
 
 def targets_from_config(

@@ -17,7 +17,7 @@ import signal
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from babysit.detect.outcome import TRUSTED, AttemptEvidence, signal_name
 from babysit.detect.outcome import judge as judge_exit
@@ -75,8 +75,9 @@ def outcome_of(live: Live, status: ExitStatus) -> Outcome:
         # babysit ended it (a hang, a rollback): never a success, never an outside stop,
         # even when the script catches SIGTERM and exits 0.
         return Outcome.KILLED
-    if live.hang is None and stop_signals & set(status.signals_received):
-        # Someone (a babysit that then died, the scheduler) stopped it before it finished.
+    if stop_signals & set(status.signals_received):
+        # Someone (a babysit that then died, the scheduler) stopped it before it finished; a
+        # hang babysit did not act on (hang.action = "alert") does not change that.
         return Outcome.STOPPED
     if status.exit_code == 0:
         return Outcome.SUCCEEDED
@@ -87,7 +88,7 @@ def outcome_of(live: Live, status: ExitStatus) -> Outcome:
     return Outcome.FAILED
 
 
-def _trusted(d: Diagnosis | None) -> bool:
+def _trusted(d: Diagnosis | None) -> TypeGuard[Diagnosis]:
     return d is not None and d.rule is not None and d.confidence >= TRUSTED
 
 
@@ -100,7 +101,7 @@ def judge(live: Live, status: ExitStatus, diagnose: Diagnose) -> Judgement:
         # It died on its own right after the NaN: a dead GPU or an Xid explains both, and
         # then the node is what to act on, not the data.
         diagnosis = diagnose(live.logs(), live.started)
-        if _trusted(diagnosis) and getattr(diagnosis, "category", None) != Category.NUMERICAL:
+        if _trusted(diagnosis) and diagnosis.category != Category.NUMERICAL:
             anomaly = None
     verdict: Verdict | None
     if anomaly is not None:

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import ipaddress
 import os
-import shutil
-import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 from babysit.config import Config
@@ -33,24 +31,6 @@ HOSTFILE_NAME = "hostfile"
 NODE_CHECKS = frozenset({"gpu", "matmul"})  # failures that condemn the node itself
 
 
-_LAUNCHERS = {"torchrun", "accelerate", "deepspeed", "composer", "lightning"}
-
-
-def training_python(command: Sequence[str]) -> str:
-    """The interpreter the training runs in, for the matmul self-test (babysit's own may lack
-    torch): `python...` itself, or the `python` next to torchrun & co; else babysit's."""
-    if command:
-        prog = Path(command[0]).name
-        found = shutil.which(command[0])
-        if found and prog.startswith("python"):
-            return found
-        if found and prog in _LAUNCHERS:
-            sibling = Path(found).parent / "python"
-            if sibling.exists():
-                return str(sibling)
-    return sys.executable
-
-
 class Nodes:
     def __init__(
         self,
@@ -60,7 +40,7 @@ class Nodes:
         say: Say,
         journal: Callable[[], Journal],
         wall: Callable[[], float],
-        targets: HealthTargets | None = None,
+        targets: HealthTargets,
         host: str | None = None,
     ) -> None:
         self.cfg = cfg
@@ -91,7 +71,7 @@ class Nodes:
     def preflight(self, attempt: int) -> None:
         """The doctor's checks of this node before an attempt. A failure is recorded against
         the node and bans it (the launch then refuses a banned node without a hostfile)."""
-        if not self.cfg.health.preflight or self.targets is None:
+        if not self.cfg.health.preflight:
             return
         try:
             ok, results = preflight(self.targets, self.cfg.health.preflight_budget_s)

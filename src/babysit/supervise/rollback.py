@@ -2,8 +2,8 @@
 
     rb = Rollbacks(cfg, cwd, say, journal, wall=time.time)
     pending = rb.seed(store.attempts("gpt"), history)   # windows, anomalies; a decision to redo
-    newest = rb.newest()               # one scan of the checkpoint directory per decision ...
-    ckpt = rb.pick_checkpoint(settle_s=0.0, before_step=1199)   # ... reused by the launch
+    newest = rb.newest()               # one scan of the checkpoint directory per decision, ...
+    ckpt = rb.pick_checkpoint(settle_s=0.0, before_step=1199)   # ... reused by a launch at once
     rb.rolled_back(decision, anomaly_step)
 
 The decisions themselves are policy/compose.py's; this room keeps the state they read (the data
@@ -40,6 +40,7 @@ from babysit.sources.checkpoints import scan_checkpoints, validate_checkpoint
 from babysit.supervise.journal import Journal
 from babysit.supervise.prepare import resolve_path
 
+SCAN_REUSE_S = 0.5  # a decision's scan serves a launch this soon after it (no backoff)
 MAX_VALIDATIONS = 3  # checkpoints the validator may reject in a row before babysit pages
 
 
@@ -60,12 +61,13 @@ class Rollbacks:
         glob = cfg.checkpoint.glob
         self.checkpoint_pattern = str(resolve_path(glob, cwd)) if glob else None
         self.rule = cfg.rollback
+        self.rules = cfg.rules
         self.windows: tuple[Window, ...] = ()  # data windows skipped so far (all attempts)
         self.anomalies: list[int] = []  # steps of the anomalies rolled back for
         self.quarantine: list[tuple[int, float, int]] = []  # (anomaly step, ended, attempt)
         self._rejected: dict[tuple[str, float, int], str] = {}  # validator verdicts, by file
         self._accepted: set[tuple[str, float, int]] = set()
-        self._found: list[Checkpoint] | None = None  # the decision's scan, for the next launch
+        self._found: tuple[float, list[Checkpoint]] | None = None  # the decision's scan, and when
         self.lr_scale: float | None = None  # of the last rollback, until the run passes lr_until
         self.lr_until = -1
 
@@ -158,11 +160,12 @@ class Rollbacks:
 
     def newest(self) -> Checkpoint | None:
         """What the next attempt would resume from (validations already known are applied).
-        The scan is kept for that launch: one scan of the directory per decision (the attempt
-        has ended, so nothing it saved can still change; a checkpoint that appears meanwhile is
-        for the launch after)."""
-        self._found = self.scan(0.0)
-        chosen, _ = choose_checkpoint(self._found)
+        The scan is kept for a launch that follows at once (a restart without backoff); after a
+        backoff the directory is read again: a checkpoint may have been removed or restored
+        meanwhile, by hand or by a retention job."""
+        found = self.scan(0.0)
+        self._found = (self.wall(), found)
+        chosen, _ = choose_checkpoint(found)
         return chosen
 
     def pick_checkpoint(
@@ -180,8 +183,9 @@ class Rollbacks:
         pattern = self.checkpoint_pattern
         if pattern is None:
             return None
-        found = self._found if self._found is not None else self.scan(settle_s)
-        self._found = None
+        kept, self._found = self._found, None
+        fresh = kept is not None and self.wall() - kept[0] <= SCAN_REUSE_S
+        found = kept[1] if kept is not None and fresh else self.scan(settle_s)
         rejected: list[Checkpoint] = []
         while True:
             chosen, passed_over = choose_checkpoint(found, before_step)
@@ -291,7 +295,7 @@ class Rollbacks:
         return wants_rollback(inc, self.rule)
 
     def on_incident(self, inc: Incident) -> Decision:
-        return compose.on_incident(inc, self.so_far(), compose.Rules(rollback=self.rule))
+        return compose.on_incident(inc, self.so_far(), self.rules)
 
     def rolled_back(self, decision: Decision, anomaly_step: int | None) -> None:
         self.windows = merge([*self.windows, *decision.skip_steps])

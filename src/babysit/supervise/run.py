@@ -47,10 +47,10 @@ from babysit.store import Store
 from babysit.supervise import judge
 from babysit.supervise.attempt import Attempts, Live
 from babysit.supervise.context import RunContext, Seams
-from babysit.supervise.doctor import targets_from_config
+from babysit.supervise.doctor import targets_from_config, training_python
 from babysit.supervise.forensics import Forensics
 from babysit.supervise.journal import Journal
-from babysit.supervise.nodes import Nodes, training_python
+from babysit.supervise.nodes import Nodes
 from babysit.supervise.postmortem import Postmortem
 from babysit.supervise.prepare import check_checkpoint_glob, check_command
 from babysit.supervise.reattach import highest_attempt_dir, unfinished
@@ -75,16 +75,14 @@ class Supervisor:
             cfg, command, name, home, cwd, say, seams or Seams(), engine or LocalEngine()
         )
         self.cfg, self.name, self.say = cfg, name, say
-        self.rules = compose.Rules(cfg.restart, cfg.rollback, cfg.budget)
+        self.rules = cfg.rules
         self.history: list[AttemptRecord] = []  # the attempts the budget counts, in memory
         self.attempts_seen = 0
         self.pending_rollback: Decision | None = None  # what the next launch must do
         self.rollbacks = Rollbacks(cfg, cwd, say, ctx.get_journal, ctx.seams.wall)
+        targets = targets_from_config(cfg, python=training_python(command), cwd=cwd, home=home)
         self.nodes = Nodes(
-            cfg, name, cwd, say, ctx.get_journal, ctx.seams.wall, host=ctx.engine.host
-        )
-        self.nodes.targets = targets_from_config(
-            cfg, python=training_python(command), cwd=cwd, home=home
+            cfg, name, cwd, say, ctx.get_journal, ctx.seams.wall, targets, ctx.engine.host
         )
         self.forensics = Forensics(cfg, name, say, ctx.get_journal, ctx.engine, ctx.seams.wall)
         self.telemetry = Telemetry(
@@ -111,7 +109,7 @@ class Supervisor:
         store = Store.open(ctx.home)
         for warning in store.warnings:
             self.say(Level.WARN, warning)
-        ctx._journal = Journal(store, self.name, self.say, ctx.seams.wall)
+        ctx.open_journal(store)
         self.attempts.open_echo()
         lock = None
         try:
@@ -301,8 +299,14 @@ class Supervisor:
         if rearmed is not None:
             # The babysit before this one had decided to end it for an anomaly: carry that out.
             live.rollback, live.anomaly = rearmed
-            live.killed = True
-        if ctx.engine.poll(handle) is None:
+        status = ctx.engine.poll(handle)
+        if rearmed is not None:
+            # Still running: babysit kills it now. Ended: by the stop that babysit sent before
+            # it died, or on its own (then it is judged as such: "it ended before babysit
+            # stopped it").
+            stopped = status is not None and bool(status.signals_received)
+            live.killed = status is None or stopped
+        if status is None:
             msg = (
                 f"re-attached to attempt {live.number} (launcher pid {handle.launcher_pid}), "
                 "still running; following its output"

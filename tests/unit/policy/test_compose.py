@@ -100,3 +100,10 @@ def test_checkpoint_progress_is_not_judged_without_steps_in_names() -> None:
 def test_success_succeeds() -> None:
     ok = AttemptRecord(1, 0.0, 1.0, Outcome.SUCCEEDED, 0)
     assert on_ended(RunSoFar([ok]), QUIET, 0.5, None).kind == DecisionKind.SUCCEED
+
+
+def test_a_nan_rebuilt_from_the_store_is_told_by_its_message_not_as_none() -> None:
+    again = Incident(IncidentKind.NONFINITE, "loss is nan at step 200", 0.0, 200, "loss")
+    d = on_incident(again, RunSoFar(checkpoints=True), Rules())
+    assert d.kind == DecisionKind.ROLLBACK and "None" not in d.reason
+    assert d.reason.startswith("loss is nan at step 200")

@@ -399,3 +399,13 @@ def test_store_recovers_after_a_failed_commit(store: Store) -> None:
     finally:
         store._conn = real
     assert [e["message"] for e in store.events("gpt")] == ["kept"]
+
+
+def test_a_write_record_the_store_does_not_know_is_refused_loudly(tmp_path: Path) -> None:
+    import pytest
+
+    from babysit.errors import StoreError
+    from babysit.store import Store
+
+    with Store.open(tmp_path / "home") as store, pytest.raises(StoreError, match="a babysit bug"):
+        store.apply("not a write")  # type: ignore[arg-type]

@@ -195,3 +195,26 @@ def test_a_second_signal_kills_at_once(tmp_path: Path) -> None:
     assert r.engine.signals == [(1, signal.SIGINT)] and r.engine.kills == [1]
     assert r.engine.attempts[0].ended_at == pytest.approx(4.0, abs=0.2)  # not 600 s later
     assert "second signal" in r.said.text
+
+
+# -- found in review: each failed before its fix ---------------------------------------------
+
+
+def test_a_checkpoint_removed_during_the_backoff_is_not_resumed_from(tmp_path: Path) -> None:
+    crash = Script(iters(1, 25), files=saves(10, 20), ends_at=2.6, exit_code=1)
+    r = Run(tmp_path, [crash, Script(steps(11, 30), ends_at=3)], **CKPT)
+    # The crash is seen by about 2.8 s; the next launch comes 1 s (the backoff) later.
+    r.clock.at(3.3, lambda: (tmp_path / "out" / "ckpt_000020.pt").unlink())
+    assert r.run() == ExitCode.OK, r.said.text
+    env = r.engine.launches[1].env
+    assert env["BABYSIT_RESUME_FROM"] == str(tmp_path / "out" / "ckpt_000010.pt")
+
+
+def test_two_operator_signals_before_babysit_passes_the_first_on_kill_at_once(
+    tmp_path: Path,
+) -> None:
+    r = Run(tmp_path, [Script(steps(1, 100), ends_at=None, obeys=False)], **{"stop.grace_s": 600})
+    r.clock.at(3.0, lambda: (r.sup.request_stop(signal.SIGINT), r.sup.request_stop(signal.SIGINT)))
+    assert r.run() == ExitCode.STOPPED, r.said.text
+    assert r.engine.kills == [1]
+    assert r.engine.attempts[0].ended_at == pytest.approx(3.0, abs=0.5)  # not 600 s later

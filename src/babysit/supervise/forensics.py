@@ -1,6 +1,6 @@
 """Forensics: what babysit keeps of a hung attempt, and what it asks the run to keep.
 
-    f = Forensics(cfg, "gpt", say, journal, engine, wall=time.time)
+    f = Forensics(ctx)                     # the run's context (supervise/context.py)
     env = f.child_env(env, attempt_dir)    # faulthandler + PyTorch's flight recorder in the child
     report = f.stacks(handle, attempt)     # every process's stack, grouped, stored, told
     f.flight_recorder_dumps(attempt_dir)   # the NCCL flight recorder's files, if any
@@ -11,17 +11,15 @@ skipped. The stored document is documents.py's.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from babysit.act.stackdump import dump_stacks, forensics_env
-from babysit.config import Config
 from babysit.detect.stacks import group_stacks
 from babysit.documents import stacks_document, stacks_text
-from babysit.engines import Engine
 from babysit.engines.process import Handle
 from babysit.parse.stacks import parse_stacks
-from babysit.records import AddStacks, EventKind, Level, Say, StackReport
+from babysit.records import AddStacks, EventKind, Level, StackReport
+from babysit.supervise.context import RunContext
 from babysit.supervise.journal import Journal
 
 STACKS_DIR = "stacks"
@@ -29,25 +27,17 @@ STACKS_FILE = "stacks.txt"
 
 
 class Forensics:
-    def __init__(
-        self,
-        cfg: Config,
-        run: str,
-        say: Say,
-        journal: Callable[[], Journal],
-        engine: Engine,
-        wall: Callable[[], float],
-    ) -> None:
-        self.cfg = cfg
-        self.run = run
-        self.say = say
-        self._journal = journal
-        self.engine = engine
-        self.wall = wall
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+        self.cfg = ctx.cfg
+        self.run = ctx.name
+        self.say = ctx.say
+        self.engine = ctx.engine
+        self.wall = ctx.seams.wall
 
     @property
     def journal(self) -> Journal:
-        return self._journal()
+        return self.ctx.journal
 
     def child_env(self, env: dict[str, str], attempt_dir: Path) -> dict[str, str]:
         f = self.cfg.forensics

@@ -84,10 +84,8 @@ class Supervisor:
         self.nodes = Nodes(
             cfg, name, cwd, say, ctx.get_journal, ctx.seams.wall, targets, ctx.engine.host
         )
-        self.forensics = Forensics(cfg, name, say, ctx.get_journal, ctx.engine, ctx.seams.wall)
-        self.telemetry = Telemetry(
-            cfg, name, say, ctx.get_journal, self.nodes.targets, self.nodes.host, ctx.seams.wall
-        )
+        self.forensics = Forensics(ctx)
+        self.telemetry = Telemetry(ctx, self.nodes.targets, self.nodes.host)
         self.attempts = Attempts(ctx, self.rollbacks, self.nodes, self.forensics, self.telemetry)
         rules = [cwd / cfg.triage.rules] if cfg.triage.rules else []
         self.postmortem = Postmortem(load_knowledge(rules), say, cfg.triage.kernel_log)

@@ -1,6 +1,6 @@
 """Node telemetry during the run: GPU, host and filesystem figures, sampled off the loop.
 
-    t = Telemetry(cfg, "gpt", say, journal, targets, host, wall=time.time)
+    t = Telemetry(ctx, targets, host)     # the run's context (supervise/context.py)
     t.start()
     t.poll(attempt)     # store what was sampled since; -> the incidents it shows
     t.stop()
@@ -12,41 +12,30 @@ reported once and turned off; the run goes on.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from babysit.config import Config
 from babysit.detect.telemetry import TelemetryDetector
-from babysit.records import AddMetrics, AddNodeEvent, Incident, IncidentKind, Level, Say
+from babysit.records import AddMetrics, AddNodeEvent, Incident, IncidentKind, Level
 from babysit.sources.health import HealthTargets
 from babysit.sources.telemetry import TelemetrySampler, TelemetryThread
+from babysit.supervise.context import RunContext
 from babysit.supervise.journal import Journal
 
 
 class Telemetry:
-    def __init__(
-        self,
-        cfg: Config,
-        run: str,
-        say: Say,
-        journal: Callable[[], Journal],
-        targets: HealthTargets,
-        host: str,
-        wall: Callable[[], float],
-    ) -> None:
-        self.cfg = cfg
-        self.run = run
-        self.say = say
-        self._journal = journal
+    def __init__(self, ctx: RunContext, targets: HealthTargets, host: str) -> None:
+        self.ctx = ctx
+        self.cfg = ctx.cfg
+        self.run = ctx.name
+        self.say = ctx.say
         self.targets = targets
         self.host = host
-        self.wall = wall
+        self.wall = ctx.seams.wall
         self._telemetry: TelemetryThread | None = None
         self._telemetry_told = False
         self._detector: TelemetryDetector | None = None
 
     @property
     def journal(self) -> Journal:
-        return self._journal()
+        return self.ctx.journal
 
     def start(self) -> None:
         h = self.cfg.health

@@ -27,8 +27,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from babysit.cli.common import fail
-from babysit.config import build_config
+from babysit.cli.common import build_config, fail
 from babysit.errors import BabysitError, UsageError
 from babysit.records import ExitCode
 from babysit.store import Store

@@ -18,7 +18,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from babysit.config import load_config
+from babysit.cli.common import load_config
 from babysit.errors import BabysitError
 from babysit.records import ExitCode
 from babysit.sources.health import CHECKS

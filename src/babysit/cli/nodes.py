@@ -16,8 +16,7 @@ from pathlib import Path
 
 import click
 
-from babysit.cli.common import fail, home_dir, home_option, open_store, plain_console
-from babysit.config import load_config
+from babysit.cli.common import fail, home_dir, home_option, load_config, open_store, plain_console
 from babysit.errors import BabysitError, UsageError
 from babysit.records import Ban
 from babysit.store import Store

@@ -17,8 +17,7 @@ from typing import Any
 
 import click
 
-from babysit.cli.common import fail, home_option
-from babysit.config import derive_run_name, load_config
+from babysit.cli.common import derive_run_name, fail, home_option, load_config
 from babysit.errors import BabysitError, UsageError
 from babysit.records import ExitCode
 from babysit.views.console import ConsoleReporter

@@ -16,8 +16,7 @@ from typing import Any
 
 import click
 
-from babysit.cli.common import fail, home_dir, home_option, plain_console
-from babysit.config import load_config
+from babysit.cli.common import fail, home_dir, home_option, load_config, plain_console
 from babysit.errors import BabysitError
 from babysit.store import Store
 

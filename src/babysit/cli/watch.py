@@ -16,8 +16,7 @@ from typing import Any
 import click
 from rich.markup import escape
 
-from babysit.cli.common import fail, home_dir, home_option, plain_console
-from babysit.config import derive_run_name
+from babysit.cli.common import derive_run_name, fail, home_dir, home_option, plain_console
 from babysit.errors import BabysitError, UsageError
 from babysit.store import Store
 from babysit.views.console import ConsoleReporter

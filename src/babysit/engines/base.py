@@ -15,7 +15,9 @@ state: NODE_FAIL, TIMEOUT, PREEMPTED, OUT_OF_MEMORY, ...). The interface is shap
 - the handle is the babysit launcher's (engines/process.py): every engine starts its attempt
   under it (torchrun itself, or `srun`/`sbatch --wait` on the batch host), so re-attach, exit
   records and output files work the same way; an engine may subclass it to carry a job id;
-- `ranks` maps ranks to processes to hosts, for stack dumps and for blaming a node;
+- `ranks` maps ranks to processes to hosts, for stack dumps and for blaming a node (torchrun:
+  the elastic agent's workers, whose failures it reports per rank as local rank, pid, exit
+  code and error file; Slurm: the job's steps on the nodes of its allocation);
 - `on_each_node` runs a command on every node of the attempt (stacks, health checks);
 - `apply_bans` turns the ban list into the engine's own spelling (a hostfile without the banned
   hosts, `--exclude=...`);

@@ -29,7 +29,7 @@ Engines are a stage: they import records and errors only, never another stage.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -49,7 +49,6 @@ class LaunchSpec:
     token: str  # BABYSIT_ATTEMPT_TOKEN: finds every process of the attempt
     hosts: tuple[str, ...] = ()  # the usable hosts (empty: this node only)
     exclude: tuple[str, ...] = ()  # banned hosts, for engines that take an exclude list
-    engine_args: tuple[str, ...] = field(default=())  # added by apply_bans (e.g. --exclude)
 
 
 @dataclass(frozen=True)

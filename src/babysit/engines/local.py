@@ -12,9 +12,7 @@ BABYSIT_EXCLUDE_HOSTS variable that supervise prepares.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal as signals
 import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,8 +21,7 @@ from babysit.engines import process
 from babysit.engines.base import LaunchSpec, NodeResult, RankProcess, with_exclude
 from babysit.engines.process import Handle
 from babysit.records import ExitStatus
-
-KILL_WAIT_S = 5.0  # after SIGKILL to a timed-out node command's session
+from babysit.subproc import kill_session
 
 
 class LocalEngine:
@@ -101,17 +98,13 @@ class LocalEngine:
             return [NodeResult(self.host, None, "", f"cannot run {argv[0]!r}: {exc}")]
         try:
             out, err = proc.communicate(timeout=timeout_s)
-            code: int | None = proc.returncode
         except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signals.SIGKILL)
-            try:
-                out, err = proc.communicate(timeout=KILL_WAIT_S)
-            except subprocess.TimeoutExpired:  # stuck in the kernel: leave it, say so
-                out, err = b"", b""
-            err += f"\n(killed after {timeout_s:g}s)".encode()
-            code = None
-        return [NodeResult(self.host, code, _text(out), _text(err))]
+            kill_session(proc)
+            why = (
+                f"{argv[0]!r} did not finish within {timeout_s:g}s and was killed, with its session"
+            )
+            return [NodeResult(self.host, None, "", why)]
+        return [NodeResult(self.host, proc.returncode, _text(out), _text(err))]
 
 
 def _text(data: bytes) -> str:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from babysit.records import Checkpoint
-from babysit.sources.subproc import kill_session
+from babysit.subproc import kill_session
 
 _TEMP_SUFFIXES = (".tmp", ".temp", ".partial", ".incomplete", ".lock", ".swp", "~")
 _KEYED_STEP = re.compile(r"(?:step|iter|ckpt|checkpoint)[_\-=]?(\d+)", re.IGNORECASE)

@@ -24,7 +24,7 @@ import time
 from typing import Any
 
 from babysit.records import CheckResult, CheckStatus
-from babysit.sources.subproc import kill_session
+from babysit.subproc import kill_session
 
 SCRIPT = r"""
 import json, os, sys, threading, time

@@ -6,8 +6,9 @@
     except subprocess.TimeoutExpired:
         kill_session(proc)   # never waits more than a second, whatever the process does
 
-Used by the checks babysit runs itself (the matmul self-test, --validate-checkpoint): a check
-stuck in the kernel (a hung filesystem or GPU driver) must not hang babysit with it.
+Used by the checks babysit runs itself (the matmul self-test, --validate-checkpoint, a command
+an engine runs on each node): a check stuck in the kernel (a hung filesystem or GPU driver) must
+not hang babysit with it. Standard library only: sources and engines both use it.
 """
 
 from __future__ import annotations

@@ -21,35 +21,15 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import psutil
 
 from babysit.errors import HomeNotWritable, RunNotFound, StoreError, StoreWriteError
-from babysit.records import (
-    AddAttempt,
-    AddBan,
-    AddDiagnosis,
-    AddEventRow,
-    AddIncident,
-    AddMetrics,
-    AddNodeEvent,
-    AddStacks,
-    AttemptRecord,
-    Category,
-    Event,
-    Incident,
-    MirrorEvent,
-    Outcome,
-    ReleaseRun,
-    RunState,
-    SetBudgetFrom,
-    SetRunState,
-    StoreWrite,
-    UpdateAttempt,
-)
+from babysit.records import AttemptRecord, Category, Event, Incident, Outcome, RunState
 from babysit.store.nodes import NodeRegistry
 from babysit.store.schema import MIGRATIONS
+from babysit.store.writes import StoreWrite, apply_write
 
 DB_NAME = "babysit.db"
 JSONL_NAME = "events.jsonl"
@@ -197,39 +177,9 @@ class Store(NodeRegistry):
             raise StoreError(f"store write refused by {self.home / DB_NAME}: {exc}") from exc
 
     def apply(self, w: StoreWrite) -> None:
-        """Carry out one write record (the Journal's queue holds them). Raises StoreWriteError
-        for a refusal that may pass (disk full, locked), StoreError for one that will not."""
-        match w:
-            case AddAttempt():
-                self.add_attempt(w.run, w.number, w.fields)
-            case UpdateAttempt():
-                self.update_attempt(w.run, w.number, w.fields)
-            case SetRunState():
-                self.set_run_state(w.run, w.state, w.reason, w.exit_code)
-            case SetBudgetFrom():
-                self.set_budget_from(w.run, w.attempt)
-            case ReleaseRun():
-                self.release_run(w.run)
-            case AddEventRow():
-                self.add_event_row(w.event)
-            case MirrorEvent():
-                self.mirror_event(w.event)
-            case AddIncident():
-                self.add_incident(w.run, w.attempt, w.incident)
-            case AddMetrics():
-                self.add_metrics(w.run, w.attempt, w.ts, w.step, w.values)
-            case AddNodeEvent():
-                self.add_node_event(
-                    w.ts, w.host, w.kind, w.reason, w.run, w.attempt, w.gpu, w.category
-                )
-            case AddBan():
-                self.add_ban(w.ban)
-            case AddDiagnosis():
-                self.add_diagnosis(w.run, w.attempt, w.ts, w.document)
-            case AddStacks():
-                self.add_stacks(w.run, w.attempt, w.ts, w.summary, w.report)
-            case _:
-                assert_never(w)
+        """Carry out one write record (store/writes.py). Raises StoreWriteError for a refusal
+        that may pass (disk full, locked), StoreError for one that will not."""
+        apply_write(self, w)
 
     # -- runs ----------------------------------------------------------------------------------
 
@@ -555,9 +505,3 @@ def _fs_type(path: Path) -> str | None:
         return best[1] if best else None
     except (OSError, RuntimeError):
         return None
-
-
-def assert_never(w: NoReturn) -> NoReturn:
-    """A write record Store.apply does not know: a babysit bug, refused loudly (a silent pass
-    would drop the write)."""
-    raise StoreError(f"unknown store write {w!r} (a babysit bug)")

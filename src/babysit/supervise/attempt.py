@@ -33,9 +33,6 @@ from babysit.policy import compose
 from babysit.policy.rollback import format_windows
 from babysit.records import (
     Activity,
-    AddAttempt,
-    AddIncident,
-    AddMetrics,
     AttemptRecord,
     Decision,
     DecisionKind,
@@ -46,11 +43,11 @@ from babysit.records import (
     Level,
     RunState,
     StackReport,
-    UpdateAttempt,
 )
 from babysit.sources.checkpoints import DirectoryPulse
 from babysit.sources.follow import Follower
 from babysit.sources.tensorboard import TensorBoardSource
+from babysit.store.writes import AddAttempt, AddIncident, AddMetrics, UpdateAttempt
 from babysit.supervise.context import RunContext
 from babysit.supervise.forensics import Forensics
 from babysit.supervise.nodes import Nodes

@@ -18,7 +18,8 @@ from babysit.detect.stacks import group_stacks
 from babysit.documents import stacks_document, stacks_text
 from babysit.engines.process import Handle
 from babysit.parse.stacks import parse_stacks
-from babysit.records import AddStacks, EventKind, Level, StackReport
+from babysit.records import EventKind, Level, StackReport
+from babysit.store.writes import AddStacks
 from babysit.supervise.context import RunContext
 from babysit.supervise.journal import Journal
 

@@ -21,19 +21,9 @@ from collections.abc import Callable
 from typing import Any
 
 from babysit.errors import StoreError, StoreWriteError
-from babysit.records import (
-    RUN_TRANSITIONS,
-    AddEventRow,
-    Event,
-    EventKind,
-    Level,
-    MirrorEvent,
-    RunState,
-    Say,
-    SetRunState,
-    StoreWrite,
-)
+from babysit.records import RUN_TRANSITIONS, Event, EventKind, Level, RunState, Say
 from babysit.store import Store
+from babysit.store.writes import AddEventRow, MirrorEvent, SetRunState, StoreWrite
 
 MAX_PENDING = 10_000
 

@@ -22,7 +22,6 @@ from typing import Any, TypeGuard
 from babysit.detect.outcome import TRUSTED, AttemptEvidence, signal_name
 from babysit.detect.outcome import judge as judge_exit
 from babysit.records import (
-    AddDiagnosis,
     AttemptRecord,
     Category,
     Decision,
@@ -35,9 +34,9 @@ from babysit.records import (
     Level,
     Outcome,
     StackReport,
-    UpdateAttempt,
     Verdict,
 )
+from babysit.store.writes import AddDiagnosis, UpdateAttempt
 from babysit.supervise.attempt import Live
 from babysit.supervise.context import RunContext
 from babysit.supervise.postmortem import Postmortem

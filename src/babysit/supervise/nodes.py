@@ -22,8 +22,9 @@ from pathlib import Path
 from babysit.config import Config
 from babysit.errors import ConfigError, LaunchError, NodesExhausted, StoreError
 from babysit.policy.nodes import ban_for, usable_hosts
-from babysit.records import AddBan, AddNodeEvent, Ban, CheckStatus, EventKind, Level, Say
+from babysit.records import Ban, CheckStatus, EventKind, Level, Say
 from babysit.sources.health import HealthTargets, failure_summary, preflight
+from babysit.store.writes import AddBan, AddNodeEvent
 from babysit.supervise.journal import Journal
 from babysit.supervise.prepare import HostLine, read_hostfile, resolve_path, write_hostfile
 

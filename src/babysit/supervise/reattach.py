@@ -18,7 +18,8 @@ from typing import Any
 from babysit.engines import Engine
 from babysit.engines.process import Handle
 from babysit.errors import RunBusy
-from babysit.records import AddAttempt, Level, Outcome, Say
+from babysit.records import Level, Outcome, Say
+from babysit.store.writes import AddAttempt
 from babysit.supervise.journal import Journal
 
 _ATTEMPT_DIR = re.compile(r"^attempt-(\d+)$")

@@ -37,13 +37,11 @@ from babysit.records import (
     ExitStatus,
     Level,
     Outcome,
-    ReleaseRun,
     RunState,
     Say,
-    SetBudgetFrom,
-    UpdateAttempt,
 )
 from babysit.store import Store
+from babysit.store.writes import ReleaseRun, SetBudgetFrom, UpdateAttempt
 from babysit.supervise import judge
 from babysit.supervise.attempt import Attempts, Live
 from babysit.supervise.context import RunContext, Seams

@@ -13,9 +13,10 @@ reported once and turned off; the run goes on.
 from __future__ import annotations
 
 from babysit.detect.telemetry import TelemetryDetector
-from babysit.records import AddMetrics, AddNodeEvent, Incident, IncidentKind, Level
+from babysit.records import Incident, IncidentKind, Level
 from babysit.sources.health import HealthTargets
 from babysit.sources.telemetry import TelemetrySampler, TelemetryThread
+from babysit.store.writes import AddMetrics, AddNodeEvent
 from babysit.supervise.context import RunContext
 from babysit.supervise.journal import Journal
 

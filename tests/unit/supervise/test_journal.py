@@ -6,7 +6,7 @@ from typing import Any
 
 import babysit.supervise.journal as journal_module
 from babysit.errors import StoreWriteError
-from babysit.records import ReleaseRun
+from babysit.store.writes import ReleaseRun
 from babysit.supervise.journal import Journal
 
 

@@ -11,7 +11,7 @@ other exception is a bug and keeps its traceback.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
@@ -28,24 +28,12 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-# The config is imported when a command runs, not when the CLI loads: it is made of every
-# policy's and detector's rule, which `babysit --help` does not need.
-def load_config(path: Path | None, overrides: dict[str, Any]) -> Config:
+def load_config(path: Path | None, overrides: Mapping[str, Any]) -> Config:
+    """babysit.config.load_config, imported when a command runs, not when the CLI loads: the
+    config is made of every policy's and detector's rule, which `babysit --help` does not need."""
     from babysit.config import load_config as load
 
     return load(path, overrides)
-
-
-def build_config(values: dict[str, Any]) -> Config:
-    from babysit.config import build_config as build
-
-    return build(values)
-
-
-def derive_run_name(command: Sequence[str]) -> str:
-    from babysit.config import derive_run_name as derive
-
-    return derive(command)
 
 
 def fail(exc: BabysitError) -> NoReturn:

@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from babysit.cli.common import build_config, fail
+from babysit.cli.common import fail
 from babysit.errors import BabysitError, UsageError
 from babysit.records import ExitCode
 from babysit.store import Store
@@ -130,6 +130,8 @@ def run_demo(workdir: Path, steps: int = 300) -> ExitCode:
         str(nan_at),
         *(["--hang-at", str(hang_at)] if hang else []),
     ]
+    from babysit.config import build_config
+
     cfg = build_config(
         {
             "run.name": RUN_NAME,

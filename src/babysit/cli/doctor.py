@@ -18,9 +18,8 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from babysit.cli.common import load_config
-from babysit.errors import BabysitError
-from babysit.records import ExitCode
+from babysit.cli.common import fail, load_config
+from babysit.errors import BabysitError, UsageError
 from babysit.sources.health import CHECKS
 from babysit.supervise.doctor import examine, targets_from_config
 from babysit.views.doctor import doctor_document, doctor_table
@@ -105,19 +104,15 @@ def doctor_command(
     Exit codes: 0 nothing failed (warnings and skips allowed), 2 usage error,
                 6 at least one check failed (do not trust this node with a run).
     """
-    if not budget > 0:
-        click.echo(f"babysit: error: --budget must be > 0 seconds, got {budget}", err=True)
-        sys.exit(int(ExitCode.USAGE))
     try:
+        if not budget > 0:
+            raise UsageError(f"--budget must be > 0 seconds, got {budget}")
         cfg = load_config(config_path, {})
     except BabysitError as exc:
-        click.echo(f"babysit: error: {exc}", err=True)
-        sys.exit(int(ExitCode.USAGE))
-    targets = targets_from_config(cfg, data_dirs, python)
+        fail(exc)
+    targets = targets_from_config(cfg, data_dirs, python, home=home)
     if checkpoint_dirs:
         targets = replace(targets, checkpoint_dirs=checkpoint_dirs)
-    if home is not None:
-        targets = replace(targets, home=home)
     exam = examine(targets, budget, only)
     if as_json:
         doc = doctor_document(exam.results, exam.host, exam.elapsed_s)

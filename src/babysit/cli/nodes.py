@@ -90,7 +90,7 @@ def nodes_unban(host: str, home: Path | None, reason: str) -> None:
     now = time.time()
     try:
         with open_store(home) as store:
-            if not store.active_bans(now) or host not in {b.host for b in store.active_bans(now)}:
+            if host not in {b.host for b in store.active_bans(now)}:
                 raise UsageError(f"{host} is not banned (see `babysit nodes list`)")
             store.lift_bans(host, now, reason)
     except BabysitError as exc:

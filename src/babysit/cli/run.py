@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from babysit.cli.common import derive_run_name, fail, home_option, load_config
+from babysit.cli.common import fail, home_option, load_config
 from babysit.errors import BabysitError, UsageError
 from babysit.records import ExitCode
 from babysit.views.console import ConsoleReporter
@@ -150,6 +150,8 @@ def run_command(
             if backoff > cap:
                 overrides["restart.backoff_max_s"] = backoff
         cfg = load_config(config_path, overrides)
+        from babysit.config import derive_run_name
+
         run_name = cfg.run.name or derive_run_name(command)
         sup = Supervisor(
             cfg, list(command), run_name, Path(cfg.run.home), Path.cwd(), ConsoleReporter()

@@ -16,9 +16,8 @@ from typing import Any
 
 import click
 
-from babysit.cli.common import fail, home_dir, home_option, load_config, plain_console
+from babysit.cli.common import fail, home_option, load_config, open_store, plain_console
 from babysit.errors import BabysitError
-from babysit.store import Store
 
 
 @click.command("triage")
@@ -83,7 +82,7 @@ def _seen_before(home: Path | None, fingerprint: str | None) -> list[dict[str, A
     if fingerprint is None:
         return []
     try:
-        with Store.open(home_dir(home), create=False) as store:
+        with open_store(home) as store:
             return store.seen_before(fingerprint)
     except BabysitError:
         return []

@@ -16,7 +16,7 @@ from typing import Any
 import click
 from rich.markup import escape
 
-from babysit.cli.common import derive_run_name, fail, home_dir, home_option, plain_console
+from babysit.cli.common import fail, home_dir, home_option, plain_console
 from babysit.errors import BabysitError, UsageError
 from babysit.store import Store
 from babysit.views.console import ConsoleReporter
@@ -64,6 +64,8 @@ def watch_command(
         stop: list[int] = []
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda s, _f: stop.append(s))
+        from babysit.config import derive_run_name
+
         run_name = name or derive_run_name([paths[0].stem])  # slurm-1234.out -> slurm-1234
         with Store.open(home_dir(home)) as store:
             count = follow_logs(paths, store, run_name, ConsoleReporter(), lambda: bool(stop))

@@ -59,7 +59,7 @@ def test_hang_is_detected_killed_and_restarted(workdir: Path) -> None:
     assert hang["value"] <= 3 * hang["baseline"] + 5, hang
     assert hang["step"] in (149, 150)  # "injecting hang at step 150" mentions step 150
     # The message names the steps' cadence (10 ms and up here), not the reads' (0.2 s).
-    assert hang["baseline"] < 0.1, hang
+    assert hang["baseline"] < 0.2, hang  # the steps' cadence, not the 0.2 s between reads
     assert f"steps usually come every {hang['baseline']:.3g}s" in hang["message"], hang
 
 

@@ -33,11 +33,10 @@ anomaly. Time comes only from the records and from `now`, never from a clock.
 
 from __future__ import annotations
 
-import math
 from collections import deque
 from dataclasses import dataclass, field
 
-from babysit.detect.window import median
+from babysit.detect.window import median, quantile
 from babysit.records import Activity, Incident, IncidentKind
 
 MAX_SOURCES = 64  # sources counted apart; more share one count (bounded memory)
@@ -64,11 +63,11 @@ class HangRule:
 
 @dataclass
 class _Source:
-    """What one source last told: its step, that line's own time, the activities seen then."""
+    """What one source last told: its step, and that line's own time (None after an activity:
+    a stamped interval across a save or an eval teaches nothing)."""
 
     step: int | None = None
     stamp: float | None = None
-    epoch: int = 0
 
 
 @dataclass
@@ -84,25 +83,18 @@ class _Read:
         """How many steps the read saw: the source that saw the most (not their sum)."""
         return max((s or b for s, b in self.counts.values()), default=0)
 
-
-def weighted_quantile(runs: list[tuple[float, int]], q: float) -> float:
-    """`window.quantile` of the values, each repeated its count of times (nearest rank)."""
-    total = sum(n for _, n in runs)
-    rank = max(1, math.ceil(q * total))
-    seen = 0
-    for value, n in sorted(runs):
-        seen += n
-        if seen >= rank:
-            return value
-    return math.nan
+    def intervals(self, per_read: int) -> list[float]:
+        """What the read teaches: k steps over its gap are k intervals of gap/k (at most
+        per_read of them: a backlog must not bury the cadence)."""
+        k = self.steps()
+        return [self.gap / k] * min(k, per_read) if self.gap is not None and k > 0 else []
 
 
 class HangDetector:
     def __init__(self, rule: HangRule) -> None:
         self.rule = rule
-        # Step intervals as runs of (interval, count): a read of 30 steps is one run.
-        self.runs: deque[tuple[float, int]] = deque()
-        self._in_runs = 0  # the steps in `runs`
+        # The last `window` step intervals (a read of 30 steps adds its interval 30 times).
+        self.intervals: deque[float] = deque(maxlen=rule.window)
         self.gaps: deque[float] = deque(maxlen=rule.window)  # silences between reads
         self.last_progress_ts: float | None = None
         self.last_step: int | None = None
@@ -113,13 +105,11 @@ class HangDetector:
         self.longest = 0.0  # the longest unannounced silence seen in the run
         self._read: _Read | None = None  # its intervals are learned when the next read comes
         self._sources: dict[str, _Source] = {}
-        self._epoch = 0  # activities seen: a stamped interval across one teaches nothing
         self._version = 0  # changes with what was learned (the cache key)
         self._cache: tuple[int, float | None] | None = None
 
     def new_attempt(self, ts: float) -> None:
         self._close_read()  # what the attempt taught about the cadence stays
-        self._read = None
         self._sources.clear()
         self.started_ts = ts
         self.last_progress_ts = None
@@ -130,9 +120,9 @@ class HangDetector:
         self._version += 1
 
     def progress(self, step: int, ts: float, source: str = "", stamp: float | None = None) -> None:
-        if self.last_step is not None and step == self.last_step:
-            return  # the same step from another rank
         name, src = self._source(source)
+        if src.step == step:
+            return  # the same step from another rank
         fresh = src.step is None or step > src.step  # a step counter going back teaches nothing
         self._seen(src, name, ts, fresh, stamp, 0)
         src.step = step
@@ -148,7 +138,7 @@ class HangDetector:
         if src is None:
             if len(self._sources) >= MAX_SOURCES:
                 name = ""
-            src = self._sources.setdefault(name, _Source(epoch=self._epoch))
+            src = self._sources.setdefault(name, _Source())
         return name, src
 
     def _seen(
@@ -159,13 +149,15 @@ class HangDetector:
         if read is None or ts != read.ts:
             read = self._open_read(ts, fresh)
         if fresh:
-            prev, same_epoch = src.stamp, src.epoch == self._epoch
-            if stamp is not None and prev is not None and same_epoch and stamp > prev:
-                self._add_run(stamp - prev, 1)  # the line's own times: an exact interval
+            prev = src.stamp
+            if stamp is not None and prev is not None and stamp > prev:
+                self.intervals.append(stamp - prev)  # the line's own times: an exact interval
             else:
-                read.counts.setdefault(name, [0, 0])[kind] += 1
+                counts = read.counts.get(name)
+                if counts is None:
+                    counts = read.counts[name] = [0, 0]
+                counts[kind] += 1
         src.stamp = stamp
-        src.epoch = self._epoch
         self.last_progress_ts = ts
         self.pause = None
         self.alive_ts = None
@@ -191,26 +183,14 @@ class HangDetector:
         return self._read
 
     def _close_read(self) -> None:
-        read = self._read
-        if read is not None and read.gap is not None and (k := read.steps()) > 0:
-            self._add_run(read.gap / k, min(k, self.rule.per_read))
+        if self._read is not None:
+            self.intervals.extend(self._read.intervals(self.rule.per_read))
         self._read = None
 
-    def _add_run(self, interval: float, count: int) -> None:
-        self.runs.append((interval, count))
-        self._in_runs += count
-        # Keep the last `window` steps' intervals (at least the newest run).
-        while len(self.runs) > 1 and self._in_runs - self.runs[0][1] >= self.rule.window:
-            self._in_runs -= self.runs.popleft()[1]
-        self._version += 1
-
-    def _known(self) -> list[tuple[float, int]]:
-        """The step intervals known: the learned runs and those of the read still open."""
-        runs = list(self.runs)
+    def _known(self) -> list[float]:
+        """The step intervals known: those learned and those of the read still open."""
         read = self._read
-        if read is not None and read.gap is not None and (k := read.steps()) > 0:
-            runs.append((read.gap / k, min(k, self.rule.per_read)))
-        return runs
+        return list(self.intervals) + (read.intervals(self.rule.per_read) if read else [])
 
     def activity(self, act: Activity) -> None:
         if act.kind == "checkpoint_write":
@@ -218,13 +198,14 @@ class HangDetector:
         else:
             self.pause = act
         self.flagged = False
-        self._epoch += 1
+        for src in self._sources.values():
+            src.stamp = None  # a stamped interval across an activity teaches nothing
         self._version += 1
 
     def typical_interval_s(self) -> float | None:
         """The median interval between steps, or None before one is known."""
-        runs = self._known()
-        return weighted_quantile(runs, 0.5) if runs else None
+        known = self._known()
+        return median(known) if known else None
 
     def learned_timeout_s(self) -> float | None:
         """max(mult * quantile(step intervals) + floor_s, survived * longest, mult * median
@@ -234,11 +215,11 @@ class HangDetector:
         return self._cache[1]
 
     def _learned(self) -> float | None:
-        runs = self._known()
-        if sum(n for _, n in runs) < self.rule.min_intervals:
+        known = self._known()
+        if len(known) < self.rule.min_intervals:
             return None
         rule = self.rule
-        cadence = rule.mult * weighted_quantile(runs, rule.quantile) + rule.floor_s
+        cadence = rule.mult * quantile(known, rule.quantile) + rule.floor_s
         # Output that arrives in bursts is seen no more often than the reads that bring it.
         bursts = rule.mult * median(list(self.gaps)) if self.gaps else 0.0
         return max(cadence, rule.survived * self.longest, bursts)

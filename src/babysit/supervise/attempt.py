@@ -26,7 +26,7 @@ from typing import Any
 
 from babysit.act.echo import Echo
 from babysit.config import Config
-from babysit.detect.vitals import VitalsRules
+from babysit.detect.vitals import CLIENT_SOURCE, VitalsRules
 from babysit.engines import LaunchSpec
 from babysit.engines.process import STDERR_NAME, STDOUT_NAME, Handle
 from babysit.policy import compose
@@ -238,7 +238,7 @@ class Attempts:
         followers = [
             Follower(attempt_dir / STDOUT_NAME, "stdout", out_off),
             Follower(attempt_dir / STDERR_NAME, "stderr", err_off),
-            Follower(attempt_dir / CLIENT_METRICS, "client"),
+            Follower(attempt_dir / CLIENT_METRICS, CLIENT_SOURCE),  # its rows' stamps count
         ]
         if self.cfg.run.metrics_file:
             path = resolve_path(self.cfg.run.metrics_file, self.ctx.cwd)

@@ -211,8 +211,9 @@ def test_hang_timeout_never_under_the_floor_nor_the_reads_themselves() -> None:
     for r in range(10):
         read(bare, range(1000 * r, 1000 * r + 1000), 0.2 * r)
     timeout = bare.learned_timeout_s()
-    assert timeout is not None and timeout >= 2 * 0.2 - 1e-9
-    assert bare.check(1.8 + 0.3) is None
+    assert timeout is not None and 2 * 0.2 - 1e-9 <= timeout < 0.5
+    assert bare.check(1.8 + timeout - 0.01) is None
+    assert bare.check(1.8 + timeout + 0.01) is not None  # and it does fire after it
 
 
 def test_hang_output_in_bursts_is_not_a_hang_between_bursts() -> None:
@@ -304,3 +305,15 @@ def test_hang_a_backlog_read_does_not_hide_the_true_cadence() -> None:
         read(h, range(s, s + 1), 2.0 + 10.0 * (s - 250_000))
     timeout = h.learned_timeout_s()
     assert timeout is not None and timeout >= 2 * 10.0 + 3.0
+
+
+def test_client_stamps_count_when_stdout_told_the_same_step_first() -> None:
+    # Steps come every 1.0 s by the client's own clock; the log reads that bring them are
+    # uneven (0.6, 0.6, 1.8 s apart). stdout tells each step first, in the same read.
+    h = HangDetector(HangRule())
+    t = 0.0
+    for n in range(1, 31):
+        t += (0.6, 0.6, 1.8)[n % 3]
+        h.progress(n, t, "stdout")
+        h.progress(n, t, "client", stamp=100.0 + n)
+    assert h.typical_interval_s() == 1.0

@@ -159,22 +159,36 @@ def test_every_value_incident_carries_its_evidence_window() -> None:
     assert len(nan.window) == 16 and nan.window[-1][0] == 50 and math.isnan(nan.window[-1][1])
 
 
-def test_hang_cadence_from_the_steps_of_each_read_and_the_client_stamps() -> None:
-    """A fast trainer: 30 steps a read (reads 0.2 s apart), told on stdout and by the client,
-    whose rows carry the time of each log() call. The cadence is the steps', ~6.7 ms."""
+def test_hang_cadence_from_the_steps_of_each_read() -> None:
+    """A fast trainer: 30 steps a read (reads 0.2 s apart). The cadence is the steps', ~6.7 ms,
+    not the reads' 0.2 s."""
     p = Pipeline()
     p.new_attempt(0.0)
     for r in range(3):
         ts = 10.0 + 0.2 * r
-        steps = range(30 * r, 30 * r + 30)
         p.lines([OutputLine("stdout", s + 1, f"iter {s}: loss 2.0, time 6.67ms", ts)
-                 for s in steps])
-        p.lines([OutputLine("client", s + 1, f'{{"step": {s}, "ts": {9.8 + s / 150}, "loss": 2.0}}',
-                            ts) for s in steps])
+                 for s in range(30 * r, 30 * r + 30)])
     typical = p.hang.typical_interval_s()
     assert typical is not None and abs(typical - 0.2 / 30) < 1e-6, typical
     (inc,) = p.tick(10.4 + 3.1)
     assert "steps usually come every 0.00667s" in inc.message
+
+
+def test_the_client_stamps_win_over_the_reads_even_after_stdout_told_the_step() -> None:
+    """The client's rows carry the time of each log() call (10 ms apart here), and stdout tells
+    each step just before its row: the stamps, not the 6.7 ms the reads suggest, are learned."""
+    p = Pipeline()
+    p.new_attempt(0.0)
+    for r in range(3):
+        ts = 10.0 + 0.2 * r
+        out: list[OutputLine] = []
+        for s in range(30 * r, 30 * r + 30):
+            out.append(OutputLine("stdout", s + 1, f"iter {s}: loss 2.0, time 10.00ms", ts))
+            row = f'{{"step": {s}, "ts": {9.0 + s / 100}, "loss": 2.0}}'
+            out.append(OutputLine("client", s + 1, row, ts))
+        p.lines(out)
+    typical = p.hang.typical_interval_s()
+    assert typical is not None and abs(typical - 0.01) < 1e-9, typical
 
 
 def test_only_the_client_rows_are_trusted_for_their_own_time() -> None:

@@ -24,21 +24,25 @@ def babysit(*args: str) -> list[str]:
 
 
 def parse_args(ap: argparse.ArgumentParser, quick: dict[str, Any]) -> argparse.Namespace:
-    """Add --quick to `ap` and parse. With --quick, each option named in `quick` that was left
-    at its default takes the quick value instead (an explicit flag still wins)."""
+    """Add --quick to `ap` and parse. With --quick, the options named in `quick` default to
+    their quick values instead (an explicit flag still wins, even one equal to the default)."""
     ap.add_argument("--quick", action="store_true", help=QUICK_HELP)
-    args = ap.parse_args()
-    if args.quick:
-        for dest, value in quick.items():
-            if getattr(args, dest) == ap.get_default(dest):
-                setattr(args, dest, value)
-    return args
+    first, _ = ap.parse_known_args()
+    if first.quick:
+        ap.set_defaults(**quick)
+    return ap.parse_args()
 
 
 def check(ok: bool, message: str) -> None:
     """A verdict of the benchmark: when it does not hold, say so on stderr and exit 1."""
     if not ok:
         sys.exit(f"FAILED: {message}")
+
+
+def check_exit(code: int | None, want: int, what: str, stderr: str) -> None:
+    """`what` must have exited `want`; else the end of its stderr says why (one place for the
+    message and the tail's length)."""
+    check(code == want, f"{what} exited {code}, want {want}; its stderr ends:\n{stderr[-3000:]}")
 
 
 def summary(samples: list[float], unit: str, scale: float = 1.0) -> str:

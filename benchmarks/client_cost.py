@@ -21,15 +21,16 @@ from typing import Any
 
 from _common import check, parse_args
 
+BATCH = 100  # calls timed together
+
 
 def per_call_ns(fn: Any, calls: int) -> float:
     samples = []
-    batch = 100
-    for i in range(calls // batch):
+    for i in range(calls // BATCH):
         t0 = time.perf_counter_ns()
-        for j in range(batch):
-            fn(i * batch + j, loss=2.5, grad_norm=0.8, tokens=4096)
-        samples.append((time.perf_counter_ns() - t0) / batch)
+        for j in range(BATCH):
+            fn(i * BATCH + j, loss=2.5, grad_norm=0.8, tokens=4096)
+        samples.append((time.perf_counter_ns() - t0) / BATCH)
     return statistics.median(samples)
 
 
@@ -37,7 +38,8 @@ def main() -> dict[str, float]:
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=200_000)
     args = parse_args(ap, quick={"calls": 2000})
-    calls = args.calls // 100 * 100  # whole batches of 100
+    check(args.calls >= BATCH, f"--calls must be at least {BATCH} (one timed batch)")
+    calls = args.calls // BATCH * BATCH  # whole batches
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["BABYSIT_METRICS_FILE"] = os.path.join(tmp, "metrics.jsonl")
         from babysit import client

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import psutil
-from _common import FIXTURES, babysit, check, parse_args
+from _common import FIXTURES, babysit, check, check_exit, parse_args
 
 
 def main() -> dict[str, float]:
@@ -71,11 +71,7 @@ def main() -> dict[str, float]:
             time.sleep(0.5)
         end = time.monotonic()
         wall = end - t0
-        check(
-            proc.returncode == 0,
-            f"babysit run exited {proc.returncode}; its stderr ends:\n"
-            + errlog.read_text(errors="replace")[-3000:],
-        )
+        check_exit(proc.returncode, 0, "babysit run", errlog.read_text(errors="replace"))
         log = work / "h" / "runs" / "cpu" / "attempt-0001" / "stdout.log"
         lines = log.read_text().count("\n") if log.exists() else 0
         check(lines > 0, f"no lines in {log} from the child (it prints {args.rate:g}/s)")

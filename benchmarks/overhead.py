@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import TINYGPT, babysit, check, parse_args
+from _common import TINYGPT, babysit, check, check_exit, parse_args
 
 STEP_MS = re.compile(r"^iter (\d+): loss \S+, time ([\d.]+)ms", re.M)
 
@@ -60,18 +60,12 @@ def one(work: Path, steps: int, under: bool, tag: str) -> float:
             stderr=subprocess.PIPE,
             text=True,
         )
-        check(
-            proc.returncode == 0,
-            f"babysit run exited {proc.returncode}; its stderr ends:\n{proc.stderr[-3000:]}",
-        )
+        check_exit(proc.returncode, 0, "babysit run", proc.stderr)
         text = (home / "runs" / "o" / "attempt-0001" / "stdout.log").read_text()
     else:
         with log.open("w") as fh:
             proc = subprocess.run(cmd, stdout=fh, stderr=subprocess.PIPE, text=True, cwd=work)
-        check(
-            proc.returncode == 0,
-            f"the bare tiny GPT exited {proc.returncode}; stderr ends:\n{proc.stderr[-3000:]}",
-        )
+        check_exit(proc.returncode, 0, "the bare tiny GPT", proc.stderr)
         text = log.read_text()
     return step_ms(text, steps, "under babysit" if under else "bare")
 

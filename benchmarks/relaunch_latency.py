@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import babysit, check, parse_args, summary
+from _common import babysit, check, check_exit, parse_args, summary
 
 CHILD = """
 import os, sys, time
@@ -79,11 +79,7 @@ def measure_babysit(work: Path, restarts: int) -> list[float]:
         capture_output=True,
         text=True,
     )
-    check(
-        proc.returncode == 0,
-        f"babysit run exited {proc.returncode}, not 0, over {restarts} restarts; its stderr "
-        f"ends:\n{proc.stderr[-3000:]}",
-    )
+    check_exit(proc.returncode, 0, f"babysit run over {restarts} restarts", proc.stderr)
     gaps = []
     dirs = sorted((home / "runs" / "lat").glob("attempt-*"))
     check(

@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import parse_args
+from _common import check, parse_args
 
 _CHILD = r"""
 import json, os, resource, sys, time
@@ -177,9 +177,11 @@ def main() -> int:
         f"(triage/read = {res['seconds'] / read_s:.2f}x)"
         + (f"; grep -c -i error {grep_s:.1f} s" if grep_s is not None else "")
     )
-    if res["category"] != "cuda_oom" or res["rank"] != 317 % args.ranks:
-        print("WRONG VERDICT: the benchmark measured a triage that missed the root cause")
-        return 1
+    check(
+        res["category"] == "cuda_oom" and res["rank"] == 317 % args.ranks,
+        f"wrong verdict: {res['category']} on rank {res['rank']}, want cuda_oom on rank "
+        f"{317 % args.ranks}: the benchmark measured a triage that missed the root cause",
+    )
     return 0
 
 

@@ -277,7 +277,8 @@ class Attempts:
             metric=inc.metric,
         )
         extra = ""
-        decision = None if live.rollback is not None else self.rollbacks.on_incident(inc)
+        wanted = live.rollback is None and self.rollbacks.wants_rollback(inc)
+        decision = self.rollbacks.on_incident(inc) if wanted else None
         if decision is not None and compose.stops_attempt(decision):
             live.rollback, live.anomaly = decision, inc
             extra = "; babysit stops the attempt to " + (
@@ -290,7 +291,7 @@ class Attempts:
                 "anomaly_message": inc.message,
             }
             ctx.journal.write(UpdateAttempt(ctx.name, number, mark))
-        elif decision is not None and self.rollbacks.wants_rollback(inc):
+        elif decision is not None:
             # Wanted, but it cannot be done (no glob, no step): the reason is worth a note.
             extra = f"; {decision.reason}"
             ctx.journal.event(EventKind.NOTE, decision.reason, number)

@@ -53,6 +53,15 @@ def home_option(f: F) -> F:
     )(f)
 
 
+def config_option(f: F) -> F:
+    return click.option(
+        "--config",
+        "config_path",
+        type=click.Path(path_type=Path),
+        help="Config file (default: ./babysit.toml when present).",
+    )(f)
+
+
 def home_dir(home: Path | None) -> Path:
     """--home, else [run] home in babysit.toml, else .babysit (also when the config is bad:
     reading a store must not depend on a config the run may not use)."""

@@ -18,7 +18,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from babysit.cli.common import fail, load_config
+from babysit.cli.common import config_option, fail, load_config
 from babysit.errors import BabysitError, UsageError
 from babysit.sources.health import CHECKS
 from babysit.supervise.doctor import examine, targets_from_config
@@ -68,12 +68,7 @@ DOCTOR_FAILED = 6  # `babysit doctor`: at least one check failed (0..5 belong to
     help="babysit's home, whose free space is checked. Default: [run] home in babysit.toml, "
     "else .babysit.",
 )
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(path_type=Path),
-    help="Config file (default: ./babysit.toml when present).",
-)
+@config_option
 @click.option(
     "--python",
     default=sys.executable,

@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from babysit.cli.common import fail, home_option, load_config
+from babysit.cli.common import config_option, fail, home_option, load_config
 from babysit.errors import BabysitError, UsageError
 from babysit.records import ExitCode
 from babysit.views.console import ConsoleReporter
@@ -30,12 +30,7 @@ from babysit.views.console import ConsoleReporter
     "--name", help="Run name (default: derived from the command, e.g. train.py -> train)."
 )
 @home_option
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(path_type=Path),
-    help="Config file (default: ./babysit.toml when present).",
-)
+@config_option
 @click.option("--max-restarts", type=int, help="Failed attempts in a row allowed (default 10).")
 @click.option(
     "--backoff",

@@ -12,8 +12,8 @@ can help, as the thread concluded. Three figures:
   line with the other ranks' step lines, then the cascade a torchrun job prints when a rank
   dies (every other rank's NCCL watchdog timeout and teardown, SIGTERM to the survivors,
   ChildFailedError; no watchdog timeouts after `network` and `preemption` failures, which come
-  before NCCL is up or from outside). Logs labelled `hang` are left out of the mixes: a hang
-  plus timeouts is a timeout.
+  before NCCL is up or from outside). Logs labelled `hang` or `unknown` (a log that ends
+  without an error) are left out of the mixes: a hang plus timeouts is a timeout.
 
 Targets (issue 4): >= 90% category accuracy; never a user_code / data / cuda_oom case called
 transient. Prints the confusion matrix (rows: label, columns: verdict). Exit 1 when missed.
@@ -149,7 +149,7 @@ def evaluate(cases: list[dict[str, object]], rare: bool | None, mixes: bool) -> 
             label = str(c["category"])
             path = Path(str(c["path"]))
             if mixes:
-                if label == "hang":
+                if label in ("hang", "unknown"):  # no error of its own: the cascade's story
                     continue
                 text = path.read_text(encoding="utf-8", errors="replace")
                 mix = Path(tmp) / f"mix-{i}.log"

@@ -6,10 +6,11 @@
     python benchmarks/quality_vitals.py --quick      # smoke test: 40 synthetic curves, same targets
 
 Targets (issue 3): precision and recall >= 0.95 for loss spikes, grad-norm spikes and
-non-finite values; zero false hang alarms on runs that pause 10x the step time for checkpoints
-and evals; a real hang flagged within 3x the median step interval + 5 s. Exit status 1 when a
-target is missed. The shipped defaults are measured (`VitalsRules()`), through
-`VitalSigns.feed` and `.tick`, with the time carried by the records: nothing here sleeps.
+non-finite values; zero false spikes on real healthy runs (issue 11); zero false hang alarms
+on runs that pause 10x the step time for checkpoints and evals; a real hang flagged within 3x
+the median step interval + 5 s. Exit status 1 when a target is missed. The shipped defaults
+are measured (`VitalsRules()`), through `VitalSigns.feed` and `.tick`, with the time carried by
+the records: nothing here sleeps.
 
 The labelled set:
 - tiny GPT runs (examples/tinygpt/train.py, 300 steps): clean, `--spike-at N` (5 garbage
@@ -22,9 +23,10 @@ The labelled set:
   Any curve may print each step from several ranks or restart from an earlier step.
 
 Definitions:
-- a spike a human calls a spike: its noise-free peak is >= 1.5x the local level (2x for the
-  grad norm, which wanders far more than the loss) and >= 8 robust sigmas of the noise above it.
-  Injected spikes range over 1.2x-6x (loss) and 1.3x-10x (grad norm), 1-10 steps, shaped as a
+- a spike a human calls a spike: its noise-free peak is >= 1.5x the local level (5x for the
+  grad norm, whose healthy noise reaches 2-3x: see detect/spike.py) and >= 8 robust sigmas of the
+  noise above it. Injected spikes range over 1.2x-6x (loss) and 1.3x-30x (grad norm), 1-10
+  steps, shaped as a
   block, a jump with a decay, or a ramp up and down, placed after step 50 (and 50 steps after a
   restart: the detector needs history). Injections below the definition are "don't care":
   neither a miss nor, when flagged, a false alarm; so are noise excursions of the clean curve
@@ -34,6 +36,10 @@ Definitions:
   value that lasts; each window counts once (further detections in it are "dup"); any other
   detection of that category is a false positive. Positions are line indices, not step numbers
   (a restart repeats step numbers).
+- healthy runs (tests/fixtures/healthy/*.log): real HF Trainer, Lightning and 2-rank DDP logs
+  with nothing injected, read as `babysit watch` reads them (the parser, then the detectors);
+  every loss or grad-norm spike flagged in them is false. The `heldout-*` files were not looked
+  at while the rules were chosen and are reported apart.
 - hangs: steps every 0.05, 1 or 10 s (+-20% jitter) with a pause of 10x the step time every 50
   or 200 steps, announced by Activity("checkpoint"|"eval") or showing only as
   Activity("checkpoint_write") every second of the pause (the first as the save starts); `tick`
@@ -60,9 +66,11 @@ from pathlib import Path
 from _common import parse_args
 
 from babysit.detect.vitals import VitalSigns, VitalsRules
-from babysit.records import Activity, IncidentKind, Metric, Progress
+from babysit.records import Activity, IncidentKind, Metric, OutputLine, Progress
+from babysit.supervise.pipeline import Pipeline
 
 HERE = Path(__file__).resolve().parent
+HEALTHY = HERE.parent / "tests" / "fixtures" / "healthy"
 CACHE = HERE / "data" / "tinygpt_curves.jsonl"
 TINYGPT = HERE.parent / "examples" / "tinygpt" / "train.py"
 TARGET = 0.95
@@ -75,7 +83,7 @@ KIND_CATEGORY = {
     IncidentKind.NONFINITE: NONFINITE,
 }
 # What a human calls a spike: (minimum ratio to the level, minimum robust sigmas above it).
-HUMAN = {"loss": (1.5, 8.0), "grad_norm": (2.0, 8.0)}
+HUMAN = {"loss": (1.5, 8.0), "grad_norm": (5.0, 8.0)}
 # Robust sigma (1.4826 * MAD) of Student's t with df degrees of freedom: 1.4826 * t_0.75(df).
 T_Q75 = {3: 0.76489, 4: 0.74070, 6: 0.71756}
 
@@ -302,7 +310,7 @@ def synthetic_curve(rng: random.Random, index: int, n: int) -> Curve:
     for what in plan:
         if what in ("loss", "grad"):
             metric = "loss" if what == "loss" else "grad_norm"
-            lo_x, hi_x = (1.2, 6.0) if what == "loss" else (1.3, 10.0)
+            lo_x, hi_x = (1.2, 6.0) if what == "loss" else (1.3, 30.0)
             peak = math.exp(rng.uniform(math.log(lo_x), math.log(hi_x)))
             d = rng.randint(1, 10)
             s = place(d)
@@ -438,6 +446,43 @@ def score(curve: Curve, found: list[tuple[str, int, str]], log: list[str]) -> di
 
 
 # ----------------------------------------------------------------------------------------------
+# Healthy runs
+
+
+@dataclass
+class Healthy:
+    name: str
+    steps: int  # the last step read: zero false spikes means something only if steps were read
+    metric_lines: int  # lines with metrics read
+    false: dict[str, list[str]]  # the spikes flagged (all false), by metric
+
+
+def healthy_run(path: Path, rules: VitalsRules) -> Healthy:
+    """One recorded log through the pipeline `babysit watch` uses (lines split at \\n and \\r,
+    as the follower splits them)."""
+    pipeline = Pipeline(rules)
+    pipeline.new_attempt(0.0)
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    lines = [OutputLine(path.name, n, t, 0.0) for n, t in enumerate(re.split(r"[\r\n]", text)) if t]
+    false: dict[str, list[str]] = {"loss": [], "grad_norm": []}
+    for inc in pipeline.lines(lines):
+        if inc.kind in (IncidentKind.LOSS_SPIKE, IncidentKind.GRAD_NORM_SPIKE):
+            false["loss" if inc.kind == IncidentKind.LOSS_SPIKE else "grad_norm"].append(
+                f"  FP {path.name}: {inc.message}"
+            )
+    return Healthy(path.stem, pipeline.last_step or 0, pipeline.metric_records, false)
+
+
+def healthy_runs(rules: VitalsRules) -> dict[str, list[Healthy]]:
+    """{"calibration": [...], "held out": [...]}"""
+    out: dict[str, list[Healthy]] = {"calibration": [], "held out": []}
+    for path in sorted(HEALTHY.glob("*.log")):
+        part = "held out" if path.name.startswith("heldout-") else "calibration"
+        out[part].append(healthy_run(path, rules))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
 # Hangs
 
 
@@ -561,6 +606,17 @@ def main() -> int:
         print(f"  {'all':10}{cat:16}{row(total)}  {'MISSED' if miss else 'ok'}")
     print("  (dup: more detections in a counted window; dc: don't-care windows, flagged/all)")
 
+    print("healthy runs (tests/fixtures/healthy): every spike flagged is false; target: none")
+    for part, runs in healthy_runs(rules).items():
+        steps = sum(r.steps for r in runs)
+        lines = sum(r.metric_lines for r in runs)
+        print(f"  {part:12} {len(runs)} runs, {steps} steps, {lines} metric lines:")
+        for metric in ("grad_norm", "loss"):
+            flagged = [f for r in runs for f in r.false[metric]]
+            miss = bool(flagged) or not lines
+            ok &= not miss
+            print(f"    {metric:10} {len(flagged):3} false spikes  {'MISSED' if miss else 'ok'}")
+            log += flagged
     print("hangs (12 paused runs, then 12 hanging ones, per step interval):")
     print(f"  {'step':>6}  false alarms  delay min / median / max      bound  late  missed")
     for dt, res in hangs(rules, args.seed).items():

@@ -19,6 +19,7 @@ Progress (stdout): ``iter {step}: loss {loss:.4f}, time {dt_ms:.2f}ms``; evals p
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import math
 import os
@@ -234,6 +235,25 @@ def parse_args() -> argparse.Namespace:
     g.add_argument("--slow-ckpt-s", type=float, default=30.0)
     g.add_argument("--ignore-sigterm", action="store_true")
     g.add_argument("--eval-pause-s", type=float, default=0.0, help="extra seconds per eval")
+    g.add_argument(
+        "--eval-s",
+        type=float,
+        default=0.0,
+        help="each eval computes (real forward passes) for at least this long, like nanoGPT's "
+        "estimate_loss over many eval_iters",
+    )
+    g.add_argument(
+        "--save-s",
+        type=float,
+        default=0.0,
+        help="each checkpoint is written in small pieces spread over this long: storage that "
+        "slow (a throttled NFS mount)",
+    )
+    g.add_argument(
+        "--silent",
+        action="store_true",
+        help="announce neither evals nor saves (nanoGPT prints nothing while estimate_loss runs)",
+    )
     args = p.parse_args()
     if args.n_embd % args.n_head:
         p.error("--n-embd must be divisible by --n-head")
@@ -253,6 +273,18 @@ def on_sigterm(ignore: bool) -> None:
         os._exit(143)  # promptly: no interpreter teardown
 
     signal.signal(signal.SIGTERM, handler)
+
+
+def write_paced(data: bytes, path: Path, seconds: float) -> None:
+    """Write `data` to `path` in small pieces spread over `seconds`: storage that slow."""
+    pieces = max(1, min(len(data) // 4096, int(seconds * 20)))
+    size = -(-len(data) // pieces)
+    start = time.monotonic()
+    with open(path, "wb") as fh:
+        for i in range(pieces):
+            fh.write(data[i * size : (i + 1) * size])
+            fh.flush()
+            time.sleep(max(0.0, start + seconds * (i + 1) / pieces - time.monotonic()))
 
 
 def all_reduce_gradients(step: int, message: str) -> None:
@@ -310,19 +342,30 @@ def main() -> None:
     @torch.no_grad()
     def evaluate() -> tuple[float, float]:
         model.eval()
-        out = [
-            sum(model(*batch(d, -1 - i)).item() for i in range(EVAL_BATCHES)) / EVAL_BATCHES
-            for d in (train_data, val_data)
-        ]
+        until = time.monotonic() + args.eval_s
+        out = []
+        for d in (train_data, val_data):
+            losses = [model(*batch(d, -1 - i)).item() for i in range(EVAL_BATCHES)]
+            i = EVAL_BATCHES
+            while time.monotonic() < until - (args.eval_s / 2 if d is train_data else 0):
+                losses.append(model(*batch(d, -1 - i % 64)).item())  # more eval_iters
+                i += 1
+            out.append(sum(losses) / len(losses))
         model.train()
         return out[0], out[1]
 
     def save(done: int) -> None:
         path = out_dir / f"ckpt_{done:06d}.pt"
         tmp = Path(f"{path}.tmp")
-        print(f"saving checkpoint to {path}", flush=True)
+        if not args.silent:
+            print(f"saving checkpoint to {path}", flush=True)
         ckpt = {"model": model.state_dict(), "optimizer": opt.state_dict(), "step": done}
-        torch.save({**ckpt, "args": vars(args)}, tmp)
+        if args.save_s:
+            buf = io.BytesIO()
+            torch.save({**ckpt, "args": vars(args)}, buf)
+            write_paced(buf.getvalue(), tmp, args.save_s)
+        else:
+            torch.save({**ckpt, "args": vars(args)}, tmp)
         slow = args.slow_ckpt_at is not None and done >= args.slow_ckpt_at
         if slow and faults.fire("slow_ckpt", done):  # after the tmp write, before the rename
             time.sleep(args.slow_ckpt_s)
@@ -379,7 +422,8 @@ def main() -> None:
                 print(f"iter {step}: loss {lossf:.4f}, time {dt_ms:.2f}ms", flush=True)
         step += 1
         if args.eval_every and step % args.eval_every == 0:
-            print(f"evaluating at step {step}", flush=True)
+            if not args.silent:
+                print(f"evaluating at step {step}", flush=True)
             if args.eval_pause_s:
                 time.sleep(args.eval_pause_s)  # a slow eval (a big val set, generation)
             tl, vl = evaluate()

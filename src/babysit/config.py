@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from babysit.detect.hang import HangRule
+from babysit.durations import parse_duration
 from babysit.errors import ConfigError
 from babysit.policy.compose import Rules
 from babysit.policy.hang import HangAction
@@ -73,6 +74,7 @@ class RunSection:
     poll_s: float = 0.2  # how often the log files and the child are looked at
     metrics_file: str | None = None  # a JSONL metrics file the run writes, followed as a source
     tensorboard: str | None = None  # a TensorBoard log directory, followed as a source
+    total_steps: int = 0  # the steps the run trains for, for `status`'s ETA (0: unknown)
 
 
 @dataclass(frozen=True)
@@ -164,6 +166,7 @@ _SECTIONS: dict[str, type[Any]] = {
 # key -> (minimum, unit) checks; "unit" is how the error message names it.
 _MINIMUMS: dict[str, tuple[float, str]] = {
     "run.poll_s": (0.01, "seconds"),
+    "run.total_steps": (0, "steps"),
     "restart.max_restarts": (0, "restarts"),
     "restart.backoff_s": (0, "seconds"),
     "restart.backoff_factor": (1, "(a factor)"),
@@ -177,6 +180,10 @@ _MINIMUMS: dict[str, tuple[float, str]] = {
     "hang.startup_s": (1, "seconds"),
     "hang.pause_s": (1, "seconds"),
     "hang.kill_after_s": (0, "seconds"),
+    "hang.look_again_s": (0.1, "seconds"),
+    "hang.relook_s": (0.1, "seconds"),
+    "hang.busy_limit_s": (0, "seconds"),
+    "hang.kill_grace_s": (0, "seconds"),
     "hang.quantile": (0.5, "(a quantile)"),
     "hang.survived": (1, "(a factor)"),
     "hang.window": (1, "step intervals"),
@@ -206,6 +213,8 @@ _MINIMUMS: dict[str, tuple[float, str]] = {
 
 def _check_value(key: str, value: Any, default: Any) -> Any:
     want: type[Any] = type(default) if default is not None else str
+    if want is float and key.endswith("_s") and isinstance(value, str):
+        value = _duration(key, value)  # "5m", "1h30m": durations as people write them
     if isinstance(value, bool) != (want is bool):
         raise ConfigError(f"{key} must be a {want.__name__}, got {value!r}")
     if want is float and isinstance(value, int):
@@ -240,6 +249,13 @@ def _check_value(key: str, value: Any, default: Any) -> Any:
         except ValueError as exc:
             raise ConfigError(f"{key} is not valid shell words: {exc}") from exc
     return value
+
+
+def _duration(key: str, value: str) -> float:
+    try:
+        return parse_duration(value)
+    except ValueError as exc:
+        raise ConfigError(f"{key}: {exc}") from exc
 
 
 _NO_BUDGET = {

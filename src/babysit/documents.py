@@ -23,7 +23,16 @@ from dataclasses import asdict
 from datetime import datetime, timezone
 from typing import Any
 
-from babysit.records import Diagnosis, Frame, ProcessStack, StackGroup, StackReport, ThreadStack
+from babysit.durations import iso_utc
+from babysit.records import (
+    Diagnosis,
+    Evidence,
+    Frame,
+    ProcessStack,
+    StackGroup,
+    StackReport,
+    ThreadStack,
+)
 
 _WEEK_S = 7 * 24 * 3600
 _ORDINAL = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
@@ -69,7 +78,7 @@ def seen_document(row: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "run": row.get("run"),
         "attempt": row.get("attempt"),
-        "at": _iso(float(row["ts"])) if row.get("ts") is not None else None,
+        "at": iso_utc(float(row["ts"])) if row.get("ts") is not None else None,
         "host": row.get("host"),
         "rank": row.get("rank"),
         "category": row.get("category"),
@@ -132,6 +141,19 @@ def _group(g: StackGroup, odd: bool) -> dict[str, Any]:
         "ranks": list(g.ranks),
         "odd": odd,
         "frames": _frames(g.frames),
+    }
+
+
+def evidence_document(e: Evidence) -> dict[str, Any]:
+    """What the looks at a hung attempt said (a stable schema): verdict, sign, reason,
+    looked_s, rank, pid."""
+    return {
+        "verdict": e.verdict.value,
+        "sign": e.sign,
+        "reason": e.reason,
+        "looked_s": round(e.looked_s, 3),
+        "rank": e.rank,
+        "pid": e.pid,
     }
 
 

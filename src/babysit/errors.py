@@ -10,6 +10,7 @@
      │    └── LogNotFound         triage was given a path that does not exist or cannot be read
      ├── StoreError               the store cannot be opened, read or written
      │    ├── HomeNotWritable     exit 2: the home directory cannot be created or written
+     │    ├── StoreCorrupt        exit 2: babysit.db is emptied or damaged (`babysit rebuild`)
      │    └── StoreWriteError     a write failed (disk full, I/O error); supervision goes on
      └── LaunchError              the command could not be started at all
           └── NodesExhausted      exit 4: bans (or a failed preflight) leave too few nodes
@@ -58,6 +59,10 @@ class StoreError(BabysitError):
 
 class HomeNotWritable(StoreError, UsageError):
     pass
+
+
+class StoreCorrupt(StoreError, UsageError):
+    """babysit.db is empty, damaged or gone while events.jsonl still holds the history."""
 
 
 class StoreWriteError(StoreError):

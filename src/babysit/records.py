@@ -10,6 +10,7 @@ so that detectors and policies never read a clock themselves.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
@@ -448,6 +449,50 @@ class StackReport:
     suspect: Suspect = field(default_factory=Suspect)
 
 
+@dataclass(frozen=True)
+class ProcessLook:
+    """One process of a stalled attempt as the kernel shows it at one moment."""
+
+    pid: int
+    state: str  # psutil's words: "running", "sleeping", "disk-sleep", "stopped", "tracing-stop"
+    cpu_s: float | None = None  # user + system CPU seconds so far (None: not readable)
+    io_bytes: int | None = None  # bytes read and written through system calls so far
+    rank: int | None = None
+
+
+@dataclass(frozen=True)
+class Look:
+    """What babysit saw of a stalled attempt at one moment: its processes, their stacks, the
+    files being written (path -> size: open for writing by the attempt, or in the checkpoint
+    directory), and the GPUs' busiest utilisation (None: no GPU figure)."""
+
+    ts: float
+    processes: tuple[ProcessLook, ...]
+    stacks: StackReport | None = None
+    files: Mapping[str, int] = field(default_factory=dict)
+    gpu_util_pct: float | None = None
+
+
+class HangVerdict(str, Enum):
+    STUCK = "stuck"  # kill it now
+    WORKING = "working"  # silent but busy: wait
+    UNSURE = "unsure"  # no evidence either way: hang.kill_after_s decides
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What two looks at a stalled attempt say, and the sign that decided: stuck ("stopped",
+    "kernel_wait", "parked", "odd_rank", "idle"), working ("file_growing", "cpu", "gpu") or
+    unsure ("debugger", "waiting", "none")."""
+
+    verdict: HangVerdict
+    sign: str
+    reason: str  # plain words: "rank 1 (pid 4242) is stopped (state T) ..."
+    looked_s: float = 0.0  # seconds between the two looks
+    rank: int | None = None  # the rank to name, when one stands out
+    pid: int | None = None
+
+
 class CheckStatus(str, Enum):
     PASS = "pass"
     WARN = "warn"  # works, but worth a look (a GPU at 86 C, 5 GiB free for checkpoints)
@@ -480,6 +525,19 @@ class Ban:
     run: str | None = None
 
 
+def node_key(host: str) -> str:
+    """The name the node registry keeps for a host: lower case, no trailing dot, the short
+    name (`GPU-17.cluster.local.` and `gpu-17` are both `gpu-17`); an IP address stays whole
+    (`10.0.0.2` is not `10`). Two hosts whose names differ only after the first dot are one
+    node to babysit: a home serves one cluster. Engines get their own spelling back from
+    whoever knows it (the hostfile, the engine's host name), never this key."""
+    name = host.strip().rstrip(".").lower()
+    try:
+        return str(ipaddress.ip_address(name))
+    except ValueError:
+        return name.split(".", 1)[0]
+
+
 class EventKind(str, Enum):
     RUN_STARTED = "run_started"
     ATTEMPT_STARTED = "attempt_started"
@@ -497,6 +555,7 @@ class EventKind(str, Enum):
     NOTE = "note"
     ROLLBACK = "rollback"
     STACKS = "stacks"
+    HANG_EVIDENCE = "hang_evidence"  # what two looks at a stalled attempt said
     BANNED = "banned"
     UNBANNED = "unbanned"
     PREFLIGHT = "preflight"

@@ -186,3 +186,26 @@ def test_sighup_does_not_end_supervision(workdir: Path) -> None:
     proc.send_signal(signal.SIGHUP)
     stop.write_text("")
     assert proc.wait(timeout=30) == 0
+
+
+def test_killed_during_the_backoff_the_rerun_relaunches_when_it_was_due(workdir: Path) -> None:
+    """kill -9 of babysit in a 6 s backoff: the rerun comes back to the stored decision and
+    relaunches when it was due, not at once."""
+    home = workdir / "h"
+    args = ("run", "--home", str(home), "--backoff", "6", "--name", "b", "--", PY,
+            fixture("flaky.py"), "--fail-times", "1")
+    first = start_babysit(*args, cwd=workdir, stderr_path=workdir / "b1.err")
+    wait_for(lambda: "restarting in" in file_text(workdir / "b1.err"), what="the backoff")
+    first.kill()
+    first.wait(timeout=10)
+    with sqlite3.connect(home / "babysit.db") as db:
+        ts, data = db.execute(
+            "SELECT ts, data FROM events WHERE kind='restart_scheduled'").fetchone()
+    due = ts + json.loads(data)["delay_s"]
+    res = run_babysit(*args, cwd=workdir)
+    assert res.returncode == 0, res.stderr
+    assert "babysit was away during the backoff before attempt 2" in res.stderr
+    doc = status_json(home, "b", workdir)
+    assert [a["outcome"] for a in doc["attempts"]] == ["failed", "succeeded"]
+    started = os.stat(home / "runs/b/attempt-0002").st_mtime
+    assert started >= due - 0.5, f"relaunched {due - started:.1f}s before it was due"

@@ -140,7 +140,7 @@ def test_corrupt_newest_checkpoint_is_passed_over(workdir: Path) -> None:
         (["--", "no-such-program-xyz"], "command not found: 'no-such-program-xyz' is not on PATH"),
         (["--", "./nope.sh"], "command not found: ./nope.sh"),
         (["--max-restarts", "-1", "--", "true"], "restart.max_restarts must be >= 0"),
-        (["--grace", "-5", "--", "true"], "stop.grace_s must be >= 0 seconds, got -5.0"),
+        (["--grace", "-5", "--", "true"], "Invalid value for '--grace': expected a duration"),
         (["--", "echo", "--resume={checkpoint}"], "uses {checkpoint} but no checkpoint glob"),
     ],
 )

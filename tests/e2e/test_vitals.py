@@ -60,7 +60,7 @@ def test_hang_is_detected_killed_and_restarted(workdir: Path) -> None:
     assert hang["step"] in (149, 150)  # "injecting hang at step 150" mentions step 150
     # The message names the steps' cadence (10 ms and up here), not the reads' (0.2 s).
     assert hang["baseline"] < 0.2, hang  # the steps' cadence, not the 0.2 s between reads
-    assert f"steps usually come every {hang['baseline']:.3g}s" in hang["message"], hang
+    assert f"steps usually come every {hang['baseline'] * 1000:.3g}ms" in hang["message"], hang
 
 
 def test_announced_pauses_are_not_hangs(workdir: Path) -> None:

@@ -151,7 +151,7 @@ def test_toml_nested_table_is_an_unknown_key(tmp_path: Path) -> None:
         ("restart.max_restarts", "3", "int"),
         ("restart.max_restarts", 2.5, "int"),
         ("restart.max_restarts", True, "int"),  # bool is an int in Python, not here
-        ("restart.backoff_s", "10", "float"),
+        ("restart.backoff_factor", "2", "float"),  # a "10" for a *_s key is 10 seconds
         ("restart.backoff_s", False, "float"),
         ("run.echo", 1, "bool"),
         ("run.echo", "yes", "bool"),

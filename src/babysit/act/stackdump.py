@@ -72,6 +72,9 @@ IN_KERNEL = (
     "`ps -o stat,wchan {pid}` (a hung filesystem or GPU driver, most often)"
 )
 EXITED = "the process exited before its stack"
+STOPPED = (
+    "stopped (state T: SIGSTOP or Ctrl-Z): no stack until it is continued (`kill -CONT {pid}`)"
+)
 
 
 def find_pyspy() -> str | None:
@@ -193,6 +196,7 @@ def _inspect(pid: int, stacks_dir: Path) -> _Target | None:
         with proc.oneshot():
             cmdline = proc.cmdline()
             parent = proc.ppid()
+            state = proc.status()
             try:
                 exe = proc.exe()
             except (psutil.AccessDenied, OSError):
@@ -216,7 +220,9 @@ def _inspect(pid: int, stacks_dir: Path) -> _Target | None:
         if value.isdigit():
             rank, var = int(value), name
             break
-    return _Target(pid, rank, var, parent, command)
+    # A stopped process runs no signal handler and a tool would wait on it for nothing.
+    error = STOPPED.format(pid=pid) if state == psutil.STATUS_STOPPED else None
+    return _Target(pid, rank, var, parent, command, error)
 
 
 def _resolve_ranks(targets: list[_Target]) -> list[_Target]:

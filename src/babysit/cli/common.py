@@ -1,7 +1,9 @@
 """What every command shares: the --home option, where the home is, one-line errors.
 
     home_option                 # the --home flag, the same on every command that has it
-    open_store(home)            # the home's existing store (--home, babysit.toml, .babysit)
+    open_store(home)            # the home's existing store (--home, babysit.toml, .babysit),
+                                # opened read-only: status and logbook work on a home they
+                                # cannot write; a command that writes gets a writer's connection
     fail(exc)                   # "babysit: error: ..." on stderr and exit 2
 
 Commands catch BabysitError (what babysit expects can go wrong) and hand it to fail(); any
@@ -21,6 +23,7 @@ from rich.console import Console
 from babysit.errors import BabysitError
 from babysit.records import ExitCode
 from babysit.store import Store
+from babysit.views.safe import plain
 
 if TYPE_CHECKING:
     from babysit.config import Config
@@ -39,7 +42,7 @@ def load_config(path: Path | None, overrides: Mapping[str, Any]) -> Config:
 def fail(exc: BabysitError) -> NoReturn:
     """One line and exit 2: babysit's own expected errors (bad flags or config, a store it
     cannot use) all need the operator to change something before trying again."""
-    click.echo(f"babysit: error: {exc}", err=True)
+    click.echo(f"babysit: error: {plain(str(exc), newlines=True)}", err=True)  # may quote a log
     sys.exit(int(ExitCode.USAGE))
 
 
@@ -74,7 +77,8 @@ def home_dir(home: Path | None) -> Path:
 
 
 def open_store(home: Path | None) -> Store:
-    """The home's existing store; a missing one is an error (StoreError), not a new store."""
+    """The home's existing store, read-only until the command writes; a missing one is an error
+    (StoreError), not a new store, and an emptied or damaged one names `babysit rebuild`."""
     return Store.open(home_dir(home), create=False)
 
 

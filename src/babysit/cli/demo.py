@@ -20,18 +20,16 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import click
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from babysit.cli.common import fail
 from babysit.errors import BabysitError, UsageError
 from babysit.records import ExitCode
 from babysit.store import Store
 from babysit.views.console import ConsoleReporter
+from babysit.views.summary import print_summary
 
 RUN_NAME = "tinygpt"
 MARKER = ".babysit-demo"
@@ -171,52 +169,4 @@ def _summary(console: Console, home: Path, wall_s: float, code: ExitCode) -> Non
         attempts = store.attempts(RUN_NAME)
         incidents = store.incidents(RUN_NAME)
         diagnoses = store.diagnoses(RUN_NAME)
-    table = Table(title="attempts", title_justify="left")
-    table.add_column("#", justify="right", no_wrap=True, min_width=1)
-    table.add_column("outcome", no_wrap=True, min_width=18)
-    table.add_column("steps", no_wrap=True, min_width=7)
-    table.add_column("resumed from", no_wrap=True, min_width=14)
-    table.add_column("cause", no_wrap=True, overflow="ellipsis", max_width=34)
-    lost = 0
-    prev: dict[str, Any] | None = None
-    for a in attempts:
-        if prev is not None and prev["last_step"] is not None and a["first_step"] is not None:
-            lost += max(0, prev["last_step"] - a["first_step"] + 1)
-        how = a["outcome"] + (
-            f" (signal {a['signal']})"
-            if a["signal"]
-            else f" (exit {a['exit_code']})"
-            if a["exit_code"] is not None
-            else ""
-        )
-        steps = "-" if a["last_step"] is None else f"{a['first_step']}→{a['last_step']}"
-        resumed = Path(a["resume_from"]).name if a["resume_from"] else "scratch"
-        cause = a["category"] or ""
-        if a.get("anomaly_step") is not None:
-            cause += f" (rolled back past step {a['anomaly_step']})"
-        elif cause == "unknown":
-            cause = a["summary"] or cause
-        elif cause and a["transient"] is not None:
-            cause += " (restart)" if a["transient"] else " (needs a human)"
-        table.add_row(str(a["number"]), how, steps, resumed, cause or (a["summary"] or ""))
-        prev = a
-    console.rule("[bold]summary[/]")
-    console.print(table)
-    verdict = (
-        "[green]finished[/]" if code == ExitCode.OK else f"[red]ended with exit {int(code)}[/]"
-    )
-    seen = ", ".join(f"{i['kind'].replace('_', ' ')} at step {i['step']}" for i in incidents)
-    console.print(f"Vital signs: {seen or 'no incidents'}.")
-    for d in diagnoses:
-        doc = d["document"]
-        console.print(
-            f"Triage of attempt {d['attempt']}: [bold]{doc['category']}[/] — "
-            f"{escape(doc['summary'][:160])}",
-            soft_wrap=True,
-        )
-    console.print(
-        f"The run {verdict} after {len(attempts)} attempts in {wall_s:.0f}s; "
-        f"{lost} steps were redone after restarts (work since the last checkpoint).\n"
-        f"Logbook: babysit logbook {RUN_NAME} --home {home}\n"
-        f"Status:  babysit status {RUN_NAME} --home {home}"
-    )
+    print_summary(console, RUN_NAME, home, attempts, incidents, diagnoses, int(code), wall_s)

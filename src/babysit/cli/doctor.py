@@ -2,7 +2,7 @@
 
     babysit doctor                          # a table; exit 0, or 6 when a check failed
     babysit doctor --json --only gpu --only matmul
-    babysit doctor --checkpoint-dir /nfs/ckpt --data-dir /nfs/data --budget 20
+    babysit doctor --checkpoint-dir /nfs/ckpt --data-dir /nfs/data --timeout 20s
 
 Imported only when the command runs (or --help lists it): the checks are not every command's
 start-up cost. The flags win over the directories babysit.toml names.
@@ -19,6 +19,7 @@ import click
 from rich.console import Console
 
 from babysit.cli.common import config_option, fail, load_config
+from babysit.cli.duration import DURATION
 from babysit.errors import BabysitError, UsageError
 from babysit.sources.health import CHECKS
 from babysit.supervise.doctor import examine, targets_from_config
@@ -27,6 +28,7 @@ from babysit.views.doctor import doctor_document, doctor_table
 __all__ = ["DOCTOR_FAILED", "doctor_command"]
 
 DOCTOR_FAILED = 6  # `babysit doctor`: at least one check failed (0..5 belong to `babysit run`)
+DEFAULT_TIMEOUT_S = 10.0
 
 
 @click.command("doctor")
@@ -54,13 +56,13 @@ DOCTOR_FAILED = 6  # `babysit doctor`: at least one check failed (0..5 belong to
     help="Run only this check (repeatable).",
 )
 @click.option(
-    "--budget",
-    type=float,
-    default=10.0,
-    show_default=True,
-    help="Seconds the checks may take; a check still running then fails (a hung filesystem "
-    "or driver).",
+    "--timeout",
+    type=DURATION,
+    default=None,
+    help="How long the checks may take, e.g. 10s or 2m (default 10s); a check still running "
+    "then fails (a hung filesystem or driver).",
 )
+@click.option("--budget", type=DURATION, default=None, hidden=True)  # the old name of --timeout
 @click.option(
     "--home",
     type=click.Path(path_type=Path),
@@ -80,7 +82,8 @@ def doctor_command(
     checkpoint_dirs: tuple[Path, ...],
     data_dirs: tuple[Path, ...],
     only: tuple[str, ...],
-    budget: float,
+    timeout: float | None,
+    budget: float | None,
     home: Path | None,
     config_path: Path | None,
     python: str,
@@ -99,19 +102,28 @@ def doctor_command(
     Exit codes: 0 nothing failed (warnings and skips allowed), 2 usage error,
                 6 at least one check failed (do not trust this node with a run).
     """
+    if budget is not None:
+        click.echo(
+            "babysit: warning: `doctor --budget` is now `--timeout` (`run --budget` counts "
+            "restarts); --budget will go away",
+            err=True,
+        )
+        timeout = budget if timeout is None else timeout
+    timeout = DEFAULT_TIMEOUT_S if timeout is None else timeout
     try:
-        if not budget > 0:
-            raise UsageError(f"--budget must be > 0 seconds, got {budget}")
+        if not timeout > 0:
+            flag = "--budget" if budget is not None else "--timeout"  # the name typed
+            raise UsageError(f"{flag} must be > 0 seconds, got {timeout:g}")
         cfg = load_config(config_path, {})
     except BabysitError as exc:
         fail(exc)
     targets = targets_from_config(cfg, data_dirs, python, home=home)
     if checkpoint_dirs:
         targets = replace(targets, checkpoint_dirs=checkpoint_dirs)
-    exam = examine(targets, budget, only)
+    exam = examine(targets, timeout, only)
     if as_json:
         doc = doctor_document(exam.results, exam.host, exam.elapsed_s)
-        click.echo(json.dumps(doc, indent=2))
+        click.echo(json.dumps(doc, indent=2, allow_nan=False))
     else:
         doctor_table(exam.results, Console(), exam.host)
     if exam.failed:

@@ -18,7 +18,7 @@ import click
 
 from babysit.cli.common import fail, home_dir, home_option, load_config, open_store, plain_console
 from babysit.errors import BabysitError, UsageError
-from babysit.records import Ban
+from babysit.records import Ban, node_key
 from babysit.store import Store
 
 
@@ -39,7 +39,7 @@ def nodes_command() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 def nodes_list(home: Path | None, as_json: bool) -> None:
     """Every host babysit knows: banned, on probation, or ok, with the reason."""
-    from babysit.views.nodes import nodes_document, nodes_table
+    from babysit.views.nodes import nodes_document, nodes_json, nodes_table
 
     try:
         window_s = load_config(None, {}).nodes.window_s
@@ -51,7 +51,7 @@ def nodes_list(home: Path | None, as_json: bool) -> None:
     except BabysitError as exc:
         fail(exc)
     if as_json:
-        click.echo(json.dumps({"nodes": docs}, indent=2))
+        click.echo(json.dumps({"nodes": nodes_json(docs)}, indent=2, allow_nan=False))
         return
     console = plain_console()
     if docs:
@@ -90,7 +90,7 @@ def nodes_unban(host: str, home: Path | None, reason: str) -> None:
     now = time.time()
     try:
         with open_store(home) as store:
-            if host not in {b.host for b in store.active_bans(now)}:
+            if node_key(host) not in {b.host for b in store.active_bans(now)}:
                 raise UsageError(f"{host} is not banned (see `babysit nodes list`)")
             store.lift_bans(host, now, reason)
     except BabysitError as exc:

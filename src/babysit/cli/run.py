@@ -9,15 +9,19 @@ The flags are overrides of babysit.toml's keys; the exit code says how the run e
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
+import time
 import traceback
 from pathlib import Path
 from typing import Any
 
 import click
+from rich.console import Console
 
 from babysit.cli.common import config_option, fail, home_option, load_config
+from babysit.cli.duration import DURATION
 from babysit.errors import BabysitError, UsageError
 from babysit.records import ExitCode
 from babysit.views.console import ConsoleReporter
@@ -34,11 +38,14 @@ from babysit.views.console import ConsoleReporter
 @click.option("--max-restarts", type=int, help="Failed attempts in a row allowed (default 10).")
 @click.option(
     "--backoff",
-    type=float,
-    help="Seconds before the first restart; doubles up to restart.backoff_max_s (default 10).",
+    type=DURATION,
+    help="Wait before the first restart (90s, 5m, or seconds); doubles up to "
+    "restart.backoff_max_s (default 10s).",
 )
 @click.option(
-    "--grace", type=float, help="Seconds between SIGTERM and SIGKILL on stop (default 30)."
+    "--grace",
+    type=DURATION,
+    help="Time between SIGTERM and SIGKILL on stop, e.g. 30s or 2m (default 30s).",
 )
 @click.option(
     "--checkpoint",
@@ -155,7 +162,9 @@ def run_command(
             signal.signal(sig, lambda s, _f: sup.request_stop(s))
         # A closed terminal (ssh dropped) must not end the supervision; the run never sees it.
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        began = time.monotonic()
         code = sup.run()
+        _summary(Path(cfg.run.home), run_name, int(code), time.monotonic() - began)
     except BabysitError as exc:
         fail(exc)
     except Exception:
@@ -169,6 +178,25 @@ def run_command(
         )
         sys.exit(int(ExitCode.INTERNAL))
     sys.exit(int(code))
+
+
+def _summary(home: Path, run_name: str, code: int, wall_s: float) -> None:
+    """The run's summary on stderr (attempts, causes, steps redone, time lost), as the demo
+    prints it; nothing when the store cannot be read (babysit already said why)."""
+    from babysit.store import Store
+    from babysit.views.summary import print_summary
+
+    try:
+        with Store.open(home, create=False) as store:
+            attempts = store.attempts(run_name)
+            incidents = store.incidents(run_name)
+            diagnoses = store.diagnoses(run_name)
+    except BabysitError:
+        return
+    if attempts:
+        console = Console(stderr=True, highlight=False, soft_wrap=True)
+        with contextlib.suppress(OSError):  # a closed terminal: the exit code still tells
+            print_summary(console, run_name, home, attempts, incidents, diagnoses, code, wall_s)
 
 
 def _budget_flags(budgets: tuple[str, ...]) -> dict[str, Any]:

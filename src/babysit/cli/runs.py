@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,10 @@ from babysit.cli.common import fail, home_option, open_store, plain_console
 from babysit.errors import BabysitError, UsageError
 from babysit.store import Store
 from babysit.views.document import run_document, supervisor_alive
+from babysit.views.live import live_document, live_lines, total_from_bar, total_from_command
 from babysit.views.render import logbook_markdown, runs_table, status_tables
+
+OVER = ("succeeded", "failed", "stopped")
 
 
 def run_documents(store: Store, run_name: str | None) -> list[dict[str, Any]]:
@@ -41,6 +45,43 @@ def run_documents(store: Store, run_name: str | None) -> list[dict[str, Any]]:
     ]
 
 
+def live_status(store: Store, run_name: str) -> dict[str, Any]:
+    """views.live's document of the run: its total steps from babysit.toml's [run]
+    total_steps, the command's flags or the last progress bar in its current attempt's log."""
+    run, attempts = store.run(run_name), store.attempts(run_name)
+    logs = _attempt_logs(store.home, run_name, attempts[-1]) if attempts else []
+    config_total = ((run.get("config") or {}).get("run") or {}).get("total_steps")
+    total = (
+        (config_total if isinstance(config_total, int) and config_total > 0 else None)
+        or total_from_command(run.get("command") or [])
+        or next((t for t in (total_from_bar(_tail_text(f)) for f in logs) if t), None)
+    )
+    mtimes = [f.stat().st_mtime for f in logs if f.is_file()]
+    return live_document(
+        attempts,
+        store.metrics(run_name, limit=2_000),
+        store.incidents(run_name),
+        time.time(),
+        total,
+        max(mtimes) if mtimes else None,
+    )
+
+
+def _attempt_logs(home: Path, run_name: str, row: dict[str, Any]) -> list[Path]:
+    base = row.get("log_dir") or home / "runs" / run_name / f"attempt-{row['number']:04d}"
+    return [Path(base) / "stdout.log", Path(base) / "stderr.log"]
+
+
+def _tail_text(path: Path, size: int = 64 * 1024) -> str:
+    """The end of a log, for the last progress bar in it (never more than `size` bytes)."""
+    try:
+        with path.open("rb") as fh:
+            fh.seek(max(fh.seek(0, os.SEEK_END) - size, 0))
+            return fh.read(size).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
 @click.command("status")
 @click.argument("run_name", metavar="[RUN]", required=False)
 @home_option
@@ -55,15 +96,19 @@ def status_command(run_name: str | None, home: Path | None, as_json: bool) -> No
     try:
         with open_store(home) as store:
             docs = run_documents(store, run_name)
+            for doc in docs:
+                doc["live"] = live_status(store, doc["run"])
     except BabysitError as exc:
         fail(exc)
     if as_json:
         out: Any = docs[0] if run_name else {"runs": docs}
-        click.echo(json.dumps(out, indent=2))
+        click.echo(json.dumps(out, indent=2, allow_nan=False))
         return
     console = plain_console()
     if run_name:
-        status_tables(docs[0], console)
+        doc = docs[0]
+        live = live_lines(doc["live"]) if doc["state"] not in OVER else []
+        status_tables(doc, console, live=live)
     elif docs:
         runs_table(docs, console)
     else:
@@ -74,13 +119,17 @@ def status_command(run_name: str | None, home: Path | None, as_json: bool) -> No
 @click.argument("run_name", metavar="[RUN]", required=False)
 @home_option
 @click.option("--format", "fmt", type=click.Choice(["md", "json"]), default="md", show_default=True)
-def logbook_command(run_name: str | None, home: Path | None, fmt: str) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document (= --format json).")
+def logbook_command(run_name: str | None, home: Path | None, fmt: str, as_json: bool) -> None:
     """The chronicle of RUN: every attempt and event (default: the most recent run).
 
     \b
-    Example:
+    Examples:
       babysit logbook train --format md > logbook.md
+      babysit logbook train --json | jq '.attempts[-1]'
     """
+    if as_json:
+        fmt = "json"
     try:
         with open_store(home) as store:
             if run_name is None:
@@ -91,6 +140,7 @@ def logbook_command(run_name: str | None, home: Path | None, fmt: str) -> None:
             doc = run_documents(store, run_name)[0]
     except BabysitError as exc:
         fail(exc)
-    click.echo(json.dumps(doc, indent=2) if fmt == "json" else logbook_markdown(doc), nl=False)
+    out = json.dumps(doc, indent=2, allow_nan=False) if fmt == "json" else logbook_markdown(doc)
+    click.echo(out, nl=False)
     if fmt == "json":
         click.echo()

@@ -65,7 +65,7 @@ def triage_command(
     seen = _seen_before(home, d.fingerprint)
     doc = diagnosis_document(d, seen)
     if as_json:
-        click.echo(json.dumps(doc, indent=2))
+        click.echo(json.dumps(doc, indent=2, allow_nan=False))
         return
     print_diagnosis(
         doc,

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.markup import escape
 
 from babysit.cli.common import fail, home_dir, home_option, plain_console
 from babysit.errors import BabysitError, UsageError
 from babysit.store import Store
 from babysit.views.console import ConsoleReporter
+from babysit.views.safe import markup
 
 
 @click.command("watch")
@@ -43,6 +43,9 @@ def watch_command(
     Examples:
       babysit watch slurm-1234.out --json        # replay: what would babysit have seen?
       babysit watch --follow slurm-1234.out      # live: report spikes, NaNs, slowdowns, hangs
+
+    With --follow, a file that does not exist yet is waited for (a pending job's
+    slurm-%j.out), until Ctrl-C.
     """
     from babysit.supervise.watch import follow as follow_logs
     from babysit.supervise.watch import replay
@@ -57,7 +60,7 @@ def watch_command(
         if not follow:
             report = replay(paths)
             if as_json:
-                click.echo(json.dumps(report, indent=2))
+                click.echo(json.dumps(report, indent=2, allow_nan=False))
             else:
                 _print_replay(report)
             return
@@ -69,10 +72,13 @@ def watch_command(
         run_name = name or derive_run_name([paths[0].stem])  # slurm-1234.out -> slurm-1234
         with Store.open(home_dir(home)) as store:
             count = follow_logs(paths, store, run_name, ConsoleReporter(), lambda: bool(stop))
-        click.echo(
-            f"babysit: stopped watching; {count} incident(s) recorded in run {run_name!r}",
-            err=True,
-        )
+        if count is None:
+            click.echo("babysit: stopped before the log appeared; nothing recorded", err=True)
+        else:
+            click.echo(
+                f"babysit: stopped watching; {count} incident(s) recorded in run {run_name!r}",
+                err=True,
+            )
     except BabysitError as exc:
         fail(exc)
 
@@ -81,15 +87,15 @@ def _print_replay(report: dict[str, Any]) -> None:
     console = plain_console()
     prog = report["progress"]
     console.print(
-        f"{', '.join(report['files'])}: {prog['lines']} lines, steps {prog['first_step']}→"
+        f"{markup(', '.join(report['files']))}: {prog['lines']} lines, steps {prog['first_step']}→"
         f"{prog['last_step']}, {prog['metric_records']} metric lines"
     )
     if report["metrics"]:
-        console.print("metrics: " + ", ".join(report["metrics"][:40]))
+        console.print("metrics: " + markup(", ".join(report["metrics"][:40])))
     if not report["incidents"]:
         console.print("[green]no incidents[/]")
     for inc in report["incidents"]:
-        console.print(f"[yellow]{inc['kind']}[/] (line {inc['line']}): {escape(inc['message'])}")
+        console.print(f"[yellow]{inc['kind']}[/] (line {inc['line']}): {markup(inc['message'])}")
     if report.get("triage"):
         from babysit.views.triage import print_diagnosis
 

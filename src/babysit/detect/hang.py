@@ -6,6 +6,7 @@
     d.beat(ts, source, stamp)              # metrics without a step: progress for the clock
     d.activity(activity)                   # a checkpoint save or an eval is visibly under way
     d.check(now)                           # -> Incident | None, at most one per stall
+    d.restore(timeout_s, ts, step)         # re-attached: the timeout an earlier babysit learned
 
 Rule (defaults in HangRule), with zero code changes: the timeout is learned from the intervals
 between *steps*: `mult` (2) times their `quantile` (0.99) over the last `window` (200) steps (one
@@ -107,16 +108,26 @@ class HangDetector:
         self._sources: dict[str, _Source] = {}
         self._version = 0  # changes with what was learned (the cache key)
         self._cache: tuple[int, float | None] | None = None
+        self._restored: float | None = None  # a re-attach's timeout, until one is learned again
 
     def new_attempt(self, ts: float) -> None:
         self._close_read()  # what the attempt taught about the cadence stays
         self._sources.clear()
         self.started_ts = ts
+        self._restored = None
         self.last_progress_ts = None
         self.last_step = None
         self.pause = None
         self.alive_ts = None
         self.flagged = False
+        self._version += 1
+
+    def restore(self, timeout_s: float, ts: float, step: int | None) -> None:
+        """Re-attached to an attempt past its start-up: the timeout the babysit before learned
+        applies (from `ts`, the re-attach) until this one has learned the cadence again."""
+        self._restored = timeout_s
+        self.last_progress_ts = ts
+        self.last_step = step
         self._version += 1
 
     def progress(self, step: int, ts: float, source: str = "", stamp: float | None = None) -> None:
@@ -217,7 +228,7 @@ class HangDetector:
     def _learned(self) -> float | None:
         known = self._known()
         if len(known) < self.rule.min_intervals:
-            return None
+            return self._restored
         rule = self.rule
         cadence = rule.mult * quantile(known, rule.quantile) + rule.floor_s
         # Output that arrives in bursts is seen no more often than the reads that bring it.
@@ -231,7 +242,10 @@ class HangDetector:
         learned = self.learned_timeout_s()
         if self.last_progress_ts is not None and learned is not None:
             alive = max(self.last_progress_ts, self.alive_ts or 0.0)
-            return alive + learned, "learned cadence"
+            restored = self._restored is not None and len(self._known()) < self.rule.min_intervals
+            return alive + learned, "cadence learned before the re-attach" if restored else (
+                "learned cadence"
+            )
         since = self.last_progress_ts if self.last_progress_ts is not None else self.started_ts
         if since is None:
             return None
@@ -245,11 +259,13 @@ class HangDetector:
         since = self.last_progress_ts if self.last_progress_ts is not None else self.started_ts
         quiet = now - (since if since is not None else now)
         typical = self.typical_interval_s()
-        cadence = f"; steps usually come every {typical:.3g}s" if typical else ""
+        cadence = f": steps usually come every {_seconds(typical)}" if typical else ""
         last = f"since step {self.last_step}" if self.last_step is not None else "since start"
+        limit = due[0] - (since if since is not None else due[0])
         return Incident(
             IncidentKind.HANG,
-            f"no progress for {quiet:.0f}s {last} (limit: {due[1]}{cadence}): the run looks hung",
+            f"no progress for {quiet:.0f}s {last} (limit {_seconds(limit)}, from the "
+            f"{due[1]}{cadence}): the run looks hung",
             now,
             self.last_step,
             "step",
@@ -257,3 +273,8 @@ class HangDetector:
             typical,
             None,
         )
+
+
+def _seconds(s: float) -> str:
+    """3.2s, 51ms, 1800s: a duration as a person reads it."""
+    return f"{s * 1000:.3g}ms" if s < 1 else f"{s:.3g}s" if s < 100 else f"{s:.0f}s"

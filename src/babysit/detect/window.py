@@ -33,6 +33,12 @@ def quantile(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, max(0, math.ceil(q * len(s)) - 1))]
 
 
+def robust_stats(values: list[float]) -> tuple[float, float]:
+    """(median, 1.4826 * median absolute deviation) of `values` (nan, nan when empty)."""
+    mid = median(values)
+    return mid, MAD_TO_SIGMA * median([abs(v - mid) for v in values])
+
+
 class RobustWindow:
     def __init__(self, size: int = 128, refresh: int = 8) -> None:
         self.values: deque[float] = deque(maxlen=size)
@@ -55,8 +61,6 @@ class RobustWindow:
     def stats(self) -> tuple[float, float]:
         """(median, 1.4826 * median absolute deviation) of the window."""
         if self._stale >= self.refresh:
-            vals = list(self.values)
-            self._median = median(vals)
-            self._scale = MAD_TO_SIGMA * median([abs(v - self._median) for v in vals])
+            self._median, self._scale = robust_stats(list(self.values))
             self._stale = 0
         return self._median, self._scale

@@ -42,6 +42,16 @@ def _write_json(path: str, data: dict[str, object]) -> bool:
     return True
 
 
+def _child_umask() -> int:
+    """The umask babysit found (it runs with a private one for its home): the command gets it
+    back. -1 (leave it) when babysit did not change it."""
+    value = os.environ.pop("BABYSIT_CHILD_UMASK", "")
+    try:
+        return int(value, 8) if value else -1
+    except ValueError:
+        return -1
+
+
 def _become_subreaper() -> None:
     try:
         libc = ctypes.CDLL(None, use_errno=True)
@@ -149,7 +159,7 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGALRM, stop.expired)
     _become_subreaper()
     try:
-        child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL)
+        child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, umask=_child_umask())
     except OSError as exc:
         print(f"babysit: cannot start {cmd[0]!r}: {exc.strerror or exc}", file=sys.stderr)
         code = 127 if isinstance(exc, FileNotFoundError) else 126

@@ -13,6 +13,7 @@ import dataclasses
 import re
 
 from babysit.parse.metrics import ANSI, parse_body, split_prefix
+from babysit.parse.progress import ProgressBars
 from babysit.records import Activity, Metric, OutputLine, Progress, PythonError
 
 Record = Progress | PythonError | Metric | Activity
@@ -68,6 +69,12 @@ class LineParser:
         self.lead_rank: int | None = None
         self._lead_digits = ""
         self._labels: set[int] = set()  # srun label numbers seen
+        self.bars = ProgressBars()  # steps from progress bars, and HF log dicts given theirs
+
+    def flush(self) -> list[Record]:
+        """The end of the input: the records held back for a line that did not come (an HF
+        log dict waiting for its progress bar's frame)."""
+        return list(self.bars.flush())
 
     def feed(self, line: OutputLine) -> list[Record]:
         text = line.text
@@ -129,7 +136,9 @@ class LineParser:
                 return [err]
         if rank is not None and self.lead_rank is not None and rank not in (self.lead_rank, 0):
             return records  # another rank's copy of what the lead rank says
-        metric = parse_body(raw, rank, line)
+        metric, released = self.bars.feed(raw, line, parse_body(raw, rank, line))
+        if released:
+            records += released
         # A metric line with a step is progress already; any other line may still say a step.
         if (
             (metric is None or metric.step is None)

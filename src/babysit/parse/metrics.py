@@ -11,7 +11,9 @@ Lightning bars, Megatron-LM, torchtitan, DeepSpeed, verl, mmengine, MaxText, and
 (`loss`, `grad_norm`, `lr`, `step_time_ms`, `tokens_per_s`, `samples_per_s`, `tflops`, `mfu`
 in percent, `loss_scale`, `skipped`, `nan_iterations`, `val_loss`, `entropy`, `kl`, `reward`,
 `reward_std`, `epoch`, `memory_gib`); every other numeric field keeps its printed name,
-lower-cased. NaN and +-inf are kept as such; a value that does not parse is left out.
+lower-cased. NaN and +-inf are kept as such (Lightning's bar pads them: `nan.0`); a value that
+does not parse is left out. A line is read on its own here: the steps that progress bars and HF
+log dicts only give with the lines around them are parse.progress's.
 
 Speed matters more than elegance here: every line of every rank comes through. A few substring
 tests reject most lines before anything else runs, and a line goes to the one parser its marker
@@ -83,6 +85,9 @@ _SPECIAL = {
     spelling: float(spelling)
     for spelling in ("nan", "NaN", "inf", "-inf", "+inf", "Infinity", "-Infinity", "-nan")
 }
+# Lightning's bar pads numbers to 5 characters with a dot and zeros: `nan.0`, `inf.0`, `-inf.`.
+_SPECIAL.update({f"{s}.0": v for s, v in _SPECIAL.items() if len(s) == 3})
+_SPECIAL.update({f"{s}.": v for s, v in _SPECIAL.items() if len(s) == 4})
 
 
 def _parse_num(s: str) -> tuple[float, str] | None:

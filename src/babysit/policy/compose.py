@@ -20,14 +20,21 @@ Bans are not decided here: a failure blamed on a node goes to the node registry,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from babysit.policy.hang import HangAction
+from babysit.policy.hang import HangAction, backoff_left
 from babysit.policy.hang import on_hang as hang_on_hang
 from babysit.policy.restart import BudgetRule, RestartPolicy, decide
 from babysit.policy.rollback import RollbackRule, Window
 from babysit.policy.rollback import on_incident as rollback_on_incident
-from babysit.records import AttemptRecord, Checkpoint, Decision, DecisionKind, Incident
+from babysit.records import (
+    AttemptRecord,
+    Checkpoint,
+    Decision,
+    DecisionKind,
+    Evidence,
+    Incident,
+)
 
 
 @dataclass(frozen=True)
@@ -56,9 +63,12 @@ def on_incident(inc: Incident, run: RunSoFar, rules: Rules) -> Decision:
     return rollback_on_incident(inc, rules.rollback, run.anomalies, run.windows, run.checkpoints)
 
 
-def on_hang(hang: Incident, now: float, rules: Rules) -> Decision:
-    """A hang still flagged: KEEP_WATCHING (wait) or RESTART (kill it now, then restart)."""
-    return hang_on_hang(hang, now, rules.hang)
+def on_hang(
+    hang: Incident, now: float, rules: Rules, evidence: Evidence | None = None
+) -> Decision:
+    """A hang still flagged: KEEP_WATCHING (wait) or RESTART (kill it now, then restart), on
+    what the looks at it showed (`evidence`)."""
+    return hang_on_hang(hang, now, rules.hang, evidence)
 
 
 def stops_attempt(decision: Decision) -> bool:
@@ -72,9 +82,11 @@ def on_ended(
     uniform: float,
     newest: Checkpoint | None,
     pending: Decision | None = None,
+    hung_s: float = 0.0,
 ) -> Decision:
     """After an attempt ended (the last of `run.attempts`): `newest` is the checkpoint the next
-    attempt would start from; `pending` the decision of the anomaly the attempt was ended for.
+    attempt would start from; `pending` the decision of the anomaly the attempt was ended for;
+    `hung_s` how long it sat hung before babysit killed it (it counts toward the backoff).
     A page is final; a rollback replaces a plain restart, never a give-up."""
     if pending is not None and pending.kind == DecisionKind.GIVE_UP_NEEDS_HUMAN:
         return pending
@@ -91,4 +103,14 @@ def on_ended(
     )
     if pending is not None and decision.kind == DecisionKind.RESTART:
         return pending
+    if decision.kind == DecisionKind.RESTART and hung_s > 0 and decision.delay_s > 0:
+        left = backoff_left(decision.delay_s, hung_s)
+        full = f"restarting in {decision.delay_s:.1f}s"
+        reason = decision.reason.replace(full, f"restarting in {left:.1f}s", 1)
+        return replace(
+            decision,
+            delay_s=left,
+            reason=f"{reason}; the {decision.delay_s:.1f}s backoff counts the {hung_s:.0f}s "
+            "the job sat hung",
+        )
     return decision

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from babysit.records import Ban
+from babysit.records import Ban, node_key
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,9 @@ def usable_hosts(
     hosts: Sequence[str], banned: Collection[str], needed: int
 ) -> tuple[list[str], int]:
     """The hosts left after the bans, and how many are missing to reach `needed` (0: every
-    host of the list is needed)."""
-    usable = [h for h in hosts if h not in banned]
+    host of the list is needed). Names are compared by node_key: a ban of `gpu-3` takes
+    `GPU-3.cluster.local` out."""
+    keys = {node_key(h) for h in banned}
+    usable = [h for h in hosts if node_key(h) not in keys]
     want = needed if needed > 0 else len(hosts)
     return usable, max(0, want - len(usable))

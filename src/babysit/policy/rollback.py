@@ -69,6 +69,18 @@ def format_windows(windows: Sequence[Window]) -> str:
     return ",".join(f"{lo}-{hi}" for lo, hi in windows)
 
 
+def anomaly_name(inc: Incident) -> str:
+    """The anomaly in a few words, without its step (`loss is nan`, `loss did not settle after
+    its spike`): the detector's full message is said once, when it is found; the decision and
+    the attempt's verdict only name it."""
+    if inc.kind == IncidentKind.NONFINITE and inc.value is not None:
+        return f"{inc.metric} is {inc.value}"
+    if inc.kind == IncidentKind.LOSS_DIVERGED and inc.metric:
+        return f"{inc.metric} did not settle after its spike"
+    # (an incident rebuilt from the store after a babysit restart has no value: its message)
+    return inc.message
+
+
 def on_incident(
     inc: Incident,
     rule: RollbackRule,
@@ -87,9 +99,7 @@ def on_incident(
             f"{inc.message}: no --checkpoint glob is set, so babysit cannot roll back past "
             "it (set one, or [rollback] on_nan / on_divergence = false to silence this)",
         )
-    nonfinite = inc.kind == IncidentKind.NONFINITE and inc.value is not None
-    # (an incident rebuilt from the store after a babysit restart has no value: its message)
-    what = f"{inc.metric} is {inc.value}" if nonfinite else inc.message
+    what = anomaly_name(inc)
     if inc.step is None:
         return Decision(
             DecisionKind.KEEP_WATCHING,

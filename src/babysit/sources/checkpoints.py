@@ -4,8 +4,11 @@
     scan_checkpoints("out/step{step}/model.pt", ...)   # a template: the step is where {step} is
     validate_checkpoint("python check.py {checkpoint}", path, cwd, timeout_s=300)  # -> problem
 
-The step is read from the name (`ckpt_000150.pt`, `checkpoint-500/`, `global_step1000`), the
-number after "step"/"iter"/"ckpt"/"checkpoint" when there is one, else the last number. A
+The step is read from the name (`ckpt_000150.pt`, `checkpoint-500/`, `global_step1000`,
+Lightning's `epoch=0-step=450.ckpt`), the number after "step"/"iter"/"ckpt"/"checkpoint" when
+there is one, else the last number; a directory whose name has no number (`checkpoint-best/`)
+takes `global_step` from the HF Trainer `trainer_state.json` in it. `**` in a glob never follows a
+link to a directory, and the walk is bounded (globwalk.py). A
 checkpoint is not complete when its name is temporary (`*.tmp`, `*.partial`, dot-files), when it
 was modified less than `settle_s` ago, or when its format says it is cut short: torch.save's zip
 archives without their central directory, safetensors files shorter than their header says,
@@ -16,24 +19,30 @@ without `trainer_state.json`.
 from __future__ import annotations
 
 import dataclasses
-import glob
 import json
 import os
 import re
 import shlex
 import struct
-import subprocess
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
+from babysit.errors import LaunchError
 from babysit.records import Checkpoint
-from babysit.subproc import kill_session
+from babysit.sources.globwalk import walk_glob
+from babysit.sources.placeholder import fill
+from babysit.subproc import run_check
 
 _TEMP_SUFFIXES = (".tmp", ".temp", ".partial", ".incomplete", ".lock", ".swp", "~")
 _KEYED_STEP = re.compile(r"(?:step|iter|ckpt|checkpoint)[_\-=]?(\d+)", re.IGNORECASE)
 _ANY_NUMBER = re.compile(r"\d+")
 _ZIP_MAGIC = b"PK\x03\x04"
+TRAINER_STATE = "trainer_state.json"
+TRAINER_STATE_MAX = 1 << 20  # parsed whole up to this; beyond, its head and tail are read
+_GLOBAL_STEP = re.compile(rb'"global_step"\s*:\s*(\d+)\s*[,}\n]')
+MAX_MEMBERS = 100_000  # files of one checkpoint directory looked at
 
 
 def step_from_name(name: str) -> int | None:
@@ -58,13 +67,22 @@ def _template_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("(?:^|/)" + r"(\d+)".join(parts) + "$")
 
 
-def scan_checkpoints(pattern: str, now: float, settle_s: float) -> list[Checkpoint]:
+def scan_checkpoints(
+    pattern: str,
+    now: float,
+    settle_s: float,
+    on_problem: Callable[[str], None] | None = None,
+) -> list[Checkpoint]:
     """Every path matching `pattern` (files or directories), newest-first by step then mtime.
-    A pattern with `{step}` is a template: its step is the number in that place."""
+    A pattern with `{step}` is a template: its step is the number in that place. A walk cut
+    short (a `**` over too many entries) is told to `on_problem`, with what it found."""
     found = []
     expanded = os.path.expanduser(pattern)
     template = _template_regex(expanded) if STEP in expanded else None
-    for path in glob.glob(template_glob(expanded), recursive=True):
+    walk = walk_glob(template_glob(expanded))
+    if walk.problem is not None and on_problem is not None:
+        on_problem(walk.problem)
+    for path in walk.paths:
         ckpt = inspect_checkpoint(Path(path), now, settle_s)
         if template is not None:
             m = template.search(path)
@@ -73,36 +91,41 @@ def scan_checkpoints(pattern: str, now: float, settle_s: float) -> list[Checkpoi
     return sorted(found, key=checkpoint_order, reverse=True)
 
 
-def validate_checkpoint(command: str, path: str, cwd: Path, timeout_s: float) -> str | None:
-    """Run the user's check on one checkpoint (`{checkpoint}` replaced by its path, else the
-    path appended). None when it exits 0; otherwise the problem, with the command's last words."""
+def validate_checkpoint(
+    command: str,
+    path: str,
+    cwd: Path,
+    timeout_s: float,
+    stopping: Callable[[], bool] = lambda: False,
+) -> str | None:
+    """Run the user's check on one checkpoint (`{checkpoint}` replaced by its path, quoted where
+    the command is a shell script; else the path appended; also in BABYSIT_CHECKPOINT). None
+    when it exits 0; otherwise the problem, with the command's last words. It runs at most
+    `timeout_s`, and is killed (with whatever it started, setsid or not) as soon as
+    `stopping()` says babysit is told to stop: then the problem says so, and the caller, which
+    knows it is stopping, does not hold it against the checkpoint."""
     words = shlex.split(command)
-    if any(CKPT_PLACEHOLDER in w for w in words):
-        argv = [w.replace(CKPT_PLACEHOLDER, path) for w in words]
-    else:
-        argv = [*words, path]
     try:
-        # Its own session: a timeout kills the whole check (a `sh -c` and what it started).
-        proc = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
+        if any(CKPT_PLACEHOLDER in w for w in words):
+            argv = fill(words, CKPT_PLACEHOLDER, path)
+        else:
+            argv = [*words, path]
+    except LaunchError as exc:
+        return f"--validate-checkpoint: {exc}"
+    env = {**os.environ, "BABYSIT_CHECKPOINT": path}
+    try:
+        res = run_check(argv, cwd, timeout_s, stopping, env)
     except OSError as exc:
         return f"--validate-checkpoint could not run {argv[0]!r}: {exc.strerror or exc}"
-    try:
-        out, err = proc.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        kill_session(proc)
+    if res.stopped:
+        return "--validate-checkpoint was stopped: babysit was told to stop"
+    if res.timed_out:
         return f"--validate-checkpoint did not finish within {timeout_s:g}s"
-    if proc.returncode == 0:
+    if res.returncode == 0:
         return None
-    said = (err or out).decode("utf-8", "replace").strip().splitlines()
+    said = (res.stderr or res.stdout).decode("utf-8", "replace").strip().splitlines()
     tail = f": {said[-1][:200]}" if said else ""
-    return f"--validate-checkpoint exited with {proc.returncode}{tail}"
+    return f"--validate-checkpoint exited with {res.returncode}{tail}"
 
 
 def checkpoint_order(ckpt: Checkpoint) -> tuple[int, float]:
@@ -117,10 +140,14 @@ def inspect_checkpoint(path: Path, now: float, settle_s: float) -> Checkpoint:
     except OSError as exc:
         return Checkpoint(str(path), step, 0.0, 0, False, f"cannot stat: {exc.strerror}")
     if path.is_dir():
-        files = [p for p in path.rglob("*") if p.is_file()]
+        files, too_many = _members(path)
         size = sum(_size(p) for p in files)
         mtime = max([st.st_mtime, *(_mtime(p) for p in files)])
+        if step is None and any(p.name == TRAINER_STATE for p in files):
+            step = trainer_state_step(path / TRAINER_STATE)
         problem = None if files else "empty directory"
+        if too_many:
+            problem = f"more than {MAX_MEMBERS:,} files: not a checkpoint babysit can inspect"
         problem = problem or _directory_problem(path, files)
         for member in files if problem is None else []:
             member_problem = _file_problem(member, now, settle_s, member=True)
@@ -131,6 +158,51 @@ def inspect_checkpoint(path: Path, now: float, settle_s: float) -> Checkpoint:
         size, mtime = st.st_size, st.st_mtime
         problem = _file_problem(path, now, settle_s)
     return Checkpoint(str(path), step, mtime, size, problem is None, problem)
+
+
+def _members(directory: Path) -> tuple[list[Path], bool]:
+    """The files below a checkpoint directory (links to directories not followed), at most
+    MAX_MEMBERS; True when there were more."""
+    files: list[Path] = []
+    stack = [directory]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+                elif entry.is_file():
+                    files.append(Path(entry.path))
+            except OSError:
+                continue
+            if len(files) > MAX_MEMBERS:
+                return files[:MAX_MEMBERS], True
+    return files, False
+
+
+def trainer_state_step(path: Path) -> int | None:
+    """`global_step` of an HF Trainer `trainer_state.json`; None when it is missing, half
+    written or not JSON. Read whole up to TRAINER_STATE_MAX; a bigger one (a long log_history)
+    is believed only when it ends like a JSON object, and its step is taken from its head (the
+    Trainer writes its keys sorted: global_step comes before log_history)."""
+    try:
+        with path.open("rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size <= TRAINER_STATE_MAX:
+                data = json.loads(fh.read(TRAINER_STATE_MAX))
+                step = data.get("global_step") if isinstance(data, dict) else None
+                return step if type(step) is int and step >= 0 else None
+            head = fh.read(64 * 1024)
+            fh.seek(size - 16)
+            tail = fh.read(16)
+    except (OSError, ValueError, RecursionError):
+        return None
+    m = _GLOBAL_STEP.search(head)
+    return int(m.group(1)) if m and tail.rstrip().endswith(b"}") else None
 
 
 def _directory_problem(path: Path, files: list[Path]) -> str | None:
@@ -237,39 +309,3 @@ def glob_directory(pattern: str) -> Path:
     if len(fixed) == len(Path(pattern).expanduser().parts):
         return Path(*fixed).parent
     return Path(*fixed)
-
-
-class DirectoryPulse:
-    """Notices writes in the directory a checkpoint glob points into (a save under way).
-
-    pulse = DirectoryPulse("/abs/out/ckpt_*.pt")
-    pulse.changed()   # True when a file there was added, grew or was touched since last time
-
-    Only the glob's fixed directory and its direct subdirectories are looked at (names, sizes,
-    modification times), which keeps a look at a checkpoint directory cheap.
-    """
-
-    def __init__(self, pattern: str) -> None:
-        self.base = glob_directory(pattern)
-        self._last: int | None = None
-
-    def _signature(self) -> int:
-        entries = []
-        try:
-            with os.scandir(self.base) as it:
-                for entry in it:
-                    st = entry.stat(follow_symlinks=False)
-                    entries.append((entry.name, st.st_size, st.st_mtime_ns))
-                    if entry.is_dir(follow_symlinks=False):
-                        with os.scandir(entry.path) as sub:
-                            for e in sub:
-                                s2 = e.stat(follow_symlinks=False)
-                                entries.append((e.path, s2.st_size, s2.st_mtime_ns))
-        except OSError:
-            return 0
-        return hash(tuple(sorted(entries)))
-
-    def changed(self) -> bool:
-        sig = self._signature()
-        before, self._last = self._last, sig
-        return before is not None and sig != before

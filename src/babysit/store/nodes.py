@@ -6,7 +6,10 @@
     store.lift_bans("gpu-17", now, "replaced the IB cable")
 
 A node's record is shared by every run of the home: a host that broke one run is suspect for the
-next. A mixin of Store (it uses Store's _write and _read), kept apart to keep files small.
+next. Host names are normalised where they enter and where they are looked up (records.node_key:
+lower case, short name), so `gpu-17`, `GPU-17` and `gpu-17.cluster.local.` are one node; rows
+written before that are normalised when read. A mixin of Store (it uses Store's _write and
+_read), kept apart to keep files small.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
-from babysit.records import Ban
+from babysit.records import Ban, node_key
 
 
 class NodeRegistry:
@@ -47,43 +50,49 @@ class NodeRegistry:
         self._write(
             "INSERT INTO node_events (ts, host, gpu, run, attempt, kind, category, reason, data) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (ts, host, gpu, run, attempt, kind, category, reason, _json(data)),
+            (ts, node_key(host), gpu, run, attempt, kind, category, reason, _json(data)),
         )
 
     def node_events(
         self, host: str | None = None, since: float = -math.inf
     ) -> list[dict[str, Any]]:
-        if host is None:
-            rows = self._read("SELECT * FROM node_events WHERE ts>=? ORDER BY ts, id", (since,))
-        else:
-            rows = self._read(
-                "SELECT * FROM node_events WHERE host=? AND ts>=? ORDER BY ts, id", (host, since)
-            )
-        return [dict(r) | {"data": json.loads(r["data"] or "{}")} for r in rows]
+        rows = self._read("SELECT * FROM node_events WHERE ts>=? ORDER BY ts, id", (since,))
+        docs = [
+            dict(r) | {"host": node_key(r["host"]), "data": json.loads(r["data"] or "{}")}
+            for r in rows
+        ]
+        # Filtered here, not in SQL: rows from before names were normalised match too.
+        return docs if host is None else [d for d in docs if d["host"] == node_key(host)]
 
     # -- bans ----------------------------------------------------------------------------------
 
     def add_ban(self, ban: Ban) -> None:
+        host = node_key(ban.host)
         self._write(
             "INSERT INTO bans (host, reason, since, expires, probation_s, by, run) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (ban.host, ban.reason, ban.since, ban.expires, ban.probation_s, ban.by, ban.run),
+            (host, ban.reason, ban.since, ban.expires, ban.probation_s, ban.by, ban.run),
         )
 
     def lift_bans(self, host: str, ts: float, reason: str) -> None:
-        """End every ban of `host` still in force (the operator unbanned it)."""
-        self._write(
-            "UPDATE bans SET lifted=?, lifted_reason=? WHERE host=? AND lifted IS NULL "
-            "AND (expires IS NULL OR expires>?)",
-            (ts, reason, host, ts),
+        """End every ban of `host` (any spelling) still in force (the operator unbanned it)."""
+        rows = self._read(
+            "SELECT id, host FROM bans WHERE lifted IS NULL AND (expires IS NULL OR expires>?)",
+            (ts,),
         )
+        ids = [r["id"] for r in rows if node_key(r["host"]) == node_key(host)]
+        if ids:
+            marks = ", ".join("?" * len(ids))
+            self._write(
+                f"UPDATE bans SET lifted=?, lifted_reason=? WHERE id IN ({marks})",
+                (ts, reason, *ids),
+            )
 
     def bans(self, host: str | None = None) -> list[dict[str, Any]]:
         """Every ban ever recorded (of one host), oldest first, lifted or not."""
-        if host is None:
-            return [dict(r) for r in self._read("SELECT * FROM bans ORDER BY since, id", ())]
-        rows = self._read("SELECT * FROM bans WHERE host=? ORDER BY since, id", (host,))
-        return [dict(r) for r in rows]
+        rows = self._read("SELECT * FROM bans ORDER BY since, id", ())
+        docs = [dict(r) | {"host": node_key(r["host"])} for r in rows]
+        return docs if host is None else [d for d in docs if d["host"] == node_key(host)]
 
     def active_bans(self, now: float) -> list[Ban]:
         rows = self._read(
@@ -122,9 +131,8 @@ class NodeRegistry:
 
 
 def _ban(r: sqlite3.Row) -> Ban:
-    return Ban(
-        r["host"], r["reason"], r["since"], r["expires"], r["probation_s"], r["by"], r["run"]
-    )
+    host = node_key(r["host"])
+    return Ban(host, r["reason"], r["since"], r["expires"], r["probation_s"], r["by"], r["run"])
 
 
 def _json(data: Mapping[str, Any] | None) -> str:

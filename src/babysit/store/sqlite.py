@@ -7,6 +7,12 @@
 Every write is one committed transaction before the caller acts on it (synchronous=FULL).
 Failures to write (disk full, I/O error) raise StoreWriteError; what was committed before stays.
 Views only read through this class.
+
+Writers create the home private (store/home.py). Readers (`Store.open(home, create=False)`)
+open the database read-only; their first write, if any, reopens it for writing. A database that
+is emptied, missing or damaged while events.jsonl holds history is a StoreCorrupt naming
+`babysit rebuild` (store/rebuild.py); `store.check()` tells a live babysit when its database was
+deleted, emptied or replaced under it (supervise/journal.py then writes it again).
 """
 
 from __future__ import annotations
@@ -15,25 +21,50 @@ import contextlib
 import json
 import math
 import os
-import shutil
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psutil
 
-from babysit.errors import HomeNotWritable, RunNotFound, StoreError, StoreWriteError
+from babysit.errors import (
+    HomeNotWritable,
+    RunNotFound,
+    StoreCorrupt,
+    StoreError,
+    StoreWriteError,
+)
 from babysit.records import AttemptRecord, Category, Event, Incident, Outcome, RunState
+from babysit.store.dbfile import (
+    DB_NAME,
+    JSONL_NAME,
+    NETWORK_FS,
+    connect,
+    corrupt,
+    corrupt_error,
+    free_space_hint,
+    fs_type,
+    history_lines,
+    identity,
+    lost_hint,
+    newer_error,
+    refuse_lost_history,
+    sibling,
+)
+from babysit.store.home import HomeMode, home_mode, secure_file, secure_home
 from babysit.store.nodes import NodeRegistry
 from babysit.store.schema import MIGRATIONS
 from babysit.store.writes import StoreWrite, apply_write
 
-DB_NAME = "babysit.db"
-JSONL_NAME = "events.jsonl"
-_NETWORK_FS = {"nfs", "nfs4", "lustre", "gpfs", "cifs", "smb3", "fuse.sshfs", "beegfs", "ceph"}
+if TYPE_CHECKING:
+    from babysit.store.rebuild import Folded
+
+__all__ = ["ATTEMPT_COLUMNS", "DB_NAME", "JSONL_NAME", "Store"]
+
+_NEW_FILE_MODE = 0o666  # less the umask, when the home mode is `keep`
 
 ATTEMPT_COLUMNS = (
     "run",
@@ -79,45 +110,99 @@ def _json_default(value: Any) -> Any:
 class Store(NodeRegistry):
     """One SQLite database for every run under one home directory."""
 
-    def __init__(self, home: Path, conn: sqlite3.Connection) -> None:
+    def __init__(
+        self, home: Path, conn: sqlite3.Connection, mode: HomeMode = HomeMode.KEEP
+    ) -> None:
         self.home = home
         self._conn = conn
+        self.db_path = home / DB_NAME
         self.jsonl_path = home / JSONL_NAME
+        self.mode = mode
         self.warnings: list[str] = []
+        self.readonly = False  # a reader's connection: reopened for writing on the first write
+        self._ident = identity(self.db_path)
 
     # -- opening -------------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, home: Path, create: bool = True) -> Store:
+    def open(
+        cls,
+        home: Path,
+        create: bool = True,
+        mode: HomeMode | None = None,
+        replace_lost: bool = False,
+    ) -> Store:
+        """The home's store. Writers (create=True) create the home, private by default (see
+        store/home.py; `mode` defaults to BABYSIT_HOME_MODE). Readers (create=False) open the
+        database read-only, so status and logbook work on a home they cannot write. A database
+        that is missing, empty or damaged while events.jsonl holds history is a StoreCorrupt
+        naming `babysit rebuild`, unless `replace_lost` (a rebuild under way) says to start
+        a fresh one."""
         home = home.expanduser()
         db = home / DB_NAME
-        if not create and not db.exists():
-            raise RunNotFound(f"no babysit home at {home} (no {DB_NAME}); pass --home DIR")
+        if not create:
+            return cls._open_reader(home)
+        mode = mode if mode is not None else home_mode(os.environ)
+        if not replace_lost:
+            refuse_lost_history(home)
         try:
-            home.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(db, timeout=10.0, isolation_level=None)
-            conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA busy_timeout=10000")  # first: two babysits may open at once
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
+            notices = secure_home(home, mode)
+            if mode.file_mode is not None and not db.exists():
+                os.close(os.open(db, os.O_WRONLY | os.O_CREAT, mode.file_mode))
+            conn = connect(db, writable=True)
         except (OSError, sqlite3.Error) as exc:
+            if isinstance(exc, sqlite3.DatabaseError) and corrupt(exc):
+                raise corrupt_error(home, exc) from exc
             raise HomeNotWritable(
-                f"cannot use babysit home {home}: {exc}{_free_space_hint(home)}; pass --home DIR "
+                f"cannot use babysit home {home}: {exc}{free_space_hint(home)}; pass --home DIR "
                 "on a writable local disk"
             ) from exc
-        store = cls(home, conn)
+        store = cls(home, conn, mode)
+        store.warnings.extend(notices)
         try:
             store._migrate()
         except BaseException:
             conn.close()
             raise
-        # Only writers are warned (status/logbook never show warnings): skip the mount scan.
-        fstype = _fs_type(home) if create else None
-        if fstype in _NETWORK_FS:
+        store._secure_files()
+        fstype = fs_type(home)
+        if fstype in NETWORK_FS:
             store.warnings.append(
                 f"babysit home {home} is on {fstype}: SQLite WAL is unsafe on network filesystems; "
                 f"{JSONL_NAME} is the record to trust there. Prefer --home on a local disk."
             )
+        return store
+
+    @classmethod
+    def _open_reader(cls, home: Path) -> Store:
+        db = home / DB_NAME
+        try:
+            exists = db.exists()
+        except OSError as exc:  # a home under a directory this user may not enter
+            raise StoreError(f"cannot read {db}: {exc.strerror or exc}; pass --home DIR") from exc
+        if not exists:
+            lines = history_lines(home)
+            if lines:
+                raise StoreCorrupt(
+                    f"{db} is missing, but {home / JSONL_NAME} holds {lines} logbook events: "
+                    f"the database was deleted. {lost_hint(home)}"
+                )
+            raise RunNotFound(f"no babysit home at {home} (no {DB_NAME}); pass --home DIR")
+        refuse_lost_history(home)
+        try:
+            conn = connect(db, writable=False)
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        except sqlite3.Error as exc:
+            if isinstance(exc, sqlite3.DatabaseError) and corrupt(exc):
+                raise corrupt_error(home, exc) from exc
+            raise StoreError(f"cannot read {db}: {exc}") from exc
+        store = cls(home, conn)
+        store.readonly = True
+        if version > len(MIGRATIONS):
+            conn.close()
+            raise newer_error(db, version)
+        if version < len(MIGRATIONS):
+            store._writable()  # an older schema: brought up to date by the first reader that can
         return store
 
     def close(self) -> None:
@@ -129,6 +214,44 @@ class Store(NodeRegistry):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _writable(self) -> None:
+        """A reader's connection becomes a writer's (a command that reads, then writes)."""
+        if not self.readonly:
+            return
+        try:
+            conn = connect(self.db_path, writable=True)
+        except sqlite3.Error as exc:
+            raise HomeNotWritable(
+                f"cannot write to {self.db_path}: {exc} (a read-only home? ask its owner, or "
+                "pass --home DIR)"
+            ) from exc
+        self._conn.close()
+        self._conn, self.readonly = conn, False
+        self._migrate()
+
+    def _secure_files(self) -> None:
+        for path in (self.db_path, sibling(self.db_path, "-wal"), sibling(self.db_path, "-shm")):
+            secure_file(path, self.mode)
+        secure_file(self.jsonl_path, self.mode)
+
+    def check(self) -> str | None:
+        """None while the database under the home is the file this store has open; else what
+        happened to it, in words (a babysit deleted, emptied or replaced under a live run).
+        One stat: cheap enough for every few seconds."""
+        try:
+            st = os.stat(self.db_path)
+        except (FileNotFoundError, NotADirectoryError):
+            if not self.home.is_dir():
+                return f"the babysit home {self.home} was deleted"
+            return f"{self.db_path} was deleted"
+        except OSError:
+            return None  # cannot tell (a hung filesystem): the writes will say
+        if (st.st_dev, st.st_ino) != self._ident:
+            return f"{self.db_path} was replaced by another file"
+        if st.st_size == 0:
+            return f"{self.db_path} was emptied (0 bytes)"
+        return None
+
     def _migrate(self) -> None:
         try:
             # One transaction, the version read inside it: two babysits opening a new home at
@@ -136,16 +259,14 @@ class Store(NodeRegistry):
             with self._tx() as conn:
                 version = int(conn.execute("PRAGMA user_version").fetchone()[0])
                 if version > len(MIGRATIONS):
-                    raise StoreError(
-                        f"{self.home / DB_NAME} was written by a newer babysit (schema "
-                        f"{version}, this one knows {len(MIGRATIONS)}): upgrade babysit, or "
-                        "pass --home DIR for a new store"
-                    )
+                    raise newer_error(self.db_path, version)
                 for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
                     for statement in script:
                         conn.execute(statement)
                     conn.execute(f"PRAGMA user_version={number}")
         except sqlite3.Error as exc:
+            if isinstance(exc, sqlite3.DatabaseError) and corrupt(exc):
+                raise corrupt_error(self.home, exc) from exc
             raise HomeNotWritable(
                 f"cannot initialise the store in {self.home}: {exc}; pass --home DIR on a "
                 "writable local disk"
@@ -153,6 +274,9 @@ class Store(NodeRegistry):
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
+        if self._batch:
+            yield self._conn  # inside batch(): its one transaction
+            return
         self._conn.execute("BEGIN IMMEDIATE")
         try:
             yield self._conn
@@ -165,13 +289,37 @@ class Store(NodeRegistry):
                     self._conn.execute("ROLLBACK")
             raise
 
-    def _write(self, sql: str, params: Mapping[str, Any] | tuple[Any, ...]) -> None:
+    _batch = False
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """The writes inside are one transaction (a rebuild: thousands of rows, one fsync)."""
+        self._writable()
+        with self._tx():
+            self._batch = True
+            try:
+                yield
+            finally:
+                self._batch = False
+
+    def _write(
+        self, sql: str, params: Mapping[str, Any] | tuple[Any, ...], refused: str = ""
+    ) -> None:
+        """One statement, one commit. With `refused`: a statement that changed no row is
+        refused for that reason (an upsert whose condition did not hold)."""
+        self._writable()
         try:
             with self._tx() as conn:
-                conn.execute(sql, params)
+                cursor = conn.execute(sql, params)
+                if refused and cursor.rowcount == 0:
+                    raise sqlite3.IntegrityError(refused)
         except sqlite3.OperationalError as exc:
             # Disk full, I/O error, locked: worth retrying later.
             raise StoreWriteError(f"cannot write to {self.home / DB_NAME}: {exc}") from exc
+        except sqlite3.DatabaseError as exc:
+            if corrupt(exc):
+                raise corrupt_error(self.home, exc) from exc
+            raise StoreError(f"store write refused by {self.home / DB_NAME}: {exc}") from exc
         except sqlite3.Error as exc:
             # A constraint or a closed connection: retrying cannot help.
             raise StoreError(f"store write refused by {self.home / DB_NAME}: {exc}") from exc
@@ -238,11 +386,20 @@ class Store(NodeRegistry):
     # -- attempts ------------------------------------------------------------------------------
 
     def add_attempt(self, run: str, number: int, fields: Mapping[str, Any]) -> None:
+        """A new attempt's row. It replaces a row of the same number only when that one was
+        never launched (babysit died between writing it and starting the launcher, and the next
+        babysit launches it now); any other duplicate is refused (a StoreError)."""
         row = {"run": run, "number": number, "outcome": Outcome.RUNNING.value, **fields}
         row = {k: _encode(v) for k, v in row.items()}
         cols = ", ".join(row)
         marks = ", ".join(f":{k}" for k in row)
-        self._write(f"INSERT INTO attempts ({cols}) VALUES ({marks})", row)
+        sets = ", ".join(f"{k}=excluded.{k}" for k in row if k not in ("run", "number"))
+        self._write(
+            f"INSERT INTO attempts ({cols}) VALUES ({marks}) ON CONFLICT(run, number) DO UPDATE "
+            f"SET {sets} WHERE attempts.launcher_pid IS NULL AND attempts.outcome='running'",
+            row,
+            refused=f"attempt {number} of run {run!r} is already recorded (UNIQUE constraint)",
+        )
 
     def update_attempt(self, run: str, number: int, fields: Mapping[str, Any]) -> None:
         unknown = set(fields) - set(ATTEMPT_COLUMNS)
@@ -310,7 +467,9 @@ class Store(NodeRegistry):
             default=_json_default,
         )
         try:
-            with self.jsonl_path.open("a", encoding="utf-8") as fh:
+            new_mode = self.mode.file_mode or _NEW_FILE_MODE
+            fd = os.open(self.jsonl_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, new_mode)
+            with os.fdopen(fd, "a", encoding="utf-8") as fh:
                 fh.write(line + "\n")
         except OSError as exc:
             raise StoreWriteError(f"cannot append to {self.jsonl_path}: {exc}") from exc
@@ -327,6 +486,59 @@ class Store(NodeRegistry):
             }
             for r in rows
         ]
+
+    def last_event(self, run: str, kinds: Sequence[str]) -> dict[str, Any] | None:
+        """The run's newest event of one of `kinds` (decoded like events()), or None."""
+        marks = ", ".join("?" for _ in kinds)
+        row = self._read_one(
+            f"SELECT * FROM events WHERE run=? AND kind IN ({marks}) ORDER BY id DESC LIMIT 1",
+            (run, *kinds),
+        )
+        if row is None:
+            return None
+        return {
+            "ts": row["ts"],
+            "attempt": row["attempt"],
+            "kind": row["kind"],
+            "message": row["message"],
+            "data": json.loads(row["data"] or "{}"),
+        }
+
+    def restore(self, folded: Folded) -> None:
+        """Write what store/rebuild.py folded from events: runs and attempts are upserted (a
+        row that exists takes the folded fields), events and incidents appended. One commit."""
+        with self.batch():
+            conn = self._conn
+            for r in folded.runs.values():
+                row = {k: _encode(v) for k, v in r.items()}
+                cols = ", ".join(row)
+                marks = ", ".join(f":{k}" for k in row)
+                sets = ", ".join(f"{k}=excluded.{k}" for k in row if k != "name")
+                conn.execute(
+                    f"INSERT INTO runs ({cols}) VALUES ({marks}) "
+                    f"ON CONFLICT(name) DO UPDATE SET {sets}",
+                    row,
+                )
+            for a in folded.attempts.values():
+                row = {k: _encode(v) for k, v in a.items() if k in ATTEMPT_COLUMNS}
+                cols = ", ".join(row)
+                marks = ", ".join(f":{k}" for k in row)
+                sets = ", ".join(f"{k}=excluded.{k}" for k in row if k not in ("run", "number"))
+                conn.execute(
+                    f"INSERT INTO attempts ({cols}) VALUES ({marks}) "
+                    f"ON CONFLICT(run, number) DO UPDATE SET {sets}",
+                    row,
+                )
+            conn.executemany(
+                "INSERT INTO events (run, attempt, ts, kind, message, data) "
+                "VALUES (:run, :attempt, :ts, :kind, :message, :data)",
+                folded.events,
+            )
+            conn.executemany(
+                "INSERT INTO incidents (run, attempt, ts, kind, category, step, metric, message) "
+                "VALUES (:run, :attempt, :ts, :kind, :category, :step, :metric, :message)",
+                folded.incidents,
+            )
 
     # -- vital signs ---------------------------------------------------------------------------
 
@@ -434,22 +646,13 @@ class Store(NodeRegistry):
         try:
             return list(self._conn.execute(sql, params))
         except sqlite3.Error as exc:
+            if isinstance(exc, sqlite3.DatabaseError) and corrupt(exc):
+                raise corrupt_error(self.home, exc) from exc
             raise StoreError(f"cannot read {self.home / DB_NAME}: {exc}") from exc
 
     def _read_one(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Row | None:
         rows = self._read(sql, params)
         return rows[0] if rows else None
-
-
-def _free_space_hint(path: Path) -> str:
-    """' (the disk is full: 0 MiB free)' when that is the likely reason, else ''."""
-    for candidate in (path, *path.parents):
-        try:
-            free = shutil.disk_usage(candidate).free
-        except OSError:
-            continue
-        return f" (the disk is full: {free / 2**20:.0f} MiB free)" if free < 16 << 20 else ""
-    return ""
 
 
 def _finite(value: float | None) -> float | None:
@@ -489,19 +692,3 @@ def _decode_attempt(row: sqlite3.Row) -> dict[str, Any]:
     if out["transient"] is not None:
         out["transient"] = bool(out["transient"])
     return out
-
-
-def _fs_type(path: Path) -> str | None:
-    """The filesystem type holding `path` (longest matching mount point)."""
-    try:
-        target = str(path.resolve())
-        best: tuple[int, str] | None = None
-        for part in psutil.disk_partitions(all=True):
-            mp = part.mountpoint
-            if (target == mp or target.startswith(mp.rstrip("/") + "/")) and (
-                best is None or len(mp) > best[0]
-            ):
-                best = (len(mp), part.fstype)
-        return best[1] if best else None
-    except (OSError, RuntimeError):
-        return None

@@ -6,16 +6,26 @@ retries them while the store refuses writes; the store carries them out.
 
 Records, not callables: the queue can be read, compared in tests and counted; and a write
 type the store does not know is refused loudly instead of being dropped.
+
+Secrets never reach the store: apply_write() carries out redacted(w), the same write with the
+text it keeps (messages, reasons, summaries, the argv, triage evidence, event details) passed
+through babysit.redact; an event's two writes (its row and its events.jsonl line) both go
+through here. Event details are also made strict JSON (a non-finite float as "inf").
+Identifiers (the attempt's token, its log directory, checkpoint paths, fingerprints) are kept
+as they are: babysit finds processes and files by them. Relaunching never reads what is kept
+here: the run loop relaunches from the command line it was given.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from babysit.errors import StoreError
 from babysit.records import Ban, Event, Incident, RunState
+from babysit.redact import redact_argv, redact_text, redact_tree
+from babysit.strictjson import finite
 
 if TYPE_CHECKING:
     from babysit.store.sqlite import Store
@@ -134,7 +144,60 @@ StoreWrite = (
 )
 
 
+# Attempt fields that hold the run's text; every other field is an identifier or a figure.
+_ATTEMPT_TEXT = ("summary", "anomaly_message")
+# Keys of a stored document that are identifiers, kept as they are.
+_DOCUMENT_IDS = frozenset({"fingerprint", "rule", "category", "kind"})
+
+
+def _text(value: str | None) -> str | None:
+    return None if value is None else redact_text(value)
+
+
+def _fields(fields: Mapping[str, Any]) -> Mapping[str, Any]:
+    out = dict(fields)
+    for key in _ATTEMPT_TEXT:
+        if isinstance(out.get(key), str):
+            out[key] = redact_text(out[key])
+    if isinstance(out.get("argv"), (list, tuple)):
+        out["argv"] = redact_argv([str(a) for a in out["argv"]])
+    return out
+
+
+def _document(doc: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: (v if k in _DOCUMENT_IDS else redact_tree(v, k)) for k, v in doc.items()}
+
+
+def _event(e: Event) -> Event:
+    return replace(e, message=redact_text(e.message), data=finite(redact_tree(dict(e.data))))
+
+
+def redacted(w: StoreWrite) -> StoreWrite:
+    """The same write with the secrets in its text hidden (babysit.redact); pure."""
+    match w:
+        case AddAttempt() | UpdateAttempt():
+            if "argv" not in w.fields and not any(k in w.fields for k in _ATTEMPT_TEXT):
+                return w  # a progress update (last_step, offsets): nothing to redact
+            return replace(w, fields=_fields(w.fields))
+        case SetRunState():
+            return replace(w, reason=_text(w.reason))
+        case AddEventRow() | MirrorEvent():
+            return replace(w, event=_event(w.event))
+        case AddIncident():
+            return replace(w, incident=replace(w.incident, message=redact_text(w.incident.message)))
+        case AddNodeEvent():
+            return replace(w, reason=redact_text(w.reason))
+        case AddBan():
+            return replace(w, ban=replace(w.ban, reason=redact_text(w.ban.reason)))
+        case AddDiagnosis():
+            return replace(w, document=_document(w.document))
+        case AddStacks():
+            return replace(w, summary=redact_text(w.summary), report=_document(w.report))
+    return w
+
+
 def apply_write(store: Store, w: StoreWrite) -> None:
+    w = redacted(w)
     match w:
         case AddAttempt():
             store.add_attempt(w.run, w.number, w.fields)

@@ -9,12 +9,16 @@ While it runs: its stdout and stderr are followed (and echoed), parsed, and fed 
 detectors; metrics from babysit.client, a metrics file and TensorBoard join them; writes in the
 checkpoint directory and node telemetry count too. An incident goes to the store at once; its
 decision (policy/compose.py) may end the attempt to roll back past it or to page a human. A
-hang is acted on once it has lasted hang.kill_after_s, after the stacks of every process are
-taken. babysit only reads files and sends signals: the training never depends on it.
+hang is looked at before it is acted on: the processes, their stacks and the files they write,
+twice, hang.look_again_s apart (supervise/forensics.py), weighed by detect/evidence.py; stuck
+is killed at once, busy is left alone, and no evidence either way waits for hang.kill_after_s.
+babysit only reads files and sends signals: the training never depends on it.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import shutil
 import signal
@@ -26,6 +30,7 @@ from typing import Any
 
 from babysit.act.echo import Echo
 from babysit.config import Config
+from babysit.detect.evidence import weigh
 from babysit.detect.vitals import CLIENT_SOURCE, VitalsRules
 from babysit.engines import LaunchSpec
 from babysit.engines.process import STDERR_NAME, STDOUT_NAME, Handle
@@ -37,15 +42,17 @@ from babysit.records import (
     Decision,
     DecisionKind,
     EventKind,
+    Evidence,
     ExitStatus,
     Incident,
     IncidentKind,
     Level,
+    Look,
     RunState,
     StackReport,
 )
-from babysit.sources.checkpoints import DirectoryPulse
 from babysit.sources.follow import Follower
+from babysit.sources.pulse import DirectoryPulse
 from babysit.sources.tensorboard import TensorBoardSource
 from babysit.store.writes import AddAttempt, AddIncident, AddMetrics, UpdateAttempt
 from babysit.supervise.context import RunContext
@@ -61,6 +68,7 @@ PULSE_S = 1.0  # how often the checkpoint directory is looked at for writes
 TENSORBOARD_S = 2.0  # how often the TensorBoard event files are read
 LOW_DISK_BYTES = 1 << 30
 CLIENT_METRICS = "metrics.jsonl"  # in the attempt's directory: what babysit.client writes
+CADENCE_FILE = "cadence.json"  # in the attempt's directory: the learned hang timeout, for re-attach
 
 
 def vitals_rules(cfg: Config) -> VitalsRules:
@@ -83,6 +91,10 @@ class Live:
     rollback: Decision | None = None  # a NaN or unsettled spike: end it, roll back (or page)
     anomaly: Incident | None = None  # the incident behind `rollback`
     stacks: StackReport | None = None  # the grouped stacks taken before a hang kill
+    look: Look | None = None  # the latest look at the hung attempt
+    evidence: Evidence | None = None  # what the latest two looks said
+    next_look: float = 0.0  # when to look again (wall time)
+    cadence_saved: float | None = None  # the hang timeout last written to CADENCE_FILE
     resume_step: int | None = None
     killed: bool = False  # babysit ended it (a hang, a rollback), not the operator
 
@@ -96,6 +108,12 @@ class Live:
 
     def logs(self) -> list[Path]:
         return [f.path for f in self.followers if f.stream in ("stdout", "stderr")]
+
+    def hung_s(self, ended: float) -> float:
+        """How long the attempt sat hung before babysit killed it (0: not killed for a hang)."""
+        if not self.killed or self.hang is None:
+            return 0.0
+        return max(0.0, ended - (self.hang.ts - (self.hang.value or 0.0)))
 
 
 class Attempts:
@@ -216,7 +234,12 @@ class Attempts:
         where that babysit stopped reading."""
         attempt_dir = Path(row["log_dir"])
         followers = self._followers(attempt_dir, row["stdout_offset"], row["stderr_offset"])
-        self.pipeline.new_attempt(self.ctx.seams.wall(), row["first_step"], row["last_step"])
+        now = self.ctx.seams.wall()
+        self.pipeline.new_attempt(now, row["first_step"], row["last_step"])
+        learned = _read_cadence(attempt_dir / CADENCE_FILE)
+        if learned is not None and row["last_step"] is not None:
+            # Past its start-up: the timeout the babysit before learned, not the allowance.
+            self.pipeline.hang.restore(learned, now, row["last_step"])
         live = Live(row["number"], handle, followers, row["started"], self.pipeline)
         live.resume_step = row.get("resume_step")
         return live
@@ -254,6 +277,9 @@ class Attempts:
         for f in live.followers:
             while True:  # one bounded read per stream; at the end, read everything that is left
                 chunk = f.poll(now, final=final)
+                problem = f.take_problem()  # a FIFO given as --metrics-file: said once
+                if problem is not None:
+                    self.ctx.say(Level.WARN, problem)
                 if chunk.data and self.cfg.run.echo and f.stream in self.echo:
                     self.echo[f.stream].write(chunk.data)
                 for inc in live.pipeline.lines(chunk.lines):
@@ -300,10 +326,18 @@ class Attempts:
             if self.cfg.hang.action == "alert" and live.stacks is None:
                 # Nobody will kill it: the stacks now are all the evidence there will be.
                 live.stacks = self.forensics.stacks(live.handle, number)
-            if self.cfg.hang.action == "restart" and self.cfg.hang.kill_after_s > 0:
+            rule = self.cfg.hang
+            if rule.action == "restart" and rule.kill_after_s > 0 and rule.evidence:
+                live.look, live.evidence, live.next_look = None, None, 0.0
+                extra = (
+                    f"; babysit looks at its processes now and again in {rule.look_again_s:g}s: "
+                    "stuck is killed and restarted, busy is left alone (without evidence either "
+                    f"way, killed {rule.kill_after_s:g}s after the last step)"
+                )
+            elif rule.action == "restart" and rule.kill_after_s > 0:
                 extra = (
                     f"; babysit kills and restarts it if there is still no progress "
-                    f"{self.cfg.hang.kill_after_s:g}s after the last step"
+                    f"{rule.kill_after_s:g}s after the last step"
                 )
         ctx.say(Level.WARN, f"{inc.kind.value.replace('_', ' ')}: {inc.message}{extra}")
 
@@ -321,6 +355,7 @@ class Attempts:
             fields["pid"] = pid
         number = live.number
         ctx.journal.write(UpdateAttempt(ctx.name, number, fields))
+        self._save_cadence(live)
         p = live.pipeline
         if p.failures > self._failures_told:
             # Skipped lines used to vanish silently: say so (rarely, at most every 2 s).
@@ -335,6 +370,21 @@ class Attempts:
             live.metrics_flushed = p.metric_records
             sample = (ctx.seams.wall(), p.latest_step, dict(p.latest))
             ctx.journal.write(AddMetrics(ctx.name, number, *sample), droppable=True)
+
+    def _save_cadence(self, live: Live) -> None:
+        """The learned hang timeout, for a babysit that re-attaches (written when it moved)."""
+        learned = live.pipeline.hang.learned_timeout_s()
+        saved = live.cadence_saved
+        if learned is None or (saved is not None and abs(learned - saved) <= 0.1 * saved):
+            return
+        path = live.handle.attempt_dir / CADENCE_FILE
+        tmp = path.with_suffix(".tmp")
+        try:
+            tmp.write_text(json.dumps({"timeout_s": learned}), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError:
+            return  # a re-attach falls back to the start-up allowance: nothing else is lost
+        live.cadence_saved = learned
 
     def _pulse(self, live: Live) -> None:
         """Writes in the checkpoint directory are a sign of life (a save under way)."""
@@ -376,12 +426,21 @@ class Attempts:
             for inc in live.pipeline.tick(ctx.seams.wall()):
                 self.incident(live, inc)
             if live.rollback is not None:
-                ctx.say(Level.WARN, f"stopping attempt {live.number}: {live.rollback.reason}")
+                # The reason was said with the incident, and is said again with the decision.
+                goal = (
+                    "roll back" if live.rollback.kind == DecisionKind.ROLLBACK else "page you"
+                )
+                ctx.say(Level.WARN, f"stopping attempt {live.number} to {goal}")
                 status, _ = self.terminate(live, signal.SIGTERM, "rollback")
                 live.killed = True
                 return status
             if live.hang is not None and self._hang_confirmed(live):
-                live.stacks = self.forensics.stacks(live.handle, live.number)
+                if live.look is not None and live.look.stacks is not None:
+                    live.stacks = self.forensics.keep(
+                        live.look, live.evidence, live.number, live.handle.attempt_dir
+                    )
+                else:
+                    live.stacks = self.forensics.stacks(live.handle, live.number)
                 ctx.say(Level.WARN, f"killing hung attempt {live.number} to restart it")
                 status, _ = self.terminate(live, signal.SIGTERM, "hung")
                 live.killed = True
@@ -403,10 +462,34 @@ class Attempts:
             msg = f"attempt {live.number} made progress again: it was a pause, not a hang"
             self.ctx.say(Level.INFO, msg)
             self.ctx.journal.event(EventKind.NOTE, msg, live.number)
-            live.hang = None
+            live.hang, live.look, live.evidence = None, None, None
             return False
-        decision = compose.on_hang(live.hang, self.ctx.seams.wall(), self.rules)
+        rule = self.cfg.hang
+        if rule.action == "restart" and rule.kill_after_s > 0 and rule.evidence:
+            self._look(live)
+        decision = compose.on_hang(live.hang, self.ctx.seams.wall(), self.rules, live.evidence)
+        if decision.kind == DecisionKind.RESTART and live.evidence is not None:
+            self.ctx.journal.event(EventKind.NOTE, decision.reason, live.number)
         return decision.kind == DecisionKind.RESTART
+
+    def _look(self, live: Live) -> None:
+        """Look at the hung attempt when a look is due; weigh it against the one before, and
+        record what the evidence says when it says something new."""
+        seams, rule = self.ctx.seams, self.cfg.hang
+        if seams.wall() < live.next_look:
+            return
+        look = self.forensics.look(live.handle, self.telemetry.gpu_util())
+        before, live.look = live.look, look
+        if before is None:
+            live.next_look = look.ts + rule.look_again_s
+            return
+        evidence = weigh(before, look)
+        live.next_look = look.ts + rule.relook_s
+        told = live.evidence
+        live.evidence = evidence
+        if told is not None and (told.verdict, told.sign) == (evidence.verdict, evidence.sign):
+            return
+        self.forensics.tell_evidence(evidence, live.number)
 
     # -- ending --------------------------------------------------------------------------------
 
@@ -418,12 +501,16 @@ class Attempts:
         status, forced)."""
         ctx, engine, seams = self.ctx, self.ctx.engine, self.ctx.seams
         grace = self.cfg.stop.grace_s
+        if why == "hung":  # a hung attempt's own SIGTERM handler may hang as well
+            grace = min(grace, self.cfg.hang.kill_grace_s)
         # The signal that counts as "again": for an operator stop (`sent`), any after the first,
         # even one that came while babysit was passing the first on; for babysit's own kill, a
         # second operator signal after this began.
         first = 1 if sent else max(len(ctx.stop_signals), 1)
         if not sent:
             engine.signal(live.handle, sig)
+        if self.forensics.any_stopped(live.handle):
+            engine.signal(live.handle, signal.SIGCONT)  # a stopped process acts on none but KILL
         deadline = seams.monotonic() + grace
         forced = False
         while engine.survivors(live.handle):
@@ -462,3 +549,12 @@ class Attempts:
         status = engine.poll(live.handle) or ExitStatus(None, sig, seams.wall())
         engine.close(live.handle)
         return status, forced
+
+
+def _read_cadence(path: Path) -> float | None:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8")[:1000])["timeout_s"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    ok = isinstance(value, (int, float)) and math.isfinite(value) and value > 0
+    return float(value) if ok else None

@@ -15,15 +15,17 @@ import random
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from babysit.config import Config
 from babysit.engines import Engine
 from babysit.records import Say
+from babysit.redact import redact_argv, redact_tree
 from babysit.store import Store
 from babysit.supervise.journal import Journal
+from babysit.supervise.ledger import Ledger
 
 
 @dataclass
@@ -65,8 +67,20 @@ class RunContext:
         return self._journal
 
     def open_journal(self, store: Store) -> Journal:
-        self._journal = Journal(store, self.name, self.say, self.seams.wall)
+        """The journal, with a ledger of the run seeded from the store: what it needs to write
+        the store again if the database is deleted under the run."""
+        config = redact_tree(asdict(self.cfg))
+        ledger = Ledger(self.name, redact_argv(self.command), self.cwd, config)
+        ledger.seed(store)
+        self._journal = Journal(
+            store, self.name, self.say, self.seams.wall, self.seams.monotonic, ledger
+        )
         return self._journal
+
+    def close_journal(self) -> None:
+        """What the journal opened itself (a store written again mid-run), closed at the end."""
+        if self._journal is not None:
+            self._journal.close()
 
     def get_journal(self) -> Journal:
         """For the rooms that take the journal as a callable (it exists only once the store is

@@ -3,10 +3,13 @@
     f = Forensics(ctx)                     # the run's context (supervise/context.py)
     env = f.child_env(env, attempt_dir)    # faulthandler + PyTorch's flight recorder in the child
     report = f.stacks(handle, attempt)     # every process's stack, grouped, stored, told
+    look = f.look(handle, gpu_util)        # processes, stacks, files written: a records.Look
+    f.tell_evidence(evidence, attempt)     # what two looks said, to the logbook and the operator
+    f.keep(look, evidence, attempt)        # the look's stacks, with the evidence, stored, told
     f.flight_recorder_dumps(attempt_dir)   # the NCCL flight recorder's files, if any
 
 Nothing here may stand between a hang and its restart: a dump that fails is reported and
-skipped. The stored document is documents.py's.
+skipped. The stored document is documents.py's; the evidence rides in it ("evidence").
 """
 
 from __future__ import annotations
@@ -15,13 +18,15 @@ from pathlib import Path
 
 from babysit.act.stackdump import dump_stacks, forensics_env
 from babysit.detect.stacks import group_stacks
-from babysit.documents import stacks_document, stacks_text
+from babysit.documents import evidence_document, stacks_document, stacks_text
 from babysit.engines.process import Handle
 from babysit.parse.stacks import parse_stacks
-from babysit.records import EventKind, Level, StackReport
+from babysit.records import EventKind, Evidence, HangVerdict, Level, Look, StackReport
+from babysit.sources.procs import files_in, files_written, glob_root, look_at
 from babysit.store.writes import AddStacks
 from babysit.supervise.context import RunContext
 from babysit.supervise.journal import Journal
+from babysit.supervise.prepare import resolve_path
 
 STACKS_DIR = "stacks"
 STACKS_FILE = "stacks.txt"
@@ -86,6 +91,84 @@ class Forensics:
         )
         self.say(Level.WARN, f"stacks of hung attempt {attempt}: {summary} (all of them: {path})")
         return report
+
+    # -- looking at a hung attempt -------------------------------------------------------------
+
+    def look(self, handle: Handle, gpu_util: float | None = None) -> Look:
+        """The attempt's processes (state, CPU, I/O), the files they write and what the
+        checkpoint directory holds, then their stacks (grouped, not stored)."""
+        ts = self.wall()
+        try:
+            pids = [r.pid for r in self.engine.ranks(handle)]
+            procs = look_at(pids)
+            files = files_written(pids, skip=handle.attempt_dir)
+            if self.cfg.checkpoint.glob:
+                pattern = str(resolve_path(self.cfg.checkpoint.glob, self.ctx.cwd))
+                files.update(files_in(glob_root(pattern)))
+        except Exception as exc:  # looking must never stand between a hang and its restart
+            self.say(Level.WARN, f"could not look at the hung attempt's processes: {exc}")
+            return Look(ts, ())
+        report = None
+        if self.cfg.forensics.stacks and procs:
+            try:
+                dumped = dump_stacks(
+                    [p.pid for p in procs],
+                    handle.attempt_dir / STACKS_DIR,
+                    self.cfg.forensics.stacks_budget_s,
+                )
+                report = group_stacks(parse_stacks(dumped), self.wall())
+            except Exception as exc:
+                self.say(Level.WARN, f"could not take the stacks of the hung attempt: {exc}")
+        return Look(ts, procs, report, files, gpu_util)
+
+    def any_stopped(self, handle: Handle) -> bool:
+        """Whether a process of the attempt is stopped (state T): it acts on no signal but
+        SIGKILL until it is continued."""
+        try:
+            procs = look_at(self.engine.survivors(handle))  # the launcher too
+        except Exception:
+            return False
+        return any(p.state == "stopped" for p in procs)
+
+    def tell_evidence(self, evidence: Evidence, attempt: int) -> None:
+        what = {
+            HangVerdict.STUCK: "stuck",
+            HangVerdict.WORKING: "busy, not hung",
+            HangVerdict.UNSURE: "no evidence either way",
+        }[evidence.verdict]
+        msg = f"attempt {attempt} looks {what}: {evidence.reason}"
+        self.journal.event(EventKind.HANG_EVIDENCE, msg, attempt, **evidence_document(evidence))
+        level = Level.WARN if evidence.verdict == HangVerdict.STUCK else Level.INFO
+        self.say(level, msg)
+
+    def keep(
+        self, look: Look, evidence: Evidence | None, attempt: int, attempt_dir: Path
+    ) -> StackReport | None:
+        """Store the look's stacks with the evidence that decided, write them to the attempt's
+        directory and tell them."""
+        report = look.stacks
+        if report is None:
+            return None
+        doc = stacks_document(report)
+        if evidence is not None:
+            doc["evidence"] = evidence_document(evidence)
+        path = attempt_dir / STACKS_FILE
+        try:
+            path.write_text(stacks_text(doc), encoding="utf-8")
+        except OSError as exc:
+            self.say(Level.WARN, f"cannot write {path}: {exc}")
+        summary = report.summary
+        self.journal.write(AddStacks(self.run, attempt, report.ts, summary, doc))
+        self.journal.event(
+            EventKind.STACKS,
+            f"stacks of hung attempt {attempt}: {summary}",
+            attempt,
+            file=str(path),
+            suspect=doc.get("suspect"),
+        )
+        self.say(Level.WARN, f"stacks of hung attempt {attempt}: {summary} (all of them: {path})")
+        return report
+
 
     def flight_recorder_dumps(self, attempt_dir: Path) -> list[Path]:
         """PyTorch's NCCL flight recorder files the attempt left (one per rank that dumped)."""

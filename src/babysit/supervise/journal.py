@@ -12,28 +12,56 @@ retried on the next flush; the operator is told once, and told again when it cle
 refused for good (a constraint: a bug) is reported and dropped, so it cannot block the rest.
 An event is two writes (its SQLite row, then its JSONL line): a failure of the second does not
 repeat the first.
+
+Every CHECK_S the journal also looks at the database file itself (one stat): deleted (the home
+with it), emptied, replaced or damaged under the live run, SQLite would go on writing into a file
+nobody will ever read. The journal says so loudly, moves what is left aside, and writes the store
+again: from events.jsonl when it is still there, from what it kept in memory (supervise/ledger.py)
+when not. The run goes on meanwhile; the logs are followed through their open descriptors.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
+import time
+import weakref
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from babysit.errors import StoreError, StoreWriteError
+from babysit.errors import StoreCorrupt, StoreError, StoreWriteError
 from babysit.records import RUN_TRANSITIONS, Event, EventKind, Level, RunState, Say
 from babysit.store import Store
+from babysit.store.rebuild import NOT_REBUILT, fold, move_aside, read_events
 from babysit.store.writes import AddEventRow, MirrorEvent, SetRunState, StoreWrite
+from babysit.supervise.ledger import Ledger
 
 MAX_PENDING = 10_000
+CHECK_S = 3.0  # how often the database file is looked at (one stat)
 
 
 class Journal:
-    def __init__(self, store: Store, run: str, say: Say, wall: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        run: str,
+        say: Say,
+        wall: Callable[[], float],
+        monotonic: Callable[[], float] = time.monotonic,
+        ledger: Ledger | None = None,
+    ) -> None:
         self.store = store
         self.run = run
         self.say = say
         self.wall = wall
+        self.monotonic = monotonic
+        self.ledger = ledger
+        self.lost: str | None = None  # what happened to the store, while it cannot be rebuilt
+        self._checked_at = monotonic()
+        self._lock: weakref.finalize[[int], Journal] | None = None  # the run's lock, made again
+        self._opened: Store | None = None  # a store the journal opened itself (after a rebuild)
         self.pending: deque[StoreWrite] = deque()
         self.run_state: RunState | None = None
         self.dropped = 0
@@ -51,10 +79,22 @@ class Journal:
         self.flush()
 
     def flush(self) -> None:
-        while self.pending:
+        self._watch_store()
+        recovered = False  # once per flush: a write the new store refuses too is not retried
+        while self.pending and self.lost is None:
             try:
                 self.store.apply(self.pending[0])
-            except StoreWriteError as exc:
+            except (StoreCorrupt, StoreWriteError) as exc:
+                # A refused write may be the first sign of a database or home gone: look now.
+                what = str(exc) if isinstance(exc, StoreCorrupt) else self.store.check()
+                if what is not None and not recovered:
+                    recovered = True
+                    self._recover(what)
+                    continue
+                if isinstance(exc, StoreCorrupt):
+                    self.say(Level.ERROR, f"a logbook entry is dropped: {exc}")
+                    self.pending.popleft()
+                    continue
                 if not self._warned:
                     self._warned = True
                     self.say(
@@ -68,6 +108,9 @@ class Journal:
                     Level.ERROR,
                     f"a logbook entry was refused and is dropped (a babysit bug?): {exc}",
                 )
+            else:
+                if self.ledger is not None:
+                    self.ledger.note(self.pending[0])
             self.pending.popleft()
         if self._warned:
             self._warned = False
@@ -83,6 +126,113 @@ class Journal:
                     else "nothing was lost"
                 ),
             )
+
+    def close(self) -> None:
+        """Close what the journal opened itself: the store it wrote again, the lock it took
+        again (the store it was given is its opener's to close)."""
+        if self._opened is not None:
+            self._opened.close()
+            self._opened = None
+        if self._lock is not None:
+            self._lock()
+            self._lock = None
+
+    # -- the database file under the live run ---------------------------------------------------
+
+    def _watch_store(self) -> None:
+        now = self.monotonic()
+        if now - self._checked_at < CHECK_S:
+            return
+        self._checked_at = now
+        what = self.lost or self.store.check()
+        if what is not None:
+            self._recover(what)
+
+    def _recover(self, what: str) -> None:
+        """Write the store again (see the module docstring); on failure, keep the writes queued
+        and try again at the next check."""
+        old, first = self.store, self.lost is None
+        home, db = old.home, old.db_path
+        if first:
+            self.say(
+                Level.ERROR,
+                f"{what} while babysit was supervising run {self.run!r}: what babysit wrote since "
+                "went into a file nobody will read. babysit writes the store again now; the run "
+                "goes on.",
+            )
+        with contextlib.suppress(Exception):
+            old.close()
+        try:
+            replaced = "replaced" in what
+            moved = [] if replaced else move_aside(db)
+            store = Store.open(home, mode=old.mode, replace_lost=True)
+            source = self._refill(store)
+        except (StoreError, OSError) as exc:
+            self.lost = what
+            if first:
+                self.say(
+                    Level.ERROR,
+                    f"cannot write the store again in {home}: {exc}. Supervision goes on; the "
+                    "entries are kept in memory, and babysit tries again every few seconds.",
+                )
+            return
+        if self._opened is not None:
+            with contextlib.suppress(Exception):
+                self._opened.close()
+        self.store, self.lost, self._opened = store, None, store
+        self._relock()
+        kept = f"; what was left of the old one is kept as {moved[0].name}" if moved else ""
+        logs = (
+            " The running attempt's log files went with the home: babysit reads on through the "
+            "open files, but what was in them is not on disk any more."
+            if "home" in what
+            else ""
+        )
+        self.say(
+            Level.WARN,
+            f"the store is back in {db}, written from {source}{kept}. {NOT_REBUILT.capitalize()} "
+            f"from before are not in it.{logs}",
+        )
+
+    def _refill(self, store: Store) -> str:
+        """The run (and, from events.jsonl, every run of the home) into a new store; where it
+        came from, in words."""
+        if store.runs():  # a store someone put there (`babysit rebuild` under the live run)
+            source = f"the new {store.db_path.name} and what this babysit kept in memory"
+            mirrored = True
+        elif store.jsonl_path.is_file():
+            store.restore(fold(read_events(store.jsonl_path), store.home))
+            source, mirrored = f"{store.jsonl_path.name} and what this babysit kept in memory", True
+        else:
+            source = (
+                f"what this babysit kept in memory ({store.jsonl_path.name} was gone too: other "
+                "runs of this home are not in it)"
+            )
+            mirrored = False
+        if self.ledger is not None:
+            self.ledger.restore(store, mirrored)
+        return source
+
+    def _relock(self) -> None:
+        """The home was deleted with the run's lock file: take it again, so that a second
+        babysit on this run is still refused."""
+        path = self.store.home / "runs" / self.run / "supervisor.lock"
+        if path.exists():
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.write(fd, f"pid {os.getpid()} (lock taken again: the home was deleted)\n".encode())
+        except OSError:
+            os.close(fd)
+            return
+        if self._lock is not None:
+            self._lock()
+        self._lock = weakref.finalize(self, os.close, fd)  # held while this babysit lives
 
     def event(self, kind: EventKind, message: str, attempt: int | None = None, **data: Any) -> None:
         event = Event(self.run, kind, message, self.wall(), attempt, data)

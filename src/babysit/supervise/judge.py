@@ -21,6 +21,7 @@ from typing import Any, TypeGuard
 
 from babysit.detect.outcome import TRUSTED, AttemptEvidence, signal_name
 from babysit.detect.outcome import judge as judge_exit
+from babysit.policy.rollback import anomaly_name
 from babysit.records import (
     AttemptRecord,
     Category,
@@ -29,6 +30,7 @@ from babysit.records import (
     Diagnosis,
     EventKind,
     ExitStatus,
+    HangVerdict,
     Incident,
     IncidentKind,
     Level,
@@ -106,12 +108,16 @@ def judge(live: Live, status: ExitStatus, diagnose: Diagnose) -> Judgement:
     if anomaly is not None:
         paging = live.rollback is not None and live.rollback.kind != DecisionKind.ROLLBACK
         why = "page you" if paging else "roll back"
+        # The anomaly by name: its full message was said when it was found.
+        what = anomaly_name(anomaly)
+        if what != anomaly.message and anomaly.step is not None:
+            what += f" at step {anomaly.step}"
         verdict = Verdict(
             anomaly.category if anomaly.kind != IncidentKind.NONFINITE else Category.NUMERICAL,
             True,
-            f"babysit stopped it to {why}: {anomaly.message}"
+            f"babysit stopped it to {why}: {what}"
             if live.killed
-            else f"{anomaly.message}; it ended before babysit stopped it ({why})",
+            else f"{what}; it ended before babysit stopped it ({why})",
         )
     else:
         if diagnosis is None and (
@@ -126,7 +132,7 @@ def judge(live: Live, status: ExitStatus, diagnose: Diagnose) -> Judgement:
                 live.last_step,
                 # the hang is the verdict only when babysit killed the attempt for it: one that
                 # stalled, then crashed or finished on its own, is judged by how it ended
-                live.hang.message if live.hang is not None and live.killed else None,
+                _hang_text(live) if live.hang is not None and live.killed else None,
                 diagnosis,
             )
         )
@@ -223,3 +229,12 @@ def _record_diagnosis(
     postmortem.tell(d, seen)
     if seen is not None:
         ctx.journal.event(EventKind.NOTE, f"attempt {number}: {seen}", number)
+
+
+def _hang_text(live: Live) -> str:
+    """The hang, and what the looks at it showed when they decided (the verdict's words)."""
+    assert live.hang is not None
+    ev = live.evidence
+    if ev is None or ev.verdict != HangVerdict.STUCK:
+        return live.hang.message
+    return f"{live.hang.message}; {ev.reason}"

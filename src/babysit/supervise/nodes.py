@@ -5,25 +5,27 @@
     hostfile, hosts, banned = nodes.hosts(attempt_dir) # raises NodesExhausted
     nodes.blame(3, host="gpu-17", why="NCCL error ...", category="nccl_error")
 
-Host names are compared short (`gpu-3.cluster.local` is `gpu-3`). Whether to ban is the pure
-rule in policy/nodes.py; this room reads the registry, writes through the Journal and tells the
+Host names are compared by their registry key (records.node_key: `GPU-3.cluster.local.` is
+`gpu-3`), and handed back to the engine in its own spelling: a host the hostfile (or the engine)
+calls `gpu-3.cluster.local` is left out, and named in BABYSIT_EXCLUDE_HOSTS, as
+`gpu-3.cluster.local`, however the ban spelled it. Whether to ban is the pure rule in
+policy/nodes.py; this room reads the registry, writes through the Journal and tells the
 operator. Nothing here may stop the supervision: a failed read is reported and taken as
 "nothing known".
 """
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 
 from babysit.config import Config
 from babysit.errors import ConfigError, LaunchError, NodesExhausted, StoreError
 from babysit.policy.nodes import ban_for, usable_hosts
-from babysit.records import Ban, CheckStatus, EventKind, Level, Say
-from babysit.sources.health import HealthTargets, failure_summary, preflight
+from babysit.records import Ban, CheckStatus, EventKind, Level, Say, node_key
+from babysit.sources.health import HealthTargets, failure_summary, not_checked, preflight
 from babysit.store.writes import AddBan, AddNodeEvent
 from babysit.supervise.journal import Journal
 from babysit.supervise.prepare import HostLine, read_hostfile, resolve_path, write_hostfile
@@ -84,7 +86,10 @@ class Nodes:
         took = max((r.elapsed_s for r in results), default=0.0)
         host = self.host
         if ok:
-            msg = f"preflight of {host} passed ({len(results)} checks in {took:.1f}s)"
+            ran = sum(r.status != CheckStatus.SKIP for r in results)
+            unseen = not_checked(results)
+            msg = f"preflight of {host} passed ({ran} checks in {took:.1f}s"
+            msg += f"; {unseen})" if unseen else ")"
             if warned:
                 msg += "; worth a look: " + "; ".join(f"{r.name}: {r.summary}" for r in warned)
             self.say(Level.INFO, msg)
@@ -130,22 +135,23 @@ class Nodes:
             return []
 
     def hosts(self, attempt_dir: Path) -> tuple[Path | None, list[str], set[str]]:
-        """The attempt's hostfile (the run's minus banned hosts), its hosts, the banned hosts.
-        Raises NodesExhausted when the bans leave fewer hosts than the run needs."""
+        """The attempt's hostfile (the run's minus banned hosts), its hosts, the banned hosts
+        (spelled as the hostfile or the engine spells them, for BABYSIT_EXCLUDE_HOSTS and the
+        engine). Raises NodesExhausted when the bans leave fewer hosts than the run needs."""
         active = self._active()
-        banned = {b.host for b in active}
-        short_banned = {short(h) for h in banned}
+        banned_keys = {node_key(b.host) for b in active}
         if self.hostfile is None:
-            ban = next((b for b in active if short(b.host) == short(self.host)), None)
+            ban = next((b for b in active if node_key(b.host) == node_key(self.host)), None)
             if ban is not None:
                 raise NodesExhausted(
                     f"this node ({self.host}) is banned ({ban.reason}) and the run has no "
                     "hostfile to go elsewhere: requeue the job on other nodes, or lift the ban "
                     f"with `babysit nodes unban {self.host}` once it is fixed"
                 )
-            return None, [self.host], banned
+            return None, [self.host], spelled(banned_keys, [self.host])
         all_hosts = [line.host for line in self.hostfile]
-        out = [h for h in all_hosts if short(h) in short_banned]
+        banned = spelled(banned_keys, [*all_hosts, self.host])
+        out = [h for h in all_hosts if node_key(h) in banned_keys]
         usable, missing = usable_hosts(all_hosts, set(out), self.cfg.nodes.min_nodes)
         if missing:
             need = self.cfg.nodes.min_nodes or len(all_hosts)
@@ -157,7 +163,8 @@ class Nodes:
             )
         if out:
             self.say(Level.INFO, f"leaving banned host(s) out of this attempt: {', '.join(out)}")
-        if short(self.host) in short_banned and short(self.host) not in map(short, all_hosts):
+        here = node_key(self.host)
+        if here in banned_keys and here not in map(node_key, all_hosts):
             self.say(
                 Level.WARN,
                 f"this node ({self.host}) is banned but not in the hostfile: the launch goes on "
@@ -196,9 +203,9 @@ class Nodes:
                 "preflight",
                 self.run,
             )
-            if any(b.host == host for b in self._active()):
+            if any(node_key(b.host) == node_key(host) for b in self._active()):
                 ban = None
-        elif self.hostfile is None and short(host) == short(self.host):
+        elif self.hostfile is None and node_key(host) == node_key(self.host):
             # One node and nowhere else to go: a ban would only end the run; the restart
             # budgets decide instead. The failure stays on the node's record.
             return None
@@ -206,7 +213,7 @@ class Nodes:
             try:
                 store = self.journal.store
                 failures = [e["ts"] for e in store.node_events(host) if e["kind"] == "failure"]
-                last = store.last_bans().get(host)
+                last = store.last_bans().get(node_key(host))
             except StoreError as exc:
                 self.say(Level.WARN, f"cannot read the node registry ({exc}); not banning {host}")
                 return None
@@ -234,13 +241,16 @@ class Nodes:
         return new_ban
 
 
-def short(host: str) -> str:
-    """`gpu-3.cluster.local` and `gpu-3` are one node; an IP address stays whole."""
-    try:
-        ipaddress.ip_address(host)
-        return host
-    except ValueError:
-        return host.split(".", 1)[0].lower()
+short = node_key  # the registry key of a host name (the older name, kept for callers)
+
+
+def spelled(keys: Collection[str], known: Iterable[str]) -> set[str]:
+    """The hosts of `keys` (registry keys) in the spelling of `known` (the hostfile's lines, the
+    engine's host name) where one of those is the same node; the key itself otherwise."""
+    spelling: dict[str, str] = {}
+    for host in known:
+        spelling.setdefault(node_key(host), host)
+    return {spelling.get(key, key) for key in keys}
 
 
 def _clock(ts: float) -> str:

@@ -105,7 +105,10 @@ class Pipeline:
                 if rec.step is not None and not 0 <= rec.step < MAX_STEP:
                     rec = dataclasses.replace(rec, step=None)
                 self._metric(rec)
-            out += self._once(self._vitals(stream).feed(rec))
+            # A record goes to the detectors of the stream that printed it (an HF log dict
+            # from stdout may be released by its progress bar's frame on stderr).
+            source = rec.stream if isinstance(rec, Metric) else stream
+            out += self._once(self._vitals(source).feed(rec))
         return out
 
     def _once(self, incidents: list[Incident]) -> list[Incident]:
@@ -127,6 +130,14 @@ class Pipeline:
             self.latest_step = rec.step
         if len(self.latest) < 512 or all(k in self.latest for k in rec.values):
             self.latest.update(rec.values)
+
+    def flush(self) -> list[Incident]:
+        """The end of the input (a replay's): what the parser still holds back."""
+        try:
+            return self._records(self.parser.flush(), "")
+        except Exception as exc:
+            self._failed(exc, "the end of the input")
+            return []
 
     def metrics(self, records: list[Metric], source: str = "tensorboard") -> list[Incident]:
         """Metrics from a source that is not the output (TensorBoard event files)."""

@@ -22,8 +22,11 @@ from babysit.errors import CommandNotFound, ConfigError
 from babysit.policy.rollback import format_windows
 from babysit.records import Checkpoint
 from babysit.sources.checkpoints import CKPT_PLACEHOLDER, glob_fixed_parts
+from babysit.sources.placeholder import fill
+from babysit.store.home import user_umask
 
 PLACEHOLDER = CKPT_PLACEHOLDER  # "{checkpoint}"
+CHILD_UMASK_VAR = "BABYSIT_CHILD_UMASK"  # read (and removed) by engines/launcher.py
 HOSTFILE = "{hostfile}"
 
 
@@ -77,15 +80,16 @@ def build_argv(
 ) -> list[str]:
     """{checkpoint} substituted; an argument holding it is dropped when there is no checkpoint;
     resume_args appended only when there is one. {hostfile}: the attempt's hostfile."""
+    if hostfile is not None:
+        command = [arg.replace(HOSTFILE, str(hostfile)) for arg in command]
+    # Quoted where a word is a shell script (`sh -c '... {checkpoint}'`): a checkpoint's name
+    # is never run as a command. Raises LaunchError where it cannot be put there safely.
+    filled = fill(command, PLACEHOLDER, ckpt.path) if ckpt is not None else list(command)
     argv = []
-    for arg in command:
-        if hostfile is not None:
-            arg = arg.replace(HOSTFILE, str(hostfile))
-        if PLACEHOLDER in arg:
-            if ckpt is None:
-                continue  # `--resume={checkpoint}` is dropped when there is nothing to resume
-            arg = arg.replace(PLACEHOLDER, ckpt.path)
-        argv.append(arg)
+    for arg, done in zip(command, filled, strict=True):
+        if PLACEHOLDER in arg and ckpt is None:
+            continue  # `--resume={checkpoint}` is dropped when there is nothing to resume
+        argv.append(done)
     if ckpt is not None and resume_args:
         argv += [a.replace(PLACEHOLDER, ckpt.path) for a in shlex.split(resume_args)]
     return argv
@@ -109,6 +113,11 @@ def attempt_env(
     env.pop("BABYSIT_RESUME_FROM", None)
     if ckpt is not None:
         env["BABYSIT_RESUME_FROM"] = ckpt.path
+    env.pop(CHILD_UMASK_VAR, None)
+    found = user_umask()
+    if found is not None:
+        # babysit runs with a private umask (store/home.py); the training gets the user's back.
+        env[CHILD_UMASK_VAR] = f"{found:03o}"
     return env
 
 

@@ -1,6 +1,10 @@
-"""Finding the attempt an earlier babysit left behind: the one to re-attach to on start-up.
+"""Finding what an earlier babysit left behind: the attempt to re-attach to on start-up, the one
+it recorded but never launched, the backoff it did not see through; and a start that fails.
 
     row, handle = unfinished(run_dir, rows, name, journal, say, engine)   # or None
+    number = unlaunched(rows, engine)           # recorded, never launched: launch it, uncounted
+    wait_s, why = stored_backoff(store, run, now)   # the rest of the stored backoff
+    failed_start(journal, exc)                  # the run is not left `starting` under no babysit
 
 The store's last attempt when it is still marked running, or an attempt directory the store does
 not know (babysit died between writing the directory and the store) whose processes still live:
@@ -17,9 +21,10 @@ from typing import Any
 
 from babysit.engines import Engine
 from babysit.engines.process import Handle
-from babysit.errors import RunBusy
-from babysit.records import Level, Outcome, Say
-from babysit.store.writes import AddAttempt
+from babysit.errors import BabysitError, RunBusy
+from babysit.records import EventKind, ExitCode, Level, Outcome, RunState, Say
+from babysit.store import Store
+from babysit.store.writes import AddAttempt, SetRunState
 from babysit.supervise.journal import Journal
 
 _ATTEMPT_DIR = re.compile(r"^attempt-(\d+)$")
@@ -100,3 +105,76 @@ def _adopt_row(
         "stderr_offset": 0,
         **fields,
     }
+
+
+def unlaunched(rows: Sequence[dict[str, Any]], engine: Engine) -> int | None:
+    """The number of the run's last attempt when it was recorded but never launched (babysit
+    was killed between writing its row and starting its launcher): no launcher pid in the row,
+    nothing the launcher writes in its directory, no process carrying its token. That attempt
+    is no failure: the next babysit launches it, under the same number. None otherwise."""
+    if not rows:
+        return None
+    row = rows[-1]
+    if row["outcome"] != Outcome.RUNNING.value or row.get("launcher_pid") is not None:
+        return None
+    if row.get("host") and row["host"] != engine.host:
+        return None  # another host's attempt: not this babysit's to judge (unfinished says so)
+    attempt_dir = Path(row["log_dir"]) if row.get("log_dir") else None
+    if attempt_dir is None:
+        return None
+    if (attempt_dir / "launcher.json").exists() or (attempt_dir / "exit.json").exists():
+        return None
+    token = row.get("token") or ""
+    if token and engine.survivors(Handle(0, 0.0, attempt_dir, token)):
+        return None
+    number: int = row["number"]
+    return number
+
+
+RESTART_KINDS = (EventKind.RESTART_SCHEDULED.value, EventKind.ROLLBACK.value)
+
+
+def stored_backoff(store: Store, run: dict[str, Any] | None, now: float) -> tuple[float, str]:
+    """The rest of a backoff an earlier babysit decided and did not see through (it was killed
+    during it): (seconds still to wait, what to tell the operator); (0, "") when none. The
+    relaunch is due at the time that babysit stored, not one backoff after this one starts."""
+    if run is None or RunState(run["state"]).final:
+        return 0.0, ""  # a new run, or one started again after it ended: no decision pending
+    kinds = (*RESTART_KINDS, EventKind.ATTEMPT_STARTED.value, EventKind.REATTACHED.value)
+    last = store.last_event(run["name"], kinds)
+    if last is None or last["kind"] not in RESTART_KINDS:
+        return 0.0, ""
+    delay = last["data"].get("delay_s")
+    if not isinstance(delay, (int, float)):
+        return 0.0, ""
+    left = float(last["ts"]) + float(delay) - now
+    attempt = len(store.attempts(run["name"])) + 1
+    if left <= 0:
+        return 0.0, ""
+    return left, (
+        f"babysit was away during the backoff before attempt {attempt}: relaunching it when "
+        f"it was due, in {left:.1f}s (decided before: {last['message']})"
+    )
+
+
+def failed_start(journal: Journal, exc: BabysitError) -> None:
+    """This babysit took the run (its row says `starting`) and cannot go on (command not found,
+    attempt of another host, a bad hostfile). The store must not keep a run `starting` under no
+    babysit, which `status` would offer to re-attach: a run that ran nothing is marked failed to
+    start; a run an earlier babysit left unfinished gets its state back, with a note."""
+    run = journal.run
+    found = journal.ledger.found if journal.ledger is not None else None
+    if journal.run_state not in (None, RunState.STARTING):
+        # Mid-run: what was launched is over; the run stops here, with the reason.
+        journal.event(EventKind.GAVE_UP, str(exc), exit_code=int(ExitCode.USAGE))
+        journal.state(RunState.FAILED, str(exc), ExitCode.USAGE)
+        return
+    if found is None or RunState(found["state"]).final:
+        reason = f"failed to start: {exc}"
+        journal.event(EventKind.GAVE_UP, reason, exit_code=int(ExitCode.USAGE))
+        journal.state(RunState.FAILED, reason, ExitCode.USAGE)
+        return
+    journal.event(EventKind.NOTE, f"a babysit could not take over the run: {exc}")
+    state = RunState(found["state"])
+    journal.run_state = state
+    journal.write(SetRunState(run, state, found.get("reason"), found.get("exit_code")))

@@ -1,6 +1,6 @@
 """Rollbacks and checkpoints: what the run skipped, which checkpoint the next attempt takes.
 
-    rb = Rollbacks(cfg, cwd, say, journal, wall=time.time)
+    rb = Rollbacks(cfg, cwd, say, journal, wall=time.time, stopping=lambda: bool(stop_signals))
     pending = rb.seed(store.attempts("gpt"), history)   # windows, anomalies; a decision to redo
     newest = rb.newest()               # one scan of the checkpoint directory per decision, ...
     ckpt = rb.pick_checkpoint(settle_s=0.0, before_step=1199)   # ... reused by a launch at once
@@ -9,7 +9,9 @@
 The decisions themselves are policy/compose.py's; this room keeps the state they read (the data
 windows skipped so far, the anomalies rolled back for, checkpoints saved after one) and finds
 and validates checkpoints. Every write goes through the Journal; a store that refuses writes
-never stops the run.
+never stops the run. The validator runs at most checkpoint.validate_timeout_s, and is killed
+(with what it started) as soon as babysit is told to stop: pick_checkpoint then raises
+StopRequested, and the loop stops between attempts.
 """
 
 from __future__ import annotations
@@ -44,6 +46,11 @@ SCAN_REUSE_S = 0.5  # a decision's scan serves a launch this soon after it (no b
 MAX_VALIDATIONS = 3  # checkpoints the validator may reject in a row before babysit pages
 
 
+class StopRequested(Exception):
+    """babysit was told to stop (a signal, `babysit stop`) while it validated a checkpoint for
+    the next attempt: nothing is launched. Not an error: the loop stops as between attempts."""
+
+
 class Rollbacks:
     def __init__(
         self,
@@ -52,8 +59,10 @@ class Rollbacks:
         say: Say,
         journal: Callable[[], Journal],
         wall: Callable[[], float] = time.time,
+        stopping: Callable[[], bool] = lambda: False,
     ) -> None:
         self.cfg = cfg
+        self.stopping = stopping  # babysit was told to stop: a running validator is ended
         self.cwd = cwd
         self.say = say
         self._journal = journal
@@ -70,6 +79,7 @@ class Rollbacks:
         self._found: tuple[float, list[Checkpoint]] | None = None  # the decision's scan, and when
         self.lr_scale: float | None = None  # of the last rollback, until the run passes lr_until
         self.lr_until = -1
+        self._told: set[str] = set()  # scan problems already said
 
     @property
     def journal(self) -> Journal:
@@ -141,12 +151,18 @@ class Rollbacks:
         if self.checkpoint_pattern is None:
             return []
         out = []
-        for c in scan_checkpoints(self.checkpoint_pattern, self.wall(), settle_s):
+        found = scan_checkpoints(self.checkpoint_pattern, self.wall(), settle_s, self._tell_once)
+        for c in found:
             problem = self._rejected.get((c.path, c.mtime, c.size)) or self._after_anomaly(c)
             if problem is not None and c.complete:
                 c = replace(c, complete=False, problem=problem)
             out.append(c)
         return out
+
+    def _tell_once(self, problem: str) -> None:
+        if problem not in self._told:
+            self._told.add(problem)
+            self.say(Level.WARN, problem)
 
     def _after_anomaly(self, c: Checkpoint) -> str | None:
         margin = self.rule.margin_steps
@@ -179,7 +195,8 @@ class Rollbacks:
         Raises LaunchError rather than send a run back to step 0 on a guess: when the validator
         rejects MAX_VALIDATIONS checkpoints in a row, and when a rollback finds none before
         the anomaly although there are checkpoints without a step in their names, or although
-        an earlier attempt resumed from one (`resumed_from`: their steps) that is gone now."""
+        an earlier attempt resumed from one (`resumed_from`: their steps) that is gone now.
+        Raises StopRequested when babysit is told to stop while the validator runs."""
         pattern = self.checkpoint_pattern
         if pattern is None:
             return None
@@ -201,7 +218,10 @@ class Rollbacks:
                 chosen.path,
                 self.cwd,
                 self.cfg.checkpoint.validate_timeout_s,
+                self.stopping,
             )
+            if self.stopping():  # the validator was killed (or finished) meanwhile
+                raise StopRequested(f"stopped while validating {chosen.path}")
             if problem is None:
                 self._accepted.add(key)  # not validated again at the next launch
                 break

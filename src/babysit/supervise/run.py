@@ -26,7 +26,7 @@ from typing import IO, Any
 from babysit.config import Config
 from babysit.detect.outcome import signal_name
 from babysit.engines import Engine, LocalEngine
-from babysit.errors import LaunchError, NodesExhausted, RunBusy
+from babysit.errors import LaunchError, NodesExhausted, RunBusy, UsageError
 from babysit.policy import compose
 from babysit.records import (
     AttemptRecord,
@@ -40,7 +40,9 @@ from babysit.records import (
     RunState,
     Say,
 )
+from babysit.redact import redact_argv, redact_tree
 from babysit.store import Store
+from babysit.store.home import restore_umask, set_umask
 from babysit.store.writes import ReleaseRun, SetBudgetFrom, UpdateAttempt
 from babysit.supervise import judge
 from babysit.supervise.attempt import Attempts, Live
@@ -51,8 +53,15 @@ from babysit.supervise.journal import Journal
 from babysit.supervise.nodes import Nodes
 from babysit.supervise.postmortem import Postmortem
 from babysit.supervise.prepare import check_checkpoint_glob, check_command
-from babysit.supervise.reattach import highest_attempt_dir, unfinished
-from babysit.supervise.rollback import Rollbacks
+from babysit.supervise.reattach import (
+    failed_start,
+    highest_attempt_dir,
+    stored_backoff,
+    unfinished,
+    unlaunched,
+)
+from babysit.supervise.requests import STOP_REQUEST, OperatorStops
+from babysit.supervise.rollback import Rollbacks, StopRequested
 from babysit.supervise.telemetry import Telemetry
 from babysit.triage import load_knowledge
 
@@ -72,12 +81,19 @@ class Supervisor:
         self.ctx = ctx = RunContext(
             cfg, command, name, home, cwd, say, seams or Seams(), engine or LocalEngine()
         )
+        # The operator's signals, and `babysit stop`'s requests read from the run's directory.
+        self.stops = OperatorStops(
+            ctx.run_dir / STOP_REQUEST, ctx.seams.monotonic, ctx.seams.wall, say
+        )
+        ctx.stop_signals = self.stops
         self.cfg, self.name, self.say = cfg, name, say
         self.rules = cfg.rules
         self.history: list[AttemptRecord] = []  # the attempts the budget counts, in memory
         self.attempts_seen = 0
         self.pending_rollback: Decision | None = None  # what the next launch must do
-        self.rollbacks = Rollbacks(cfg, cwd, say, ctx.get_journal, ctx.seams.wall)
+        self.rollbacks = Rollbacks(
+            cfg, cwd, say, ctx.get_journal, ctx.seams.wall, lambda: bool(ctx.stop_signals)
+        )
         targets = targets_from_config(cfg, python=training_python(command), cwd=cwd, home=home)
         self.nodes = Nodes(
             cfg, name, cwd, say, ctx.get_journal, ctx.seams.wall, targets, ctx.engine.host
@@ -108,12 +124,19 @@ class Supervisor:
         ctx.open_journal(store)
         self.attempts.open_echo()
         lock = None
+        umask = set_umask(store.mode)  # what babysit writes in the home is private too
         try:
             ctx.run_dir.mkdir(parents=True, exist_ok=True)
             lock = self._lock()
+            self.stops.arm(ctx.seams.wall())
             self.telemetry.start()
             return self._supervise(store)
+        except UsageError as exc:
+            if self.journal.run_state is not None:  # it took the run: do not leave it `starting`
+                failed_start(self.journal, exc)
+            raise
         finally:
+            self.stops.close()
             self.telemetry.stop()
             self.attempts.close_echo()
             if lock is not None:
@@ -127,6 +150,8 @@ class Supervisor:
                     )
                 lock.close()
             store.close()
+            ctx.close_journal()
+            restore_umask(umask)
 
     def _lock(self) -> IO[str]:
         path = self.ctx.run_dir / "supervisor.lock"
@@ -152,9 +177,15 @@ class Supervisor:
         existing = next((r for r in store.runs() if r["name"] == self.name), None)
         rows = store.attempts(self.name) if existing else []
         every = store.history(self.name) if existing else []
+        ghost = unlaunched(rows, ctx.engine)  # recorded, never launched: no failure, launched now
+        if ghost is not None:
+            rows, every = rows[:-1], [a for a in every if a.number != ghost]
         check_checkpoint_glob(cfg.checkpoint.glob, ctx.command, cfg.run.resume_args, ctx.cwd)
         self.attempts.open_tensorboard()
-        store.start_run(self.name, ctx.command, str(ctx.cwd), asdict(cfg))
+        # Kept redacted (secrets in flags); relaunches use ctx.command, never the store's.
+        store.start_run(
+            self.name, redact_argv(ctx.command), str(ctx.cwd), redact_tree(asdict(cfg))
+        )
         self.journal.run_state = RunState.STARTING
         budget_from = int(existing["budget_from"]) if existing else 1
         if existing is None or existing["state"] in (RunState.SUCCEEDED, RunState.FAILED):
@@ -163,6 +194,13 @@ class Supervisor:
         self.history = [a for a in every if a.number >= budget_from]
         rollback = self.rollbacks.seed(rows, self.history, budget_from)
         self.attempts_seen = max(len(every), highest_attempt_dir(ctx.run_dir))
+        if ghost is not None:
+            self.attempts_seen = ghost - 1
+            self.say(
+                Level.INFO,
+                f"attempt {ghost} was recorded but never launched (babysit was killed in "
+                "between): launching it now; it counts as no failure",
+            )
         self.journal.event(
             EventKind.RUN_STARTED,
             f"babysit {os.getpid()} supervises {shlex.join(ctx.command)}",
@@ -179,6 +217,11 @@ class Supervisor:
             self.pending_rollback = rollback
         if resumed is None:
             check_command(ctx.command, ctx.cwd)  # only before a new launch: re-attach needs none
+            wait_s, why = stored_backoff(store, existing, ctx.seams.wall())
+            if wait_s > 0:
+                self.say(Level.INFO, why)
+                if not self._backoff(wait_s):
+                    return self._stopped(None)
         while True:
             if resumed is not None:
                 live, resumed = resumed, None
@@ -187,6 +230,8 @@ class Supervisor:
                     return self._stopped(None)
                 try:
                     live = self._launch()
+                except StopRequested:  # told to stop while validating a checkpoint
+                    return self._stopped(None)
                 except NodesExhausted as exc:
                     msg = f"giving up: {exc} (exit code {int(ExitCode.BUDGET_EXHAUSTED)})"
                     self.say(Level.ERROR, msg)
@@ -240,6 +285,7 @@ class Supervisor:
             self.ctx.seams.uniform(),
             newest,
             j.pending,
+            live.hung_s(status.ended),
         )
         if decision.kind == DecisionKind.ROLLBACK:
             self.rollbacks.rolled_back(decision, anomaly_step)
@@ -328,7 +374,7 @@ class Supervisor:
     def _stopped(self, live: Live | None) -> ExitCode:
         signals = self.ctx.stop_signals
         sig = signals[0] if signals else signal.SIGTERM
-        name = signal_name(sig)
+        name = self.stops.describe(0) or signal_name(sig)
         self.journal.state(RunState.STOPPING, f"operator sent {name}")
         if live is None:
             self.journal.event(EventKind.STOPPED, f"stopped by {name} between attempts")

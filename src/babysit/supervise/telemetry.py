@@ -33,6 +33,7 @@ class Telemetry:
         self._telemetry: TelemetryThread | None = None
         self._telemetry_told = False
         self._detector: TelemetryDetector | None = None
+        self._gpu_util: float | None = None  # the busiest GPU's utilisation, latest sample
 
     @property
     def journal(self) -> Journal:
@@ -67,6 +68,8 @@ class Telemetry:
             )
         for m in self._telemetry.drain():
             self._store_sample(attempt, m.ts, dict(m.values))
+            utils = [v for k, v in m.values.items() if k.endswith("/util_pct")]
+            self._gpu_util = max(utils) if utils else None
             if self._detector is None:
                 continue  # it failed before: the figures are still stored
             try:
@@ -85,6 +88,10 @@ class Telemetry:
                     self._node_incident(attempt, inc)
             out += found
         return out
+
+    def gpu_util(self) -> float | None:
+        """The busiest GPU's utilisation in the latest sample (None: no GPU, or no sample)."""
+        return self._gpu_util
 
     def _node_incident(self, attempt: int | None, inc: Incident) -> None:
         """GPU trouble goes on the node's record too (`babysit nodes list`), not only the run's;

@@ -25,6 +25,7 @@ from babysit.errors import UsageError
 from babysit.records import Event, EventKind, Incident, Level, RunState, Say
 from babysit.sources.follow import Follower
 from babysit.store import Store
+from babysit.store.writes import AddDiagnosis, AddEventRow, AddIncident
 from babysit.supervise.pipeline import Pipeline
 from babysit.supervise.postmortem import Postmortem
 from babysit.triage import Knowledge, load_knowledge
@@ -38,6 +39,32 @@ def _check(paths: list[Path]) -> None:
             raise UsageError(f"no such log file: {path}")
         if path.is_dir():
             raise UsageError(f"{path} is a directory: pass the log files in it")
+        if not path.is_file():
+            raise UsageError(
+                f"{path} is not a regular file (a FIFO, socket or device): give the log file "
+                "it comes from"
+            )
+
+
+def wait_for_files(
+    paths: list[Path],
+    say: Say,
+    stop: Callable[[], bool],
+    poll_s: float = 0.5,
+    sleep: Callable[[float], None] = time.sleep,
+) -> bool:
+    """Wait until every path exists (a pending Slurm job's `slurm-%j.out` appears when the job
+    starts). False when stop() said to stop first."""
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        names = ", ".join(map(str, missing))
+        say(Level.INFO, f"waiting for {names} to appear (Ctrl-C to stop)")
+    while missing:
+        if stop():
+            return False
+        sleep(poll_s)
+        missing = [p for p in missing if not p.exists()]
+    return True
 
 
 def incident_document(inc: Incident, file: str | None = None) -> dict[str, Any]:
@@ -74,6 +101,7 @@ def replay(
             incidents += [incident_document(i, str(path)) for i in pipeline.lines(chunk.lines)]
             if not chunk.data:
                 break
+    incidents += [incident_document(i) for i in pipeline.flush()]  # lines held for a next one
     return {
         "files": [str(p) for p in paths],
         "progress": {
@@ -108,9 +136,12 @@ def follow(
     poll_s: float = 0.5,
     kb: Knowledge | None = None,
     quiet_s: float = QUIET_S,
-) -> int:
-    """Follow the files (from their start) until stop() says so; record incidents in the store
-    under run `name`. Returns the number of incidents."""
+) -> int | None:
+    """Follow the files (from their start, once they exist) until stop() says so; record
+    incidents in the store under run `name`. Returns the number of incidents; None when
+    stopped before the files appeared (nothing recorded)."""
+    if not wait_for_files(paths, say, stop, poll_s):
+        return None
     _check(paths)
     store.start_run(name, ["babysit", "watch", *map(str, paths)], str(Path.cwd()), {})
     store.set_run_state(name, RunState.RUNNING, "watched (babysit watch --follow)")
@@ -136,8 +167,8 @@ def follow(
         told.add(d.fingerprint)
         count += 1
         doc, seen = pm.document(d, store, now)
-        store.add_diagnosis(name, None, now, doc)
-        store.add_event_row(
+        store.apply(AddDiagnosis(name, None, now, doc))  # apply(): redacted on the way in
+        store.apply(AddEventRow(
             Event(
                 name,
                 EventKind.NOTE,
@@ -146,15 +177,15 @@ def follow(
                 None,
                 {"fingerprint": d.fingerprint},
             )
-        )
+        ))
         say(Level.WARN, f"triage: {d.category.value}: {d.summary}")
         pm.tell(d, seen)
 
     def record(inc: Incident, path: Path) -> None:
         nonlocal count
         count += 1
-        store.add_incident(name, None, inc)
-        store.add_event_row(_event(name, inc, path))
+        store.apply(AddIncident(name, None, inc))
+        store.apply(AddEventRow(_event(name, inc, path)))
         say(Level.WARN, f"{path.name}: {inc.kind.value.replace('_', ' ')}: {inc.message}")
 
     say(Level.INFO, f"watching {', '.join(map(str, paths))} as run {name!r} (Ctrl-C to stop)")

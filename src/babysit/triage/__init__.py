@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import stat
 import sys
 import time
 import zlib
@@ -101,6 +102,14 @@ class _Tolerant:
         return data
 
 
+def _special(path: str) -> bool:
+    """Whether `path` is there but not a regular file (stat, never open: that could block)."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # gone or unreadable: opening it says why
+
+
 @contextmanager
 def _open(path: str) -> Iterator[tuple[_Tolerant, int | None]]:
     """The file as a tolerant stream, with its size when it is known."""
@@ -129,6 +138,8 @@ def triage_files(
     LogNotFound for a path that does not exist; anything unreadable is skipped and named."""
     kb = kb if kb is not None else load_knowledge()
     deadline = time.monotonic() + budget_s if budget_s is not None else None
+    paths = list(paths)
+    given = {str(p) for p in paths}  # named on purpose: a FIFO there (`<(zcat x)`) is read
     files = expand(paths)
     engine = Engine(kb)
     names: list[str] = []
@@ -143,6 +154,9 @@ def triage_files(
         names.append(path if path != STDIN else "<stdin>")
         if deadline is not None and time.monotonic() > deadline:
             skipped.append(f"{path} (not read: the time budget for triage ran out)")
+            continue
+        if path not in given and _special(path):  # opening a FIFO met in a walk blocks
+            skipped.append(f"{path} (not a regular file: a FIFO, socket or device; not read)")
             continue
         try:
             with _open(path) as (stream, size):

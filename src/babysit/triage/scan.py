@@ -13,7 +13,10 @@ repeated by 512 ranks) is remembered, its rank label aside, and not handed over 
 
 Bad input loses nothing and raises nothing: invalid UTF-8 is replaced, CR/LF and bare CR
 (progress bars) split lines, a line longer than MAX_LINE_BYTES is cut (its head is still read),
-a file whose first block holds NUL bytes is reported as binary and skipped.
+NUL bytes are dropped (a log truncated under its writer starts with a hole of them; UTF-16 is
+mostly them), escapes and other control bytes stay in the text. Only a file that is not text
+(is_binary: the magic number of a checkpoint, an archive or a core dump, or a sample that is
+mostly control bytes and invalid UTF-8 once its NULs are dropped) is reported and skipped.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ NEEDLES: tuple[bytes, ...] = (
     b"fail",
     b"overflow",  # fp16 scalers: `Gradient overflow. ... reducing loss scale to 0.5`
     b"illegal instruction",
+    b"subset of ranks",  # Horovod's stall inspector: a hang's own evidence, in a log of any size
 )
 # Needles of messages that are rare in big logs: from the kernel, the scheduler or Kubernetes
 # (their files are small), or that come with one of NEEDLES in any log big enough for speed to
@@ -166,15 +170,53 @@ class ScanStats:
     stopped_early: bool = False  # the deadline passed before the end
 
 
-def _is_binary(head: bytes) -> bool:
-    if b"\x00" in head[:8192]:
+# The magic numbers of files that sit next to logs and are not text: gzip (a .gz not named so),
+# zip (torch.save, .npz), ELF (a core dump), numpy, pickle, HDF5, SQLite, PNG, xz, zstd.
+_MAGIC: tuple[bytes, ...] = (
+    b"\x1f\x8b",
+    b"PK\x03\x04",
+    b"\x7fELF",
+    b"\x93NUMPY",
+    b"\x80\x02",
+    b"\x80\x03",
+    b"\x80\x04",
+    b"\x80\x05",
+    b"\x89HDF\r\n\x1a\n",
+    b"SQLite format 3\x00",
+    b"\x89PNG\r\n\x1a\n",
+    b"\xfd7zXZ\x00",
+    b"\x28\xb5\x2f\xfd",
+)
+_SAMPLE_BYTES = 64 << 10
+# Control bytes that no text holds; tab, newlines, form feed, backspace, bell and escape do
+# (progress bars, colours, terminal titles).
+_NOT_TEXT = bytes(b for b in range(32) if b not in b"\t\n\x0b\x0c\r\x1b\x07\x08\x00")
+# Shares of the sample's bytes (NULs aside): random bytes are ~9% _NOT_TEXT and ~50% bad UTF-8;
+# text is ~0% _NOT_TEXT (a stray byte or two a line at most), and bad UTF-8 only in a legacy
+# encoding (GBK, Latin-1), which holds no control bytes either.
+_CONTROL_SHARE = 0.05
+_CONTROL_WITH_BAD_UTF8 = (0.01, 0.3)
+
+
+def is_binary(head: bytes) -> bool:
+    """Whether a file that starts with `head` is not text: a known magic number, or a sample
+    (its NULs dropped) with many control bytes other than escapes, tabs, bells and backspaces,
+    or some of them with much invalid UTF-8 (a tensor dump)."""
+    if head.startswith(_MAGIC):
         return True
-    # Mostly control bytes (not text): an image, a tensor file, a tarball.
-    sample = head[:4096]
-    if not sample:
-        return False
-    ctrl = sum(1 for b in sample if b < 9 or 13 < b < 32)
-    return ctrl > len(sample) // 10
+    if head[257:262] == b"ustar" or (head.startswith(b"BZh") and head[4:10] == b"1AY&SY"):
+        return True  # tar, bzip2
+    if head[8:10] == b'{"' and 2 <= int.from_bytes(head[:8], "little") < 100 << 20:
+        return True  # safetensors: an 8-byte header length, then its JSON header
+    sample = head[:_SAMPLE_BYTES].replace(b"\x00", b"")
+    if len(sample) < 64:
+        return False  # nothing (or only a hole of NULs) to judge: read it, it costs nothing
+    n = len(sample)
+    control = (n - len(sample.translate(None, _NOT_TEXT))) / n
+    if control > _CONTROL_SHARE:
+        return True
+    low, bad = _CONTROL_WITH_BAD_UTF8
+    return control > low and sample.decode("utf-8", "replace").count("\ufffd") / n > bad
 
 
 def _decode(raw: bytes) -> str:
@@ -199,6 +241,8 @@ class _Chunker:
                 return [rest]
             return None
         self.stats.size_bytes += len(data)
+        if b"\x00" in data:  # one memchr a chunk; the rest of the scan never sees a NUL
+            data = data.replace(b"\x00", b"")
         if self.skipping:
             nl = data.find(b"\n")
             if nl < 0:
@@ -311,7 +355,7 @@ def scan(
     head = stream.read(CHUNK_BYTES)
     if not head:
         return stats
-    if _is_binary(head):
+    if is_binary(head):
         stats.binary = True
         stats.size_bytes = len(head)
         return stats

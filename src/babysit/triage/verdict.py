@@ -199,26 +199,50 @@ _FINISHED = re.compile(
     r"train(?:ing)? ended|exiting (?:normally|successfully)|all done|done training|"
     r"\bsucceeded\b|saved (?:the )?(?:final )?model|`Trainer\.fit` stopped|'train_runtime')"
 )
-_HANG_ACTION = (
+_SILENT_END_ACTION = (
     "If the job is still running but silent, it hung: dump the ranks' stacks (py-spy dump "
-    "--pid PID) before killing it, and restart. If it exited, ask the scheduler why (sacct -j "
-    "JOBID -o State,ExitCode,Reason) and look at the node's kernel log (dmesg -T | grep -iE "
-    "'oom|xid') for OOM kills and GPU errors."
+    "--pid PID) before killing it, and restart. If it exited, it was probably killed from "
+    "outside without a word (the kernel's OOM killer, a SIGKILL, a preemption or a time limit): "
+    "ask the scheduler why (sacct -j JOBID -o State,ExitCode,Reason) and look at the node's "
+    "kernel log (dmesg -T | grep -iE 'oom|xid') for OOM kills and GPU errors."
 )
+# The last line of a log that stopped while the ranks were still meeting (NCCL's set-up,
+# Lightning's DDP start-up): where a rank or node that never joins leaves the others waiting.
+_SETUP = re.compile(
+    r"NCCL INFO|\[\d+\] (?:INFO|WARN) |Init COMPLETE|Launch mode|initializing ddp|"
+    r"Initializing distributed|All distributed processes registered|init_process_group|"
+    r"(?i:rendezvous)"
+)
+# The last line of a log that ends in stack dumps: a py-spy frame `    all_gather (torch/
+# distributed/distributed_c10d.py:2345)` or thread `Thread 42 (idle): "MainThread"`, a gdb frame
+# `#3  0x00007f... in cudaMemcpyAsync () from libcudart.so`, a faulthandler frame `  File
+# "train.py", line 88 in step`, Horovod's stall inspector list `Stalled ranks:`. Progress that
+# stops with the stacks of stuck processes is a hang the log shows, not only an ending.
+_STACKS_END = re.compile(
+    r"^\s*[\w.<>]+ \([^()\s]+\.py:\d+\)$|^Thread (?:0x[0-9a-fA-F]+|\d+) \((?:idle|active)|"
+    r"^#\d+\s+0x[0-9a-fA-F]+ in \S|^#\d+\s+\S+ \(.*\) at \S+:\d+$|"
+    r'^\s*File "[^"]+", line \d+ in \S+$|(?i:^stalled (?:ranks|ops):?$)'
+)
+_RANK_PREFIX = re.compile(r"^(?:\[[A-Za-z_]*\d+\]: ?|\[\d+,\d+\]<std(?:out|err)>:)")
 
 
 def nothing_found(files: list[str], lines: int, last_line: str, note: str = "") -> Diagnosis:
-    """No error in the logs: `unknown` when there is nothing to read or the run says it
-    finished; else `hang`, since a log that stops mid-run without a word is what a hung (or
-    silently killed) job leaves behind."""
+    """No error in the logs: `unknown`, and say what is known: there is nothing to read, the
+    run says it finished, or the log ends without an error (which a hung job leaves behind,
+    and so does one killed from outside: the OOM killer, SIGKILL, a preemption). `hang` only
+    when the log shows one: it ends in the stacks of stuck processes (a watchdog or NCCL
+    timeout, or stacks earlier in the log, are a rule's finding and never come here)."""
     where = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
     if not files:
         where = "the input"
-    category, transient, confidence = Category.UNKNOWN, None, 0.1
-    action = _HANG_ACTION
+    action = _SILENT_END_ACTION
+    category, confidence = Category.UNKNOWN, 0.1
+    last = _RANK_PREFIX.sub("", last_line)
     if lines == 0:
         summary = f"nothing to triage: {where} holds no text"
-    elif last_line and _FINISHED.search(last_line):
+    elif not last_line:
+        summary = f"no error found in {lines:,} lines of {where}: they hold only blank lines"
+    elif _FINISHED.search(last_line):
         summary = (
             f"no error found in {lines:,} lines of {where}, and the run says it finished: "
             f"{_quote(last_line)}"
@@ -228,17 +252,35 @@ def nothing_found(files: list[str], lines: int, last_line: str, note: str = "") 
             "scheduler why (sacct -j JOBID -o State,ExitCode,Reason) and look at the node's "
             "kernel log (dmesg -T | grep -iE 'oom|xid'): something outside the training ended it."
         )
-    else:
-        # A guess from an absence: whether a restart helps, the log cannot tell.
-        category, transient, confidence = Category.HANG, None, 0.3
+    elif _STACKS_END.search(last):
+        category, confidence = Category.HANG, 0.4
         summary = (
-            f"no error found in {lines:,} lines of {where}: the log stops mid-run without a "
-            "word, as a hung (or silently killed) job leaves it"
-            + (f"; last line: {_quote(last_line)}" if last_line else "")
+            f"no error found in {lines:,} lines of {where}, and the log ends in the stacks of "
+            "stuck processes (py-spy, gdb, faulthandler or Horovod's stall inspector): the job "
+            f"hung; last line: {_quote(last_line)}"
         )
+        action = (
+            "Compare the ranks' stacks: the rank that is not where the others wait (a "
+            "collective, a barrier, a file lock) is the one stuck; restart, and exclude its "
+            "node if it repeats."
+        )
+    else:
+        # What the log shows is an ending without a word, not a hang: whether the job hung or
+        # was killed from outside, the log alone cannot tell.
+        summary = (
+            f"no error found in {lines:,} lines of {where}: the log ends without an error "
+            "(a hung job leaves it so, and so does one killed from outside without a word); "
+            f"last line: {_quote(last_line)}"
+        )
+        if _SETUP.search(last_line):
+            summary += (
+                "; it stops while the ranks were still setting up their communication (NCCL "
+                "or DDP initialisation), where a rank or node that never joins leaves the "
+                "others waiting: if the job is still running, that is where it hangs"
+            )
     if note:
         summary += f" ({note})"
-    return Diagnosis(category, transient, Suspect(), summary, action, confidence=confidence)
+    return Diagnosis(category, None, Suspect(), summary, action, confidence=confidence)
 
 
 def diagnose(

@@ -4,6 +4,8 @@
     say(Level.WARN, "cannot write the store: disk full; supervision goes on")
 
 Messages go to stderr, prefixed `babysit:`, so they never mix into a pipe of the run's stdout.
+They quote the run's text (an error line, a summary): escapes and rich markup in it are shown,
+never obeyed (views.safe), and secrets in it are hidden as in the store (babysit.redact).
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ from __future__ import annotations
 import contextlib
 
 from rich.console import Console
-from rich.markup import escape
 
 from babysit.records import Level
+from babysit.redact import redact_text
+from babysit.views.safe import markup
 
 _STYLES = {Level.INFO: "cyan", Level.OK: "green", Level.WARN: "yellow", Level.ERROR: "bold red"}
 
@@ -24,7 +27,6 @@ class ConsoleReporter:
 
     def __call__(self, level: Level, text: str) -> None:
         style = _STYLES.get(level, "")
+        safe = markup(redact_text(text), newlines=True)
         with contextlib.suppress(OSError):  # a closed terminal must not stop the supervisor
-            self.console.print(
-                f"[{style}]babysit:[/] {escape(text)}" if style else f"babysit: {escape(text)}"
-            )
+            self.console.print(f"[{style}]babysit:[/] {safe}" if style else f"babysit: {safe}")

@@ -6,22 +6,23 @@ Stable keys (scripts depend on them): run, state, attempts[].{number, pid, start
 exit_code, signal, last_step, cause}, events[], incidents[].{kind, category, step, metric,
 value, baseline, message}, diagnoses[].{ts, attempt, category, transient, suspect, summary,
 action, evidence, consequences, fingerprint, confidence} (see views.triage). Times are ISO
-8601 in UTC.
+8601 in UTC. The document is strict JSON: a non-finite number (an incident's value of inf) is
+the string "inf", "-inf" or "nan", as `watch --json` writes it (babysit.strictjson).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
 from typing import Any
 
 import psutil
 
+from babysit.durations import iso_utc
+from babysit.strictjson import finite
+
 
 def iso(ts: float | None) -> str | None:
-    if ts is None:
-        return None
-    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="milliseconds")
+    return iso_utc(ts)  # the one format of every time in babysit's JSON
 
 
 def supervisor_alive(run: Mapping[str, Any], hostname: str) -> bool:
@@ -98,7 +99,7 @@ def run_document(
     diagnoses: Sequence[Mapping[str, Any]] = (),
     stacks: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
-    return {
+    doc = {
         "run": run["name"],
         "state": run["state"],
         "reason": run.get("reason"),
@@ -118,6 +119,8 @@ def run_document(
             for x in stacks
         ],
     }
+    strict: dict[str, Any] = finite(doc)
+    return strict
 
 
 def diagnosis_row_document(d: Mapping[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,9 @@ from typing import Any
 
 from rich.table import Table
 
+from babysit.durations import iso_utc
+from babysit.views.safe import markup
+
 
 def _when(ts: float | None) -> str:
     if ts is None:
@@ -109,5 +112,30 @@ def nodes_table(docs: Sequence[dict[str, Any]], window_s: float) -> Table:
         health = d["last_health"]
         if health is not None and not health["passed"] and d["state"] == "ok":
             why = f"last health check failed: {health['reason']}"
-        table.add_row(d["host"], style[d["state"]], str(d["failures"]), until, why[:300])
+        table.add_row(
+            markup(d["host"]), style[d["state"]], str(d["failures"]), until, markup(why[:300])
+        )
     return table
+
+
+def nodes_json(docs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The documents as `nodes list --json` prints them: every time ISO 8601 in UTC."""
+    times = ("ts", "since", "expires", "lifted", "probation_until")
+
+    def convert(d: dict[str, Any]) -> dict[str, Any]:
+        return {
+            k: (iso_utc(v) if k in times and isinstance(v, (int, float)) else v)
+            for k, v in d.items()
+        }
+
+    return [
+        {
+            **d,
+            **{
+                k: convert(d[k])
+                for k in ("ban", "last_failure", "last_health")
+                if isinstance(d.get(k), dict)
+            },
+        }
+        for d in docs
+    ]

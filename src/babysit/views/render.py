@@ -2,6 +2,10 @@
 
 print(logbook_markdown(doc))
 status_tables(doc, console)
+
+Every string of a document may come from the run (its log lines, its command line): the tables
+put each through views.safe.markup and the logbook through plain() (and Markdown's own escapes),
+so a log line can neither drive the terminal nor inject markup.
 """
 
 from __future__ import annotations
@@ -11,10 +15,11 @@ import signal
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from babysit.views.safe import markup, plain
 from babysit.views.triage import suspect_where
 
 _STATE_STYLE = {
@@ -56,27 +61,47 @@ def _time(iso: str | None) -> str:
     return iso.replace("T", " ")[:19] + "Z" if iso else "-"
 
 
+def _cell(value: Any) -> str:
+    """A Markdown table cell: one line, no control characters, pipes escaped."""
+    return plain("" if value is None else value).replace("|", "\\|")
+
+
+def _code(value: Any) -> str:
+    """A Markdown code span that the text cannot close: a fence longer than its longest run
+    of backticks, padded when the text starts or ends with one."""
+    text = plain("" if value is None else value)
+    longest = run = 0
+    for c in text:
+        run = run + 1 if c == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def runs_table(docs: Sequence[Mapping[str, Any]], console: Console) -> None:
-    table = Table(title="runs", title_justify="left")
+    table = Table(title="runs", title_justify="left", **_box(console.width))
     for col in ("run", "state", "attempts", "last step", "updated", "supervisor"):
-        table.add_column(col)
+        table.add_column(col, no_wrap=col != "run", overflow="fold")  # a long name wraps
     for d in docs:
         last = next(
             (a["last_step"] for a in reversed(d["attempts"]) if a["last_step"] is not None), None
         )
         style = _STATE_STYLE.get(d["state"], "")
         table.add_row(
-            d["run"],
-            f"[{style}]{d['state']}[/]",
+            markup(d["run"]),
+            f"[{style}]{markup(d['state'])}[/]",
             str(len(d["attempts"])),
-            "-" if last is None else str(last),
+            "-" if last is None else markup(last),
             _time(d["updated"]),
             f"pid {d['supervisor_pid']}" if d["supervised"] else "none",
         )
     console.print(table)
 
 
-def status_tables(doc: Mapping[str, Any], console: Console, events: int = 10) -> None:
+def status_tables(
+    doc: Mapping[str, Any], console: Console, events: int = 10, live: Sequence[str] = ()
+) -> None:
     style = _STATE_STYLE.get(doc["state"], "")
     sup = (
         f"supervised by babysit pid {doc['supervisor_pid']}"
@@ -85,13 +110,15 @@ def status_tables(doc: Mapping[str, Any], console: Console, events: int = 10) ->
     )
     if doc["state"] in ("running", "backoff", "starting") and not doc["supervised"]:
         sup += " (babysit died? run the same `babysit run` again to re-attach)"
-    console.print(f"[bold]{escape(doc['run'])}[/]: [{style}]{doc['state']}[/] — {escape(sup)}")
+    console.print(
+        f"[bold]{markup(doc['run'])}[/]: [{style}]{markup(doc['state'])}[/] — {markup(sup)}"
+    )
     if doc.get("reason"):
-        console.print(f"  reason: {escape(str(doc['reason']))}")
-    console.print(f"  command: {escape(shlex.join(doc.get('command') or []))}")
-    table = Table(title="attempts", title_justify="left")
-    for col in ("#", "started", "duration", "outcome", "steps", "cause", "summary"):
-        table.add_column(col, overflow="fold")
+        console.print(f"  reason: {markup(doc['reason'])}")
+    console.print(f"  command: {markup(_command(doc))}")
+    for line in live:  # views.live: step, loss, speed, ETA, last incident
+        console.print(f"  {markup(line)}")
+    table = _attempts_table(console.width)
     for a in doc["attempts"]:
         steps = (
             "-"
@@ -106,10 +133,10 @@ def status_tables(doc: Mapping[str, Any], console: Console, events: int = 10) ->
             str(a["number"]),
             _time(a["started"]),
             _dur(a["duration_s"]),
-            _how(a),
-            steps,
-            a["cause"] or "",
-            escape(a["summary"] or ""),
+            markup(_how(a)),
+            markup(steps),
+            markup(a["cause"] or ""),
+            markup(a["summary"] or ""),
         )
     console.print(table)
     diagnoses = doc.get("diagnoses") or []
@@ -117,28 +144,59 @@ def status_tables(doc: Mapping[str, Any], console: Console, events: int = 10) ->
         d = diagnoses[-1]
         where = suspect_where(d["suspect"])
         console.print(
-            f"last triage (attempt {d['attempt'] or '-'}): [bold]{d['category']}[/]"
-            + (f" — suspect {d['suspect']['kind']} ({escape(where)})" if where else "")
+            f"last triage (attempt {d['attempt'] or '-'}): [bold]{markup(d['category'])}[/]"
+            + (f" — suspect {markup(d['suspect']['kind'])} ({markup(where)})" if where else "")
         )
-        console.print(f"  {escape(d['summary'])}")
-        console.print(f"  what to do: {escape(d['action'])}")
+        console.print(f"  {markup(d['summary'])}")
+        console.print(f"  what to do: {markup(d['action'])}")
     incidents = doc.get("incidents") or []
     if incidents:
         console.print(f"{len(incidents)} incident(s), the last {min(5, len(incidents))}:")
         for i in incidents[-5:]:
-            console.print(f"  {_time(i['ts'])}  [yellow]{i['kind']}[/]  {escape(i['message'])}")
+            console.print(
+                f"  {_time(i['ts'])}  [yellow]{markup(i['kind'])}[/]  {markup(i['message'])}"
+            )
     if events and doc["events"]:
         console.print(f"last {min(events, len(doc['events']))} events:")
         for e in doc["events"][-events:]:
-            console.print(f"  {_time(e['ts'])}  {escape(e['message'])}")
+            console.print(f"  {_time(e['ts'])}  {markup(e['message'])}")
+
+
+def _box(width: int) -> dict[str, Any]:
+    """Under 120 columns, a table without side borders: 15 more columns for its text."""
+    if width >= 120:
+        return {}
+    return {"box": box.SIMPLE_HEAD, "pad_edge": False, "collapse_padding": True}
+
+
+def _attempts_table(width: int) -> Table:
+    """The attempts table, readable at 80 columns: the fixed columns wrap to two lines at most
+    (date / time, outcome / code), the summary takes one line, cut with an ellipsis (the last
+    triage below has it whole; `status --json` has them all)."""
+    narrow = width < 120
+    table = Table(title="attempts", title_justify="left", **_box(width))
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("started", max_width=10 if narrow else None, no_wrap=not narrow)
+    table.add_column("duration", no_wrap=True)
+    table.add_column("outcome", max_width=10 if narrow else None)
+    table.add_column("steps", no_wrap=True)
+    table.add_column("cause", max_width=12 if narrow else None, overflow="fold")
+    rest = max(12, width - (56 if narrow else 82))
+    table.add_column("summary", no_wrap=True, overflow="ellipsis", max_width=rest)
+    return table
+
+
+def _command(doc: Mapping[str, Any]) -> str:
+    return shlex.join(str(a) for a in doc.get("command") or [])
 
 
 def logbook_markdown(doc: Mapping[str, Any]) -> str:
-    out = [f"# Logbook: {doc['run']}", ""]
-    out.append(f"- command: `{shlex.join(doc.get('command') or [])}`")
-    out.append(f"- working directory: `{doc.get('cwd')}`")
+    out = [f"# Logbook: {plain(doc['run'])}", ""]
+    out.append(f"- command: {_code(_command(doc))}")
+    out.append(f"- working directory: {_code(doc.get('cwd'))}")
     out.append(
-        f"- state: **{doc['state']}**" + (f" — {doc['reason']}" if doc.get("reason") else "")
+        f"- state: **{plain(doc['state'])}**"
+        + (f" — {plain(doc['reason'])}" if doc.get("reason") else "")
     )
     out.append(f"- attempts: {len(doc['attempts'])}")
     out += [
@@ -150,10 +208,9 @@ def logbook_markdown(doc: Mapping[str, Any]) -> str:
     ]
     for a in doc["attempts"]:
         steps = "-" if a["last_step"] is None else f"{a['first_step']}–{a['last_step']}"
-        summary = (a["summary"] or "").replace("|", "\\|")
         out.append(
             f"| {a['number']} | {_time(a['started'])} | {_dur(a['duration_s'])} | "
-            f"{_how(a)} | {steps} | {a['cause'] or ''} | {summary} |"
+            f"{_cell(_how(a))} | {_cell(steps)} | {_cell(a['cause'])} | {_cell(a['summary'])} |"
         )
     incidents = doc.get("incidents") or []
     if incidents:
@@ -165,10 +222,10 @@ def logbook_markdown(doc: Mapping[str, Any]) -> str:
             "|---|---|---|---|---|",
         ]
         for i in incidents:
-            what = i["message"].replace("|", "\\|")
             step = "-" if i["step"] is None else i["step"]
             out.append(
-                f"| {_time(i['ts'])} | {i['attempt'] or '-'} | {i['kind']} | {step} | {what} |"
+                f"| {_time(i['ts'])} | {i['attempt'] or '-'} | {_cell(i['kind'])} | "
+                f"{_cell(step)} | {_cell(i['message'])} |"
             )
     diagnoses = doc.get("diagnoses") or []
     if diagnoses:
@@ -180,28 +237,34 @@ def logbook_markdown(doc: Mapping[str, Any]) -> str:
                 d["transient"]
             ]
             out.append(
-                f"- {_time(d['ts'])} attempt {d['attempt'] or '-'}: **{d['category']}** "
-                f"({restart}; suspect {s['kind']}{': ' + where if where else ''}; confidence "
-                f"{d['confidence']}) — {d['summary']}"
+                f"- {_time(d['ts'])} attempt {d['attempt'] or '-'}: **{plain(d['category'])}** "
+                f"({restart}; suspect {plain(s['kind'])}{': ' + plain(where) if where else ''}; "
+                f"confidence {plain(d['confidence'])}) — {plain(d['summary'])}"
             )
-            out.append(f"  - what to do: {d['action']}")
+            out.append(f"  - what to do: {plain(d['action'])}")
             if d["evidence"]:
                 e = d["evidence"][-1]
-                out.append(f"  - evidence: `{e['file']}:{e['line']}` `{e['text'][:200]}`")
+                where_line = f"{e['file']}:{e['line']}"
+                out.append(f"  - evidence: {_code(where_line)} {_code(e['text'][:200])}")
             for c in d["consequences"][:3]:
-                out.append(f"  - consequence: {c['count']}× {c['category']}: {c['summary']}")
+                out.append(
+                    f"  - consequence: {plain(c['count'])}× {plain(c['category'])}: "
+                    f"{plain(c['summary'])}"
+                )
     stacks = doc.get("stacks") or []
     if stacks:
         out += ["", "## Stacks of hung attempts", ""]
         for x in stacks:
-            out.append(f"- {_time(x['ts'])} attempt {x['attempt'] or '-'}: {x['summary']}")
+            out.append(
+                f"- {_time(x['ts'])} attempt {x['attempt'] or '-'}: {plain(x.get('summary'))}"
+            )
             for g in x.get("groups") or []:
                 ranks = g.get("ranks") or []
                 who = f"rank(s) {', '.join(map(str, ranks))}" if ranks else f"pids {g['pids']}"
                 odd = " (the odd one out)" if g.get("odd") else ""
-                out.append(f"  - {g['count']}× {who}{odd}: `{g['where']}`")
+                out.append(f"  - {plain(g['count'])}× {plain(who)}{odd}: {_code(g['where'])}")
     out += ["", "## Events", ""]
     for e in doc["events"]:
         tag = f" (attempt {e['attempt']})" if e["attempt"] is not None else ""
-        out.append(f"- {_time(e['ts'])}{tag} **{e['kind']}**: {e['message']}")
+        out.append(f"- {_time(e['ts'])}{tag} **{plain(e['kind'])}**: {plain(e['message'])}")
     return "\n".join(out) + "\n"

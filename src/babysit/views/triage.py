@@ -3,6 +3,8 @@
 doc = diagnosis_document(diagnosis, seen_before=store.seen_before(fp))   # documents.py
 print(json.dumps(doc))        # babysit triage --json
 print_diagnosis(doc, console) # babysit triage
+
+The document quotes the logs: every string of it goes through views.safe.markup.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
+
+from babysit.views.safe import markup
 
 _CATEGORY_STYLE = {
     "gpu_hardware": "bold red",
@@ -50,19 +53,21 @@ def print_diagnosis(
     cat = doc["category"]
     style = _CATEGORY_STYLE.get(cat, "bold")
     console.print(
-        f"[{style}]{cat}[/]  {_transient_words(doc['transient'])}  "
+        f"[{style}]{markup(cat)}[/]  {_transient_words(doc['transient'])}  "
         f"[dim]confidence {doc['confidence']:.2f}[/]"
     )
-    console.print(escape(doc["summary"]), soft_wrap=True)
+    console.print(markup(doc["summary"]), soft_wrap=True)
     s = doc["suspect"]
     where = suspect_where(s)
-    console.print(f"[bold]suspect:[/] {s['kind']}" + (f" ({where})" if where else ""))
-    console.print(f"[bold]what to do:[/] {escape(doc['action'])}", soft_wrap=True)
+    console.print(
+        f"[bold]suspect:[/] {markup(s['kind'])}" + (f" ({markup(where)})" if where else "")
+    )
+    console.print(f"[bold]what to do:[/] {markup(doc['action'])}", soft_wrap=True)
     if doc["evidence"]:
         console.print("[bold]evidence:[/]")
         for e in doc["evidence"][:14]:
             console.print(
-                f"  [dim]{escape(e['file'])}:{e['line']}[/]  {escape(e['text'][:300])}",
+                f"  [dim]{markup(e['file'])}:{e['line']}[/]  {markup(e['text'][:300])}",
                 soft_wrap=True,
                 highlight=False,
             )
@@ -75,19 +80,19 @@ def print_diagnosis(
                 on = (
                     f" on {len(ranks)} rank(s)"
                     if len(ranks) > 3
-                    else f" on rank(s) {', '.join(map(str, ranks))}"
+                    else f" on rank(s) {markup(', '.join(map(str, ranks)))}"
                 )
             console.print(
-                f"  {c['count']}x [dim]{c['category']}[/] {escape(c['summary'])}{on}; first: "
-                f"[dim]{escape(c['first']['file'])}:{c['first']['line']}[/]",
+                f"  {c['count']}x [dim]{markup(c['category'])}[/] {markup(c['summary'])}{on}; "
+                f"first: [dim]{markup(c['first']['file'])}:{c['first']['line']}[/]",
                 soft_wrap=True,
             )
     if seen_line:
-        console.print(f"[bold]seen before:[/] {escape(seen_line)}")
+        console.print(f"[bold]seen before:[/] {markup(seen_line)}")
     if files:
         console.print(
             f"[dim]read {files} file(s), {lines:,} lines; fingerprint "
-            f"{doc['fingerprint'] or '-'}; rule {doc['rule'] or '-'}[/]"
+            f"{markup(doc['fingerprint'] or '-')}; rule {markup(doc['rule'] or '-')}[/]"
         )
     for sk in skipped:
-        console.print(f"[yellow]note:[/] {escape(sk)}")
+        console.print(f"[yellow]note:[/] {markup(sk)}")

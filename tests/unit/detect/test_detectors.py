@@ -184,7 +184,7 @@ def test_hang_cadence_is_learned_from_the_steps_each_read_saw() -> None:
     assert h.check(10.2 + timeout - 0.01) is None
     inc = h.check(10.2 + timeout + 0.01)
     assert inc is not None and inc.step == 59 and inc.baseline == typical
-    assert "steps usually come every 0.00667s" in inc.message  # the steps' cadence, not 0.2 s
+    assert "steps usually come every 6.67ms" in inc.message  # the steps' cadence, not 0.2 s
 
 
 def test_hang_a_read_of_a_few_steps_is_enough_when_they_are_five() -> None:

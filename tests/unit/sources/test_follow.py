@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -265,3 +267,90 @@ def test_resume_inside_an_over_long_line(log: Path) -> None:
     g = Follower(log, "stdout", offset=f.consumed, max_line_bytes=100)
     got = [(line.text[:4], line.truncated) for line in g.poll(0.0).lines]
     assert got == [("HEAD", True), ("step", False)]
+
+
+# -- paths that are not regular files -------------------------------------------------------------
+
+
+def poll_in_thread(f: Follower, deadline_s: float = 10.0) -> bool:
+    """True when poll() returned within the deadline. A poll blocked opening the FIFO is freed
+    (a writer comes and goes) so that the test fails instead of hanging."""
+    done = threading.Event()
+
+    def go() -> None:
+        f.poll(1.0, final=True)
+        done.set()
+
+    threading.Thread(target=go, daemon=True).start()
+    if done.wait(deadline_s):
+        return True
+    os.close(os.open(f.path, os.O_WRONLY | os.O_NONBLOCK))
+    return False
+
+
+def test_a_fifo_is_never_opened_and_is_reported_once(tmp_path: Path) -> None:
+    fifo = tmp_path / "metrics.fifo"
+    os.mkfifo(fifo)
+    f = Follower(fifo, "metrics")
+    assert poll_in_thread(f), "poll() blocked opening a FIFO"
+    problem = f.take_problem()
+    assert problem is not None and "FIFO" in problem and str(fifo) in problem
+    assert "regular file" in problem
+    assert f.take_problem() is None  # said once
+    assert f.poll(2.0).data == b"" and f.take_problem() is None
+
+
+def test_a_writer_waiting_on_the_fifo_is_not_woken(tmp_path: Path) -> None:
+    """Opening the pipe would let a writer's open() through, then close under it (EPIPE)."""
+    fifo = tmp_path / "metrics.fifo"
+    os.mkfifo(fifo)
+    f = Follower(fifo, "metrics")
+    assert poll_in_thread(f), "poll() blocked opening a FIFO"
+    with pytest.raises(OSError):  # ENXIO: still nobody reading it
+        os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+
+
+def test_a_regular_file_again_is_read_and_the_problem_clears(tmp_path: Path) -> None:
+    path = tmp_path / "metrics.jsonl"
+    os.mkfifo(path)
+    f = Follower(path, "metrics")
+    assert poll_in_thread(f), "poll() blocked opening a FIFO"
+    assert f.take_problem() is not None
+    path.unlink()
+    path.write_bytes(b'{"step": 1}\n')
+    assert texts(f.poll(2.0)) == ['{"step": 1}']
+    assert f.problem is None
+
+
+def test_a_character_device_is_not_read(tmp_path: Path) -> None:
+    f = Follower(Path("/dev/zero"), "metrics")
+    assert f.poll(1.0).data == b""
+    problem = f.take_problem()
+    assert problem is not None and "not a regular file" in problem
+
+
+def test_a_log_deleted_under_the_follower_is_read_on_through_its_descriptor(log: Path) -> None:
+    """The home removed mid-run: the writer still appends to the unlinked file; so does the
+    follower read it, through the descriptor it keeps."""
+    writer = log.open("ab")
+    try:
+        writer.write(b"step 1\n")
+        writer.flush()
+        f = Follower(log, "stdout")
+        assert texts(f.poll(1.0)) == ["step 1"]
+        log.unlink()
+        writer.write(b"step 2\n")
+        writer.flush()
+        assert texts(f.poll(2.0)) == ["step 2"]
+        assert texts(f.poll(3.0, final=True)) == []
+    finally:
+        writer.close()
+
+
+def test_a_new_file_at_the_path_is_followed_instead(log: Path) -> None:
+    append(log, b"old 1\n")
+    f = Follower(log, "stdout")
+    assert texts(f.poll(1.0)) == ["old 1"]
+    log.unlink()
+    log.write_bytes(b"new\n")  # rotated: a new (shorter) file under the name
+    assert texts(f.poll(2.0)) == ["new"]

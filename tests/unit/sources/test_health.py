@@ -303,7 +303,8 @@ def _fake_python(tmp_path: Path, body: str) -> str:
 
 def test_matmul_hung_or_crashed(tmp_path: Path) -> None:
     t0 = time.monotonic()
-    (r,) = matmul_check(_fake_python(tmp_path, "echo imported; exec sleep 30"), budget_s=0.3)
+    hung = "echo 'babysit-matmul: gpus 1'; exec sleep 30"  # phases: tests/.../test_matmul.py
+    (r,) = matmul_check(_fake_python(tmp_path, hung), budget_s=0.3)
     assert time.monotonic() - t0 < 3.0
     assert r.status is CheckStatus.FAIL and "did not finish within 0.3s" in r.summary
     (r,) = matmul_check(_fake_python(tmp_path, "exec sleep 30"), budget_s=0.3)

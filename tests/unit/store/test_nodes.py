@@ -8,6 +8,7 @@ import json
 import sys
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -303,7 +304,9 @@ def test_nodes_ban_list_unban(runner: CliRunner, tmp_path: Path) -> None:
     (doc,) = json.loads(res.stdout)["nodes"]
     assert doc["host"] == "gpu-17" and doc["state"] == "banned"
     assert doc["ban"]["reason"] == "Xid 79" and doc["ban"]["by"] == "operator"
-    assert doc["ban"]["expires"] - doc["ban"]["since"] == pytest.approx(48 * H)
+    ban = doc["ban"]  # ISO 8601 times, as in every JSON babysit prints
+    since, expires = (datetime.fromisoformat(ban[k]).timestamp() for k in ("since", "expires"))
+    assert expires - since == pytest.approx(48 * H)
 
     res = runner.invoke(cli, ["nodes", "list", "--home", home])
     assert res.exit_code == 0

@@ -282,11 +282,21 @@ def test_duplicate_attempt_is_refused_for_good(store: Store) -> None:
     """A constraint violation is a bug, not a full disk: StoreError, not the retriable
     StoreWriteError (a retried write could never succeed and would block the rest)."""
     started(store)
-    store.add_attempt("gpt", 1, {"started": 1.0})
+    store.add_attempt("gpt", 1, {"started": 1.0, "launcher_pid": 42})
     with pytest.raises(StoreError) as info:
         store.add_attempt("gpt", 1, {"started": 2.0})
     assert not isinstance(info.value, StoreWriteError)
+    assert "already recorded" in str(info.value)
     assert store.attempts("gpt")[0]["started"] == 1.0
+
+
+def test_an_attempt_recorded_but_never_launched_is_replaced_by_its_launch(store: Store) -> None:
+    """babysit died between the row and the launch: the next babysit launches that number."""
+    started(store)
+    store.add_attempt("gpt", 1, {"started": 1.0, "argv": ["old"]})
+    store.add_attempt("gpt", 1, {"started": 2.0, "argv": ["new"]})
+    (row,) = store.attempts("gpt")
+    assert (row["started"], row["argv"]) == (2.0, ["new"])
 
 
 # -- events --------------------------------------------------------------------------------------
@@ -409,3 +419,43 @@ def test_a_write_record_the_store_does_not_know_is_refused_loudly(tmp_path: Path
 
     with Store.open(tmp_path / "home") as store, pytest.raises(StoreError, match="a babysit bug"):
         store.apply("not a write")  # type: ignore[arg-type]
+
+
+# -- readers -------------------------------------------------------------------------------------
+
+
+def test_readers_open_the_store_read_only(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with Store.open(home) as writer:
+        started(writer)
+    with Store.open(home, create=False) as reader:
+        assert reader.readonly
+        assert [r["name"] for r in reader.runs()] == ["gpt"]
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            reader._conn.execute("DELETE FROM runs")
+
+
+def test_a_reader_that_writes_becomes_a_writer(tmp_path: Path) -> None:
+    """`nodes unban` reads the bans, then writes: the same store object."""
+    home = tmp_path / "home"
+    Store.open(home).close()
+    with Store.open(home, create=False) as store:
+        started(store)
+        assert not store.readonly
+    with Store.open(home, create=False) as store:
+        assert store.run("gpt")["cwd"] == "/work"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads and writes whatever the modes say")
+def test_readers_work_on_a_read_only_home(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with Store.open(home) as writer:
+        started(writer)
+    for name in ("babysit.db-wal", "babysit.db-shm"):
+        (home / name).unlink(missing_ok=True)
+    home.chmod(0o555)
+    try:
+        with Store.open(home, create=False) as reader:
+            assert [r["name"] for r in reader.runs()] == ["gpt"]
+    finally:
+        home.chmod(0o755)

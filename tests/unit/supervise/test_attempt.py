@@ -154,14 +154,6 @@ def test_a_stall_then_a_clean_exit_is_a_plain_success(tmp_path: Path) -> None:
     assert row["category"] is None and row["summary"] is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="after a re-attach the hang detector starts over (supervise/attempt.py resume -> "
-    "Pipeline.new_attempt): the start-up allowance hang.startup_s applies again although the "
-    "row says the attempt is past step 10, and the learned cadence is gone, so a hung attempt "
-    "whose babysit was killed (a requeue) is killed only hang.startup_s (default 30 min) after "
-    "the re-attach, with 'no progress ... since start'",
-)
 def test_a_hung_attempt_is_still_killed_soon_after_a_reattach(tmp_path: Path) -> None:
     hung = Script(steps(1, 10, every_s=1.0), ends_at=None)
     r = Run(tmp_path, [hung, Script(ends_at=1)], **{**HANG, "hang.startup_s": 600})

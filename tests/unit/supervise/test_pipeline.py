@@ -171,7 +171,7 @@ def test_hang_cadence_from_the_steps_of_each_read() -> None:
     typical = p.hang.typical_interval_s()
     assert typical is not None and abs(typical - 0.2 / 30) < 1e-6, typical
     (inc,) = p.tick(10.4 + 3.1)
-    assert "steps usually come every 0.00667s" in inc.message
+    assert "steps usually come every 6.67ms" in inc.message
 
 
 def test_the_client_stamps_win_over_the_reads_even_after_stdout_told_the_step() -> None:

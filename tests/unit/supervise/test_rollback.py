@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from babysit.config import build_config
 from babysit.records import AttemptRecord, DecisionKind, Outcome
-from babysit.supervise.rollback import Rollbacks
+from babysit.sources import globwalk
+from babysit.supervise.rollback import Rollbacks, StopRequested
 
 
 def recovery(tmp_path: Path) -> Rollbacks:
@@ -112,3 +116,54 @@ def test_host_names_match_without_domains_but_ip_addresses_stay_whole() -> None:
 
     assert short("GPU-3.cluster.local") == short("gpu-3") == "gpu-3"
     assert short("10.0.0.2") == "10.0.0.2" != short("10.0.0.3")
+
+
+# -- the validator and babysit's stop -------------------------------------------------------------
+
+
+def with_validator(tmp_path: Path, validate: str, stopping: Any) -> tuple[Rollbacks, list[str]]:
+    cfg = build_config(
+        {
+            "checkpoint.glob": "out/ckpt_*.pt",
+            "checkpoint.settle_s": 0.0,
+            "checkpoint.validate": validate,
+            "checkpoint.validate_timeout_s": 600.0,
+        }
+    )
+    said: list[str] = []
+
+    def no_journal() -> Any:
+        raise AssertionError("nothing is recorded for a launch that does not happen")
+
+    rb = Rollbacks(
+        cfg, tmp_path, lambda level, msg: said.append(msg), no_journal, time.time, stopping
+    )
+    return rb, said
+
+
+def test_a_stop_while_validating_ends_the_validator_and_launches_nothing(tmp_path: Path) -> None:
+    """A validator that hangs kept babysit deaf to SIGTERM for validate_timeout_s (300 s)."""
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "ckpt_10.pt").write_bytes(b"weights")
+    started = tmp_path / "started"
+    rb, _ = with_validator(
+        tmp_path, f"sh -c 'touch {started}; sleep 1000' {{checkpoint}}", started.exists
+    )
+    t0 = time.monotonic()
+    with pytest.raises(StopRequested):
+        rb.pick_checkpoint(settle_s=0.0)
+    assert time.monotonic() - t0 < 60  # not the 600 s timeout
+    assert rb._rejected == {}  # not held against the checkpoint
+
+
+def test_a_cut_scan_is_said_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(globwalk.walk_glob, "__defaults__", (5, globwalk.MAX_DEPTH))
+    for i in range(10):
+        (tmp_path / "out" / f"d{i}").mkdir(parents=True)
+        (tmp_path / "out" / f"d{i}" / f"ckpt_{i}.pt").write_bytes(b"w")
+    cfg = build_config({"checkpoint.glob": "out/**/ckpt_*.pt"})
+    said: list[str] = []
+    rb = Rollbacks(cfg, tmp_path, lambda level, msg: said.append(msg), lambda: None, time.time)
+    rb.scan(0.0)
+    rb.scan(0.0)
+    assert len(said) == 1 and "more than 5 entries" in said[0]

@@ -170,8 +170,9 @@ def test_the_budget_survives_babysit_being_killed(tmp_path: Path) -> None:
     assert spent in r.said.text
 
 
-def test_an_intent_without_a_launch_is_recorded_lost_and_restarted(tmp_path: Path) -> None:
-    """babysit died between writing the attempt's row and launching it."""
+def test_an_intent_without_a_launch_is_launched_not_counted_as_lost(tmp_path: Path) -> None:
+    """babysit died between writing the attempt's row and launching it: the next babysit
+    launches that attempt (same number), and no phantom failure counts against the budget."""
 
     class DiesAtLaunch(FakeEngine):
         def launch(self, spec: LaunchSpec) -> Handle:
@@ -185,9 +186,10 @@ def test_an_intent_without_a_launch_is_recorded_lost_and_restarted(tmp_path: Pat
     r.engine = engine
     r.sup = r.supervisor()
     assert r.run() == ExitCode.OK, r.said.text
-    first, second = r.attempts()
-    assert first["outcome"] == "lost" and second["outcome"] == "succeeded"
-    assert len(engine.launches) == 1
+    (only,) = r.attempts()
+    assert (only["number"], only["outcome"]) == (1, "succeeded")
+    assert len(engine.launches) == 1 and engine.launches[0].env["BABYSIT_ATTEMPT"] == "1"
+    assert "attempt 1 was recorded but never launched" in r.said.text
 
 
 class BabysitKilledAtLaunch(BaseException):

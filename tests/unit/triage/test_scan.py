@@ -214,7 +214,7 @@ def test_invalid_utf8_is_replaced() -> None:
     assert stats.last_line == "\ufffd step"
 
 
-def test_nul_bytes_make_a_binary_file() -> None:
+def test_a_zip_archive_is_binary_though_it_holds_text() -> None:
     handed, stats = run(b"PK\x03\x04\x00\x00RuntimeError: inside a zip\n" * 10)
     assert handed == []
     assert stats.binary
@@ -227,6 +227,94 @@ def test_nul_past_the_first_8_kib_is_no_binary() -> None:
     handed, stats = run(data)
     assert not stats.binary
     assert handed == [(401, "RuntimeError: boom")]
+
+
+OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+
+
+def test_a_nul_byte_early_in_a_log_is_still_text() -> None:
+    # A NUL in the first block (a log truncated under its writer, a stray byte) made the whole
+    # log "binary": triage saw nothing and a CUDA OOM became a restart storm.
+    handed, stats = run(b"starting\n\x00\x01 garbage\n" + lines("x", OOM))
+    assert not stats.binary
+    assert handed == [(4, OOM)]
+    assert stats.lines == 4
+
+
+def test_a_hole_of_nul_bytes_before_the_text_is_skipped_not_binary() -> None:
+    # copytruncate under a writer without O_APPEND: the file starts with a hole of NULs as
+    # long as what was written before, then the new output (on the same line as the hole).
+    data = b"\x00" * (3 * CHUNK_BYTES) + lines("step 1", OOM)
+    handed, stats = run(data)
+    assert not stats.binary
+    assert handed == [(2, OOM)]
+    assert stats.long_lines == 0
+
+
+def test_nul_bytes_inside_a_line_are_dropped() -> None:
+    handed, _ = run(b"ok\nRuntime\x00Error: boom\x00\n")
+    assert handed == [(2, "RuntimeError: boom")]
+
+
+def test_control_bytes_and_escapes_are_text() -> None:
+    body = "\x1b[31mRuntimeError\x1b[0m: \x07bad\x08 \x1b]0;title\x07 \x01\x02 done"
+    handed, stats = run(lines("ok", body) * 50)
+    assert not stats.binary
+    assert handed[0] == (2, body)
+
+
+def test_utf16_log_is_read_as_text() -> None:
+    handed, stats = run(lines("ok", OOM).decode().encode("utf-16-le"))
+    assert not stats.binary
+    assert handed == [(2, OOM)]
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"\x1f\x8b\x08\x00",  # gzip not named .gz
+        b"PK\x03\x04",  # zip: a torch.save checkpoint
+        b"\x7fELF\x02\x01\x01\x00",  # a core dump
+        b"\x93NUMPY\x01\x00",
+        b"\x80\x04\x95",  # a pickle
+        b"\x89HDF\r\n\x1a\n",
+        (24).to_bytes(8, "little") + b'{"__metadata__":{}}    ',  # safetensors
+    ],
+)
+def test_known_binary_formats_are_skipped(head: bytes) -> None:
+    handed, stats = run(head + b"RuntimeError: inside\n" * 100)
+    assert stats.binary
+    assert handed == []
+
+
+@pytest.mark.parametrize("encoding", ["gbk", "latin-1", "shift_jis"])
+def test_a_log_in_a_legacy_encoding_is_text(encoding: str) -> None:
+    words = "Fehler à l'étape" + (" 训练失败 セグメンテーション" if encoding != "latin-1" else "")
+    body = "\n".join(f"step {i} {words} {words}" for i in range(200)) + "\n" + OOM + "\n"
+    data = body.encode(encoding, "replace")
+    handed, stats = run(data)
+    assert not stats.binary
+    assert handed[-1] == (201, OOM)
+
+
+def test_a_raw_tensor_dump_is_binary() -> None:
+    import random
+    import struct
+
+    rng = random.Random(3)
+    data = b"".join(struct.pack("<f", rng.gauss(0, 0.02)) for _ in range(1 << 14))
+    _, stats = run(data + b"\nRuntimeError: x\n")
+    assert stats.binary
+
+
+def test_random_bytes_are_binary() -> None:
+    import random
+
+    rng = random.Random(7)
+    data = bytes(rng.randrange(256) for _ in range(1 << 16)) + b"\nRuntimeError: x\n"
+    handed, stats = run(data)
+    assert stats.binary
+    assert handed == []
 
 
 def test_mostly_control_bytes_make_a_binary_file() -> None:

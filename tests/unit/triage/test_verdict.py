@@ -190,18 +190,80 @@ def test_a_flat_line_with_a_consequence_first_still_names_its_cause() -> None:
 @pytest.mark.parametrize(
     ("last", "category", "transient"),
     [
-        ("[titan] step: 812  loss: 2.31", Category.HANG, None),
+        ("[titan] step: 812  loss: 2.31", Category.UNKNOWN, None),
         ("Training completed. Do not forget to share your model on huggingface.co/models =)",
          Category.UNKNOWN, None),
     ],
 )
-def test_no_error_is_a_hang_unless_the_run_says_it_finished(
+def test_no_error_is_unknown_whether_or_not_the_run_says_it_finished(
     last: str, category: Category, transient: bool | None
 ) -> None:
     engine = Engine(KB)
     d = diagnose(engine, ["train.log"], 812, last)
     assert d.category == category and d.transient is transient and d.rule is None
     assert "no error found in 812 lines of train.log" in d.summary
+
+
+def test_a_log_that_ends_without_an_error_says_so_and_keeps_the_hint() -> None:
+    d = diagnose(Engine(KB), ["train.log"], 812, "[titan] step: 812  loss: 2.31")
+    assert d.category == Category.UNKNOWN, d.summary
+    assert "the log ends without an error" in d.summary
+    assert "last line: [titan] step: 812" in d.summary
+    for hint in ("py-spy dump", "OOM killer", "SIGKILL", "preemption"):
+        assert hint in d.action, hint
+
+
+@pytest.mark.parametrize("text", ["\n\n\n", "   \n\t\n", "iter 1: loss 2.5\niter 2: loss 2.4\n"])
+def test_a_blank_or_errorless_log_file_is_not_a_hang(tmp_path: Path, text: str) -> None:
+    log = tmp_path / "train.log"
+    log.write_text(text)
+    d = triage_files([log], KB).diagnosis
+    assert d.category == Category.UNKNOWN, d.summary
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        "sfr-pod:435:783 [0] NCCL INFO Ring 00 : 0 -> 8 [receive] via NET/Socket/0",
+        "neuromancer:13802:13802 [0] INFO Launch mode Group/CGMD",
+        "initializing ddp: GLOBAL_RANK: 3, MEMBER: 4/8",
+    ],
+)
+def test_a_log_that_stops_in_distributed_set_up_says_where(last: str) -> None:
+    d = diagnose(Engine(KB), ["train.log"], 11, last)
+    assert d.category == Category.UNKNOWN, d.summary
+    assert "ends without an error" in d.summary and "NCCL or DDP initialisation" in d.summary
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        "    all_gather_into_tensor (deepspeed/comm/comm.py:305)",  # py-spy dump
+        'Thread 42 (idle): "MainThread"',
+        "#14 0x000014cdd8a6cf36 in cudaMemcpyAsync () from /usr/lib64/libcudart.so.11.0",  # gdb
+        "#0  __GI___poll (fds=0x55d, nfds=1, timeout=-1) at ../sysdeps/poll.c:29",
+        '  File "/w/train.py", line 88 in train_step',  # faulthandler
+        "[1,0]<stderr>:Stalled ranks:",  # Horovod's stall inspector
+    ],
+)
+def test_a_log_that_ends_in_the_stacks_of_stuck_processes_is_a_hang(last: str) -> None:
+    d = diagnose(Engine(KB), ["train.log"], 40, last)
+    assert d.category == Category.HANG, d.summary
+    assert "ends in the stacks of stuck processes" in d.summary
+
+
+def test_the_stall_inspector_is_found_in_a_big_log_too(tmp_path: Path) -> None:
+    # Big logs are searched for a few needles only (scan.NEEDLES): the hang's own evidence
+    # must be among them, or a 1 GB log of a hung Horovod job reads as one without an error.
+    log = tmp_path / "train.log"
+    log.write_text(
+        "iter 1: loss 2.5\n"
+        "WARNING: One or more tensors were submitted to be reduced, gathered or broadcasted by "
+        "subset of ranks and are waiting for remainder of ranks for more than 60 seconds.\n"
+        "iter 2: loss 2.5\n"
+    )
+    d = triage_files([log], KB, rare=False).diagnosis
+    assert d.category == Category.HANG and d.rule == "hang.stacks", d.summary
 
 
 def test_an_empty_log_is_unknown_and_says_why() -> None:

@@ -1,0 +1,159 @@
+"""The database file of a home: opened for a writer or a reader, and told apart when it is
+empty, missing or damaged, with what to do about it. A part of store/sqlite.py's Store.
+
+    conn = connect(db, writable=False)      # read-only; immutable when no -shm can be made
+    refuse_lost_history(home)               # StoreCorrupt: emptied or deleted, history in JSONL
+    raise corrupt_error(home, exc)          # StoreCorrupt naming `babysit rebuild --home H`
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import psutil
+
+from babysit.errors import StoreCorrupt, StoreError
+from babysit.store.schema import MIGRATIONS
+
+DB_NAME = "babysit.db"
+JSONL_NAME = "events.jsonl"
+NETWORK_FS = {"nfs", "nfs4", "lustre", "gpfs", "cifs", "smb3", "fuse.sshfs", "beegfs", "ceph"}
+
+
+def connect(db: Path, writable: bool) -> sqlite3.Connection:
+    """A writer's connection (WAL, synchronous=FULL), or a reader's: read-only, so that status
+    and logbook never need to write to the home; immutable when not even SQLite's shared-memory
+    file can be made (a read-only directory and no writer around)."""
+    if writable:
+        conn = sqlite3.connect(db, timeout=10.0, isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA busy_timeout=10000")  # first: two babysits may open at once
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        return conn
+    uri = db.absolute().as_uri()
+    try:
+        conn = sqlite3.connect(f"{uri}?mode=ro", timeout=10.0, isolation_level=None, uri=True)
+        conn.execute("PRAGMA busy_timeout=10000")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.OperationalError:
+        # WAL mode needs the -shm file; a read-only directory without one cannot have it.
+        conn = sqlite3.connect(f"{uri}?immutable=1", isolation_level=None, uri=True)
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def sibling(db: Path, suffix: str) -> Path:
+    return db.with_name(db.name + suffix)
+
+
+def corrupt(exc: sqlite3.DatabaseError) -> bool:
+    """SQLite says the file is not a database, or a damaged one."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
+
+
+def rebuild_hint(home: Path) -> str:
+    if history_lines(home):
+        return (
+            f"Rebuild it from {JSONL_NAME} with `babysit rebuild --home {home}` (the old file is "
+            "moved aside, not deleted)."
+        )
+    return (
+        f"There is no {JSONL_NAME} to rebuild it from: move {home / DB_NAME} aside (keep it for a "
+        "look later) and babysit starts a new store."
+    )
+
+
+def lost_hint(home: Path) -> str:
+    return (
+        f"Rebuild it from {JSONL_NAME} with `babysit rebuild --home {home}`; or, to start a new "
+        f"logbook on purpose, move {home / JSONL_NAME} aside first."
+    )
+
+
+def corrupt_error(home: Path, exc: sqlite3.Error) -> StoreCorrupt:
+    return StoreCorrupt(
+        f"{home / DB_NAME} is damaged ({exc}): babysit cannot use it. This is not a babysit "
+        f"bug, but the file was overwritten or its disk failed. {rebuild_hint(home)}"
+    )
+
+
+def newer_error(db: Path, version: int) -> StoreError:
+    return StoreError(
+        f"{db} was written by a newer babysit (schema {version}, this one knows "
+        f"{len(MIGRATIONS)}): upgrade babysit, or pass --home DIR for a new store"
+    )
+
+
+def history_lines(home: Path) -> int:
+    """Non-empty lines of the home's events.jsonl (0 when missing or unreadable)."""
+    try:
+        with (home / JSONL_NAME).open("rb") as fh:
+            return sum(1 for line in fh if line.strip())
+    except OSError:
+        return 0
+
+
+def refuse_lost_history(home: Path) -> None:
+    """A database emptied (0 bytes) or missing while events.jsonl holds history: say so, rather
+    than carry on with a blank logbook (and write new history over the old)."""
+    db = home / DB_NAME
+    try:
+        size = db.stat().st_size
+    except FileNotFoundError:
+        size = None
+    except OSError:
+        return
+    if size:
+        return
+    wal = sibling(db, "-wal")
+    if size == 0 and wal.exists() and wal.stat().st_size > 0:
+        return  # a new database whose pages are still in its WAL
+    lines = history_lines(home)
+    if not lines:
+        return
+    what = "is empty (0 bytes)" if size == 0 else "is missing"
+    raise StoreCorrupt(
+        f"{db} {what}, but {home / JSONL_NAME} holds {lines} logbook events: the database was "
+        f"{'emptied' if size == 0 else 'deleted'}, and babysit will not start over on a blank "
+        f"logbook. {lost_hint(home)}"
+    )
+
+
+def free_space_hint(path: Path) -> str:
+    """' (the disk is full: 0 MiB free)' when that is the likely reason, else ''."""
+    for candidate in (path, *path.parents):
+        try:
+            free = shutil.disk_usage(candidate).free
+        except OSError:
+            continue
+        return f" (the disk is full: {free / 2**20:.0f} MiB free)" if free < 16 << 20 else ""
+    return ""
+
+
+def fs_type(path: Path) -> str | None:
+    """The filesystem type holding `path` (longest matching mount point)."""
+    try:
+        target = str(path.resolve())
+        best: tuple[int, str] | None = None
+        for part in psutil.disk_partitions(all=True):
+            mp = part.mountpoint
+            if (target == mp or target.startswith(mp.rstrip("/") + "/")) and (
+                best is None or len(mp) > best[0]
+            ):
+                best = (len(mp), part.fstype)
+        return best[1] if best else None
+    except (OSError, RuntimeError):
+        return None

@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -50,6 +51,13 @@ def wait_for(predicate: Callable[[], Any], timeout: float = 30.0, what: str = "c
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {what}")
         time.sleep(0.02)
+
+
+def free_port() -> int:
+    """A TCP port free on localhost now (torchrun's --master-port)."""
+    with contextlib.closing(socket.socket()) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def status_json(home: Path, run: str, cwd: Path) -> dict[str, Any]:

@@ -5,18 +5,25 @@ are never killed. The evidence that decided is in `status --json`. Needs torch."
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
-import socket
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import psutil
 import pytest
 
-from tests.conftest import TINYGPT, fixture, run_babysit, start_babysit, status_json, wait_for
+from tests.conftest import (
+    TINYGPT,
+    fixture,
+    free_port,
+    run_babysit,
+    start_babysit,
+    status_json,
+    wait_for,
+)
 
 pytest.importorskip("torch")
 pytestmark = [pytest.mark.e2e, pytest.mark.torch]
@@ -24,21 +31,14 @@ pytestmark = [pytest.mark.e2e, pytest.mark.torch]
 TARGET_S = 15.0  # the issue's target: restarted within detection + 15 s
 
 
-def _free_port() -> int:
-    with contextlib.closing(socket.socket()) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _restart_after_detection(doc: dict[str, Any]) -> float:
     hang = next(i for i in doc["incidents"] if i["kind"] == "hang")
     started = [e for e in doc["events"] if e["kind"] == "attempt_started"]
-    from datetime import datetime
+    return _ts(started[1]["ts"]) - _ts(hang["ts"])
 
-    def ts(x: str) -> float:
-        return datetime.fromisoformat(x).timestamp()
 
-    return ts(started[1]["ts"]) - ts(hang["ts"])
+def _ts(iso: str) -> float:
+    return datetime.fromisoformat(iso).timestamp()
 
 
 def test_a_trainer_frozen_with_sigstop_is_restarted_on_evidence(workdir: Path) -> None:
@@ -77,7 +77,7 @@ def test_a_rank_stuck_in_a_read_is_named_and_killed_on_evidence(workdir: Path) -
     res = run_babysit(
         "run", "--home", str(workdir / "h"), "--name", "hg", "-q", "--",
         sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2",
-        "--master-port", str(_free_port()), fixture("torchrun_hang.py"),
+        "--master-port", str(free_port()), fixture("torchrun_hang.py"),
         cwd=workdir, timeout=240,
     )  # fmt: skip
     assert res.returncode == 0, res.stderr[-3000:]

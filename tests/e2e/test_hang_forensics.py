@@ -4,26 +4,18 @@ stacks with the attempt, and restarts within the hang timeout plus 10 s. Needs t
 
 from __future__ import annotations
 
-import contextlib
-import socket
 import sys
 from pathlib import Path
 
 import pytest
 
 from babysit.store import Store
-from tests.conftest import fixture, run_babysit
+from tests.conftest import fixture, free_port, run_babysit
 
 pytest.importorskip("torch")
 pytestmark = [pytest.mark.e2e, pytest.mark.torch]
 
 FLOOR_S = 2.0
-
-
-def _free_port() -> int:
-    with contextlib.closing(socket.socket()) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_hung_rank_is_named_from_its_stack_and_the_job_restarts(workdir: Path) -> None:
@@ -34,7 +26,7 @@ def test_hung_rank_is_named_from_its_stack_and_the_job_restarts(workdir: Path) -
     res = run_babysit(
         "run", "--home", str(workdir / "h"), "--name", "hg", "-q", "--",
         sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2",
-        "--master-port", str(_free_port()), fixture("torchrun_hang.py"),
+        "--master-port", str(free_port()), fixture("torchrun_hang.py"),
         cwd=workdir, timeout=180,
     )  # fmt: skip
     assert res.returncode == 0, res.stderr[-3000:]

@@ -70,27 +70,10 @@ class Forensics:
                 pids, handle.attempt_dir / STACKS_DIR, self.cfg.forensics.stacks_budget_s
             )
             report = group_stacks(parse_stacks(procs), self.wall())
-            doc = stacks_document(report)
-            text = stacks_text(doc)
         except Exception as exc:  # forensics must never stand between a hang and its restart
             self.say(Level.WARN, f"could not take the stacks of hung attempt {attempt}: {exc}")
             return None
-        path = handle.attempt_dir / STACKS_FILE
-        try:
-            path.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            self.say(Level.WARN, f"cannot write {path}: {exc}")
-        summary = report.summary
-        self.journal.write(AddStacks(self.run, attempt, report.ts, summary, doc))
-        self.journal.event(
-            EventKind.STACKS,
-            f"stacks of hung attempt {attempt}: {summary}",
-            attempt,
-            file=str(path),
-            suspect=doc.get("suspect"),
-        )
-        self.say(Level.WARN, f"stacks of hung attempt {attempt}: {summary} (all of them: {path})")
-        return report
+        return self.keep(Look(report.ts, (), report), None, attempt, handle.attempt_dir)
 
     # -- looking at a hung attempt -------------------------------------------------------------
 
@@ -149,12 +132,17 @@ class Forensics:
         report = look.stacks
         if report is None:
             return None
-        doc = stacks_document(report)
-        if evidence is not None:
-            doc["evidence"] = evidence_document(evidence)
+        try:
+            doc = stacks_document(report)
+            if evidence is not None:
+                doc["evidence"] = evidence_document(evidence)
+            text = stacks_text(doc)
+        except Exception as exc:  # forensics must never stand between a hang and its restart
+            self.say(Level.WARN, f"could not keep the stacks of hung attempt {attempt}: {exc}")
+            return None
         path = attempt_dir / STACKS_FILE
         try:
-            path.write_text(stacks_text(doc), encoding="utf-8")
+            path.write_text(text, encoding="utf-8")
         except OSError as exc:
             self.say(Level.WARN, f"cannot write {path}: {exc}")
         summary = report.summary
@@ -168,7 +156,6 @@ class Forensics:
         )
         self.say(Level.WARN, f"stacks of hung attempt {attempt}: {summary} (all of them: {path})")
         return report
-
 
     def flight_recorder_dumps(self, attempt_dir: Path) -> list[Path]:
         """PyTorch's NCCL flight recorder files the attempt left (one per rank that dumped)."""

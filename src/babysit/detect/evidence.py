@@ -9,11 +9,14 @@ What a person would look at, in the order a person would weigh it:
    until someone continues it. One held by a debugger (state t) is someone's business: unsure.
 2. Working, wait:
    - a file being written grew (a checkpoint save on slow storage: open for writing by the
-     attempt, or in the checkpoint directory);
-   - a rank used CPU (at least BUSY_CPU of a core) and its main thread is not parked in a
-     wait (an eval or a save that prints nothing: nanoGPT's estimate_loss);
-   - the GPUs are busy (NVML) while some rank is not waiting in a collective (a hung NCCL
-     collective keeps a GPU at 100% too, so that alone proves nothing).
+     attempt, or in the checkpoint directory); logs and metrics streams (`.log`, `.jsonl`,
+     wandb's and TensorBoard's files) do not count: a hung job's helpers keep writing them;
+   - a rank used CPU (at least BUSY_CPU of a core), its main thread is not parked in a wait,
+     and its stack moved between the looks (an eval or a save that prints nothing: nanoGPT's
+     estimate_loss). Busy on the very same line in both looks proves nothing: a long call, or
+     a spin-wait on a GPU behind a hung collective ("spinning", unsure);
+   - the GPUs are busy (NVML) while some rank's stack moved and not every rank waits in a
+     collective (a hung NCCL collective keeps a GPU at 100% too, so that alone proves nothing).
 3. Stuck, kill now:
    - a process in uninterruptible sleep (D) in both looks with no I/O between them;
    - every rank's main thread in the same frame, line for line, in both looks, and parked: in
@@ -37,6 +40,7 @@ from babysit.records import Evidence, Frame, HangVerdict, Look, ProcessLook, Pro
 BUSY_CPU = 0.2
 IDLE_CPU = 0.02
 GPU_BUSY_PCT = 20.0  # NVML's utilisation: some kernel ran during most of the sample period
+_LOG_SUFFIXES = (".log", ".txt", ".out", ".err", ".jsonl", ".csv", ".wandb")
 STOPPED = "stopped"
 TRACED = "tracing-stop"
 DISK_SLEEP = "disk-sleep"
@@ -113,25 +117,34 @@ def weigh(first: Look, second: Look) -> Evidence:
             dt,
         )
     ranks = _ranks(both, stacks)
+    spinning: ProcessLook | None = None
     for a, b in ranks:
         used = _cpu(a, b)
         frames = _main(stacks.get(b.pid))
-        if used is not None and used >= BUSY_CPU * dt and not (frames and _parked(frames)):
-            where = f" in {describe(telling(frames))}" if frames else ""
-            return Evidence(
-                HangVerdict.WORKING,
-                "cpu",
-                f"{_who(b)} used {used:.1f} CPU-seconds in {dt:.0f}s{where}: it is computing "
-                "without printing (an eval, a save)",
-                dt,
-                b.rank,
-                b.pid,
-            )
+        if used is None or used < BUSY_CPU * dt or (frames and _parked(frames)):
+            continue
+        if frames and frames == _main(old_stacks.get(b.pid)):
+            spinning = spinning or b  # busy on one line: a long call, or a spin on the GPU
+            continue
+        where = f" in {describe(telling(frames))}" if frames else ""
+        return Evidence(
+            HangVerdict.WORKING,
+            "cpu",
+            f"{_who(b)} used {used:.1f} CPU-seconds in {dt:.0f}s{where}: it is computing "
+            "without printing (an eval, a save)",
+            dt,
+            b.rank,
+            b.pid,
+        )
     all_waiting = bool(ranks) and all(
         (f := _main(stacks.get(b.pid))) and waiting(f) for _, b in ranks
     )
     busy_gpu = [x.gpu_util_pct for x in (first, second) if x.gpu_util_pct is not None]
-    if busy_gpu and min(busy_gpu) >= GPU_BUSY_PCT and stacks and not all_waiting:
+    moved = any(
+        (f := _main(stacks.get(b.pid))) is not None and f != _main(old_stacks.get(b.pid))
+        for _, b in ranks
+    )
+    if busy_gpu and min(busy_gpu) >= GPU_BUSY_PCT and moved and not all_waiting:
         return Evidence(
             HangVerdict.WORKING,
             "gpu",
@@ -165,6 +178,17 @@ def weigh(first: Look, second: Look) -> Evidence:
                 + ("" if gpu is None else f", and the GPUs are idle ({gpu:.0f}%)"),
                 dt,
             )
+    if spinning is not None:
+        return Evidence(
+            HangVerdict.UNSURE,
+            "spinning",
+            f"{_who(spinning)} keeps a CPU busy on one line "
+            f"({describe(telling(_main(stacks.get(spinning.pid)) or ()))}) in both looks: a long "
+            "computation, or a spin-wait on a GPU behind a hung collective",
+            dt,
+            spinning.rank,
+            spinning.pid,
+        )
     if all_waiting:
         return Evidence(
             HangVerdict.UNSURE,
@@ -279,13 +303,27 @@ def _idle(a: ProcessLook, b: ProcessLook, dt: float) -> bool:
 
 
 def _grown(first: Look, second: Look) -> tuple[str, int] | None:
-    """The file that grew most between the looks (a new one counts from 0)."""
+    """The file that grew most between the looks (a new one counts from 0), logs left out."""
     best: tuple[str, int] | None = None
     for path, size in second.files.items():
+        if _log_like(path):
+            continue
         by = size - first.files.get(path, 0)
         if by > 0 and (best is None or by > best[1]):
             best = (path, by)
     return best
+
+
+def _log_like(path: str) -> bool:
+    """A log or a metrics stream, which a hung job's helpers keep writing (wandb's service
+    process, a logging FileHandler, `tee`): no save."""
+    name = path.rsplit("/", 1)[-1].lower()
+    return (
+        name.endswith(_LOG_SUFFIXES)
+        or "tfevents" in name
+        or "/wandb/" in path
+        or "/mlruns/" in path
+    )
 
 
 def _who(p: ProcessLook) -> str:

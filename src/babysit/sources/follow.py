@@ -128,6 +128,9 @@ class Follower:
             st = os.stat(self.path)
         except FileNotFoundError:
             return self._fd  # gone from its directory: read on through the open descriptor
+        except OSError as exc:  # not allowed to look (a directory's mode): said, not fatal
+            self.problem = f"cannot read {self.path}: {exc.strerror or exc}"
+            return self._fd
         if not self._regular(st.st_mode):
             self.close()
             return None
@@ -140,6 +143,9 @@ class Follower:
             # O_NONBLOCK: had it become a FIFO since the stat, the open still returns at once.
             fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
         except FileNotFoundError:
+            return None
+        except OSError as exc:  # not allowed to read it: said once, supervision goes on
+            self.problem = f"cannot read {self.path}: {exc.strerror or exc}"
             return None
         self._fd = fd
         self._closer = weakref.finalize(self, os.close, fd)  # a follower dropped unclosed

@@ -92,10 +92,13 @@ def files_written(pids: Sequence[int], skip: Path | None = None) -> dict[str, in
     return out
 
 
-def files_in(directory: Path, limit: int = 2000, depth: int = 2) -> dict[str, int]:
+def files_in(
+    directory: Path, limit: int = 2000, depth: int = 2, skip: Path | None = None
+) -> dict[str, int]:
     """Sizes of the files in `directory` and its subdirectories down to `depth` (an HF
-    checkpoint is a directory of files), at most `limit` entries looked at; links are not
-    followed."""
+    checkpoint is a directory of files), at most `limit` entries looked at, `skip` (babysit's
+    home, when it sits there) left out; links are not followed."""
+    skipped = os.path.abspath(skip) if skip is not None else None
     out: dict[str, int] = {}
     todo = [(directory, 0)]
     seen = 0
@@ -110,6 +113,8 @@ def files_in(directory: Path, limit: int = 2000, depth: int = 2) -> dict[str, in
                 seen += 1
                 if seen > limit:
                     break
+                if skipped is not None and os.path.abspath(e.path) == skipped:
+                    continue
                 try:
                     if e.is_file(follow_symlinks=False):
                         out[e.path] = e.stat(follow_symlinks=False).st_size

@@ -38,8 +38,12 @@ class DirectoryPulse:
         pattern: str,
         timer: Callable[[], float] = time.perf_counter,
         budget: float = FULL_SCAN_BUDGET,
+        skip: str | None = None,
     ) -> None:
         self.base = str(glob_directory(pattern))
+        # babysit's own home, when it sits in the checkpoint directory (`.babysit` next to
+        # `ckpt_*.pt`): its writes every few seconds are no save, and would hide every hang.
+        self.skip = os.path.abspath(skip) if skip else None
         self.timer = timer
         self.budget = budget
         self.full_scans = 0  # for the benchmark and the tests
@@ -81,6 +85,8 @@ class DirectoryPulse:
         try:
             with os.scandir(directory) as it:
                 for entry in it:
+                    if self.skip is not None and os.path.abspath(entry.path) == self.skip:
+                        continue
                     try:
                         if entry.is_dir(follow_symlinks=False):
                             subdirs.append(entry.path)

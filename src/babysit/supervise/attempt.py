@@ -394,7 +394,7 @@ class Attempts:
             return
         live.pulsed_at = seams.monotonic()
         if self._pulse_watch is None:
-            self._pulse_watch = DirectoryPulse(pattern)
+            self._pulse_watch = DirectoryPulse(pattern, skip=str(self.ctx.home.resolve()))
         if self._pulse_watch.changed():
             live.pipeline.activity(Activity("checkpoint_write", seams.wall()))
 

@@ -84,10 +84,11 @@ class Forensics:
         try:
             pids = [r.pid for r in self.engine.ranks(handle)]
             procs = look_at(pids)
-            files = files_written(pids, skip=handle.attempt_dir)
+            home = self.ctx.home.resolve()  # babysit's own writes (the output it captures)
+            files = files_written(pids, skip=home)
             if self.cfg.checkpoint.glob:
                 pattern = str(resolve_path(self.cfg.checkpoint.glob, self.ctx.cwd))
-                files.update(files_in(glob_root(pattern)))
+                files.update(files_in(glob_root(pattern), skip=home))
         except Exception as exc:  # looking must never stand between a hang and its restart
             self.say(Level.WARN, f"could not look at the hung attempt's processes: {exc}")
             return Look(ts, ())

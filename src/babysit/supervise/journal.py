@@ -199,7 +199,9 @@ class Journal:
         came from, in words."""
         if store.runs():  # a store someone put there (`babysit rebuild` under the live run)
             source = f"the new {store.db_path.name} and what this babysit kept in memory"
-            mirrored = True
+            # Another run's babysit may have written it from its own memory: this run's events
+            # are in it only when this run is.
+            mirrored = any(r["name"] == self.run for r in store.runs())
         elif store.jsonl_path.is_file():
             store.restore(fold(read_events(store.jsonl_path), store.home))
             source, mirrored = f"{store.jsonl_path.name} and what this babysit kept in memory", True

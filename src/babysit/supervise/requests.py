@@ -141,6 +141,7 @@ class OperatorStops(list[int]):
                 f"(at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(old.ts))}); run "
                 "`babysit stop` again to stop this run",
             )
+            self._seen.add((old.id, old.ts))  # set aside even where it cannot be renamed
             self._discard()
         self._armed = True
 

@@ -116,11 +116,22 @@ def test_a_silent_eval_is_working() -> None:
     assert "4.5 CPU-seconds in 5s in forward (model.py:44)" in ev.reason
 
 
-def test_one_long_c_call_with_cpu_is_working() -> None:
-    # A big matmul: the same Python line in both looks, but the CPU moves.
+def test_a_busy_cpu_on_one_line_in_both_looks_is_not_conclusive() -> None:
+    # A long C call, or the main thread spinning in .item() behind a hung NCCL collective
+    # (CUDA's spin-wait): the same line in both looks with the CPU busy proves nothing.
     a = look(0.0, [proc(10, cpu=100.0)], {10: EVAL_A})
     b = look(5.0, [proc(10, cpu=105.0)], {10: EVAL_A})
-    assert weigh(a, b).verdict == HangVerdict.WORKING
+    ev = weigh(a, b)
+    assert ev.verdict == HangVerdict.UNSURE and ev.sign == "spinning" and ev.pid == 10
+
+
+def test_logs_that_grow_are_no_save() -> None:
+    # wandb's service process and a FileHandler keep writing while the training hangs.
+    f = {10: SLEEP_IN_READ}
+    logs = ("/run/wandb/run-1/run-1.wandb", "/run/train.log", "/run/events.out.tfevents.1")
+    a = look(0.0, [proc(10)], f, dict.fromkeys(logs, 100))
+    b = look(5.0, [proc(10)], f, dict.fromkeys(logs, 9000))
+    assert weigh(a, b).verdict == HangVerdict.STUCK
 
 
 def test_cpu_spent_spinning_in_a_collective_is_not_work() -> None:
@@ -195,9 +206,12 @@ def test_idle_without_stacks_is_stuck_unless_a_gpu_is_busy() -> None:
 
 def test_busy_gpus_count_only_when_not_every_rank_waits_in_a_collective() -> None:
     ps = [proc(10, rank=0), proc(11, rank=1)]
-    computing = {10: EVAL_A, 11: EVAL_A}
-    ev = weigh(look(0.0, ps, computing, gpu=90.0), look(5.0, ps, computing, gpu=90.0))
+    before, after = {10: EVAL_A, 11: EVAL_A}, {10: EVAL_B, 11: EVAL_B}
+    ev = weigh(look(0.0, ps, before, gpu=90.0), look(5.0, ps, after, gpu=90.0))
     assert ev.verdict == HangVerdict.WORKING and ev.sign == "gpu"
+    # Stacks that did not move: the busy GPU alone proves nothing.
+    still = weigh(look(0.0, ps, before, gpu=90.0), look(5.0, ps, before, gpu=90.0))
+    assert still.verdict != HangVerdict.WORKING
     # A hung NCCL collective keeps the GPUs at 100%: that is no work.
     f = {10: ALL_REDUCE, 11: ALL_REDUCE}
     hung = weigh(look(0.0, ps, f, gpu=100.0), look(5.0, ps, f, gpu=100.0))

@@ -354,3 +354,22 @@ def test_a_new_file_at_the_path_is_followed_instead(log: Path) -> None:
     log.unlink()
     log.write_bytes(b"new\n")  # rotated: a new (shorter) file under the name
     assert texts(f.poll(2.0)) == ["new"]
+
+
+def test_a_file_babysit_may_not_read_is_said_not_raised(
+    log: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A --metrics-file in a directory babysit may not read used to end supervision.
+    log.write_bytes(b"step 1\n")
+    f = Follower(log, "metrics")
+
+    def denied(*args: object, **kwargs: object) -> int:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "open", denied)
+    assert f.poll(1.0).lines == []
+    problem = f.take_problem()
+    assert problem is not None and "Permission denied" in problem
+    monkeypatch.undo()
+    assert [x.text for x in f.poll(2.0).lines] == ["step 1"]
+    f.close()

@@ -71,3 +71,10 @@ def test_glob_root_is_the_prefix_without_wildcards() -> None:
     assert glob_root("/runs/out/ckpt_*.pt") == Path("/runs/out")
     assert glob_root("out/*/step_*/model.pt") == Path("out")
     assert glob_root("ckpt_*.pt") == Path(".")
+
+
+def test_files_in_leaves_babysits_home_out(tmp_path: Path) -> None:
+    (tmp_path / ".babysit").mkdir()
+    (tmp_path / ".babysit" / "events.jsonl").write_text("{}\n")
+    (tmp_path / "ckpt_1.pt").write_bytes(b"y")
+    assert files_in(tmp_path, skip=tmp_path / ".babysit") == {str(tmp_path / "ckpt_1.pt"): 1}

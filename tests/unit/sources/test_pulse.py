@@ -125,3 +125,26 @@ def test_a_missing_directory_then_created(tmp_path: Path) -> None:
     assert not pulse.changed()
     touch(base / "ckpt_1.pt")
     assert pulse.changed()
+
+
+@pytest.mark.parametrize("full", [True, False], ids=["full-scan", "quick-look"])
+def test_babysits_own_home_in_the_checkpoint_directory_is_no_save(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, full: bool
+) -> None:
+    # `--checkpoint 'ckpt_*.pt'` with the default home `.babysit` next to it: babysit appends to
+    # .babysit/events.jsonl every few seconds, which used to count as a save and hid every hang.
+    if not full:
+        monkeypatch.setattr(DirectoryPulse, "_due", lambda self: self._next_full is None)
+    else:
+        monkeypatch.setattr(DirectoryPulse, "_due", lambda self: True)
+    home = tmp_path / ".babysit"
+    touch(home / "events.jsonl", b"{}\n")
+    pulse = DirectoryPulse(str(tmp_path / "ckpt_*.pt"), skip=str(home))
+    assert not pulse.changed()
+    touch(home / "events.jsonl", b"{}\n{}\n")
+    touch(home / "babysit.db-wal", b"w" * 100)
+    bump_dir_mtime(home)
+    assert not pulse.changed()
+    touch(tmp_path / "ckpt_1.pt")
+    bump_dir_mtime(tmp_path)
+    assert pulse.changed()

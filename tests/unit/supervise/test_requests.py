@@ -6,6 +6,8 @@ import json
 import signal
 from pathlib import Path
 
+import pytest
+
 from babysit.records import ExitCode, Level
 from babysit.supervise.requests import (
     STOP_REQUEST,
@@ -64,6 +66,16 @@ def test_a_request_older_than_the_babysit_is_set_aside(tmp_path: Path) -> None:
     stops.arm(started=100.0)
     assert not stops and not (tmp_path / STOP_REQUEST).exists()
     assert said[0][0] == Level.WARN and "made before this babysit started" in said[0][1]
+
+
+def test_a_stale_request_that_cannot_be_set_aside_is_still_not_obeyed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_stop_request(tmp_path, request(50.0))
+    stops = OperatorStops(tmp_path / STOP_REQUEST, lambda: 10.0, lambda: 100.0, lambda *_: None)
+    monkeypatch.setattr(OperatorStops, "_discard", lambda self: None)  # a read-only run dir
+    stops.arm(started=100.0)
+    assert (tmp_path / STOP_REQUEST).exists() and not stops
 
 
 def test_babysit_stop_stops_the_attempt_as_an_operator_stop(tmp_path: Path) -> None:

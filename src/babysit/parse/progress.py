@@ -167,6 +167,7 @@ class ProgressBars:
             self._cleared.add(line.stream)  # tqdm.write clears the bar first
         elif "estor" in raw and "heckpoint" in raw and (m := _RESTORE.search(raw)):
             self._resume_step = step_in_path(m.group(1))
+            return metric, self._anchor_late(line)
         return metric, []
 
     # -- bars ----------------------------------------------------------------------------------
@@ -200,6 +201,22 @@ class ProgressBars:
             # (count 0: a new epoch's bar, with the postfix of the epoch before)
             metric = dataclasses.replace(metric, step=step) if fresh and bar.n else None
         return metric, out + self._match()
+
+    def _anchor_late(self, line: OutputLine) -> Released:
+        """The restore line read after the resumed bar's first frames (stdout and stderr are
+        read apart: a short attempt's whole bar may come first): the bar's offset is known now,
+        and so is the step of its latest count."""
+        if self._offset is not None or self._resume_step is None or self._first is None:
+            return []
+        first_epoch, first_n = self._first
+        if first_epoch != self._epoch or self._epoch_n <= 0:
+            return []
+        self._offset = self._resume_step - (first_n - 1)
+        step = self._offset + self._epoch_n
+        if step == self.last_step:
+            return []
+        self.last_step = step
+        return [Progress(step, line.ts, line.stream, line.number)]
 
     def _counter(self, bar: Bar) -> bool:
         """Whether this bare bar is the training bar (and becomes it when there is none)."""

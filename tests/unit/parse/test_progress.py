@@ -213,6 +213,16 @@ def test_lightning_resumed_counts_from_the_checkpoint_it_restored() -> None:
         assert got[-3:] == [32, 40, 41]  # before the restore line is read, no step is made up
 
 
+def test_a_restore_line_read_after_the_whole_resumed_bar_still_gives_its_step() -> None:
+    # A short resumed attempt: its whole bar on stdout is read before Lightning's restore line
+    # on stderr (the streams are read apart); the attempt still ends at a known step.
+    restore = "Restoring states from the checkpoint path at out/step=40.ckpt"
+    resumed = "Training: |          | {}/? [00:00<00:00, 1404.63it/s]"
+    frames = [("stdout", resumed.format(n)) for n in range(41, 61)]
+    got = steps(feed(LineParser(), [*frames, ("stderr", restore)]))
+    assert got == [60]
+
+
 def test_lightning_epoch_one_without_history_reports_no_step() -> None:
     out = feed(LineParser(), [("stdout", lt_bar(1, 3, 10, "train_loss=2.000"))])
     assert steps(out) == [] and [m.step for m in metrics(out)] == [None]

@@ -471,6 +471,7 @@ class Look:
     stacks: StackReport | None = None
     files: Mapping[str, int] = field(default_factory=dict)
     gpu_util_pct: float | None = None
+    gpus: bool = False  # the machine has NVIDIA GPUs (with or without an NVML figure)
 
 
 class HangVerdict(str, Enum):

@@ -13,8 +13,9 @@ What a person would look at, in the order a person would weigh it:
      wandb's and TensorBoard's files) do not count: a hung job's helpers keep writing them;
    - a rank used CPU (at least BUSY_CPU of a core), its main thread is not parked in a wait,
      and its stack moved between the looks (an eval or a save that prints nothing: nanoGPT's
-     estimate_loss). Busy on the very same line in both looks proves nothing: a long call, or
-     a spin-wait on a GPU behind a hung collective ("spinning", unsure);
+     estimate_loss). Busy on the very same line in both looks is a long computation on a
+     machine without GPUs, but proves nothing on one with GPUs: CUDA spin-waits in `.item()`
+     behind a hung collective ("spinning", unsure);
    - the GPUs are busy (NVML) while some rank's stack moved and not every rank waits in a
      collective (a hung NCCL collective keeps a GPU at 100% too, so that alone proves nothing).
 3. Stuck, kill now:
@@ -123,7 +124,7 @@ def weigh(first: Look, second: Look) -> Evidence:
         frames = _main(stacks.get(b.pid))
         if used is None or used < BUSY_CPU * dt or (frames and _parked(frames)):
             continue
-        if frames and frames == _main(old_stacks.get(b.pid)):
+        if frames and frames == _main(old_stacks.get(b.pid)) and second.gpus:
             spinning = spinning or b  # busy on one line: a long call, or a spin on the GPU
             continue
         where = f" in {describe(telling(frames))}" if frames else ""

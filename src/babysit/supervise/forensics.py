@@ -14,6 +14,7 @@ skipped. The stored document is documents.py's; the evidence rides in it ("evide
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from babysit.act.stackdump import dump_stacks, forensics_env
@@ -28,6 +29,7 @@ from babysit.supervise.context import RunContext
 from babysit.supervise.journal import Journal
 from babysit.supervise.prepare import resolve_path
 
+NVIDIA_DEVICE = "/dev/nvidiactl"  # present wherever the NVIDIA driver is loaded
 STACKS_DIR = "stacks"
 STACKS_FILE = "stacks.txt"
 
@@ -103,7 +105,8 @@ class Forensics:
                 report = group_stacks(parse_stacks(dumped), self.wall())
             except Exception as exc:
                 self.say(Level.WARN, f"could not take the stacks of the hung attempt: {exc}")
-        return Look(ts, procs, report, files, gpu_util)
+        gpus = gpu_util is not None or os.path.exists(NVIDIA_DEVICE)
+        return Look(ts, procs, report, files, gpu_util, gpus)
 
     def any_stopped(self, handle: Handle) -> bool:
         """Whether a process of the attempt is stopped (state T): it acts on no signal but

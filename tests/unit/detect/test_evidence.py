@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 
 from babysit.detect.evidence import weigh
@@ -116,12 +117,14 @@ def test_a_silent_eval_is_working() -> None:
     assert "4.5 CPU-seconds in 5s in forward (model.py:44)" in ev.reason
 
 
-def test_a_busy_cpu_on_one_line_in_both_looks_is_not_conclusive() -> None:
-    # A long C call, or the main thread spinning in .item() behind a hung NCCL collective
-    # (CUDA's spin-wait): the same line in both looks with the CPU busy proves nothing.
+def test_a_busy_cpu_on_one_line_in_both_looks_proves_nothing_where_there_are_gpus() -> None:
+    # The main thread spinning in .item() behind a hung NCCL collective (CUDA's spin-wait):
+    # the same line in both looks with the CPU busy. Without GPUs it is a long computation.
     a = look(0.0, [proc(10, cpu=100.0)], {10: EVAL_A})
     b = look(5.0, [proc(10, cpu=105.0)], {10: EVAL_A})
-    ev = weigh(a, b)
+    assert weigh(a, b).verdict == HangVerdict.WORKING
+    gpu_a, gpu_b = (dataclasses.replace(x, gpus=True) for x in (a, b))
+    ev = weigh(gpu_a, gpu_b)
     assert ev.verdict == HangVerdict.UNSURE and ev.sign == "spinning" and ev.pid == 10
 
 

@@ -350,8 +350,12 @@ def derive_run_name(command: Sequence[str]) -> str:
         base = Path(arg).name
         if base.endswith((".py", ".sh")) and not arg.startswith("-"):
             return _slug(Path(base).stem)
-    for arg in command:
+    for prev, arg in zip(["", *command], command):
         base = Path(arg).name
+        if prev == "-c":
+            continue  # `python -c CODE`: the code is no name
+        if prev == "-m":
+            return _slug(arg)  # `python -m pkg.train`
         if arg.startswith("-") or "=" in arg or _INTERPRETERS.match(base):
             continue
         return _slug(base)

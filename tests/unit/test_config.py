@@ -353,6 +353,8 @@ def test_resume_args_must_be_shell_words() -> None:
         (["python", "训练.py"], "run"),
         ([], "run"),
         (["python"], "python"),
+        (["python3", "-c", "import time; time.sleep(9)"], "python3"),  # not the code
+        (["python", "-u", "-m", "pkg.train", "--lr", "3"], "pkg.train"),
     ],
 )
 def test_derive_run_name(command: list[str], name: str) -> None:

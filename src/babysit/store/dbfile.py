@@ -136,9 +136,12 @@ def free_space_hint(path: Path) -> str:
     """' (the disk is full: 0 MiB free)' when that is the likely reason, else ''."""
     for candidate in (path, *path.parents):
         try:
-            free = shutil.disk_usage(candidate).free
+            usage = shutil.disk_usage(candidate)
         except OSError:
             continue
+        if usage.total == 0:  # /proc, /sys: no disk at all, nothing to be full
+            return ""
+        free = usage.free
         return f" (the disk is full: {free / 2**20:.0f} MiB free)" if free < 16 << 20 else ""
     return ""
 

@@ -136,22 +136,24 @@ class Supervisor:
                 failed_start(self.journal, exc)
             raise
         finally:
-            self.stops.close()
-            self.telemetry.stop()
-            self.attempts.close_echo()
-            if lock is not None:
-                self.journal.write(ReleaseRun(self.name))
-                self.journal.flush()
-                if self.journal.pending:
-                    self.say(
-                        Level.ERROR,
-                        f"{len(self.journal.pending)} logbook entries could not be written to "
-                        f"{ctx.home}: the store still refuses writes (is the disk full?)",
-                    )
-                lock.close()
-            store.close()
-            ctx.close_journal()
-            restore_umask(umask)
+            try:
+                self.stops.close()
+                self.telemetry.stop()
+                self.attempts.close_echo()
+                if lock is not None:
+                    self.journal.write(ReleaseRun(self.name))
+                    self.journal.flush()
+                    if self.journal.pending:
+                        self.say(
+                            Level.ERROR,
+                            f"{len(self.journal.pending)} logbook entries could not be written "
+                            f"to {ctx.home}: the store still refuses writes (is the disk full?)",
+                        )
+                    lock.close()
+                store.close()
+                ctx.close_journal()
+            finally:
+                restore_umask(umask)  # whatever failed above
 
     def _lock(self) -> IO[str]:
         path = self.ctx.run_dir / "supervisor.lock"

@@ -7,6 +7,7 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -121,3 +122,19 @@ def test_the_umask_is_set_and_given_back(umask_022: None) -> None:
         restore_umask(previous)
     assert user_umask() is None and os.umask(0o022) == 0o022
     assert set_umask(HomeMode.KEEP) is None and user_umask() is None
+
+
+def test_a_pseudo_filesystem_is_not_called_a_full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `--home /proc/nope` said "the disk is full: 0 MiB free": /proc has no disk at all.
+    from babysit.store import dbfile
+
+    monkeypatch.setattr(dbfile.shutil, "disk_usage", lambda p: Usage(0, 0, 0))
+    assert dbfile.free_space_hint(Path("/proc/nope")) == ""
+    monkeypatch.setattr(dbfile.shutil, "disk_usage", lambda p: Usage(1 << 40, 1 << 40, 0))
+    assert "the disk is full: 0 MiB free" in dbfile.free_space_hint(Path("/data/home"))
+
+
+class Usage(NamedTuple):
+    total: int
+    used: int
+    free: int

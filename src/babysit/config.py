@@ -350,7 +350,7 @@ def derive_run_name(command: Sequence[str]) -> str:
         base = Path(arg).name
         if base.endswith((".py", ".sh")) and not arg.startswith("-"):
             return _slug(Path(base).stem)
-    for prev, arg in zip(["", *command], command):
+    for prev, arg in zip(["", *command], command, strict=False):
         base = Path(arg).name
         if prev == "-c":
             continue  # `python -c CODE`: the code is no name

@@ -6,6 +6,7 @@ terminal. Standard library only, like records.py.
     text = stacks_text(doc)            # the attempt's stacks.txt: groups with counts and ranks
     doc = diagnosis_document(diagnosis, seen_before=store.seen_before(fp))
     seen_before_line(seen, "gpu-17", now)   # 'third time on node gpu-17 this week'
+    other_attempts(seen, attempts_of(files))  # not the attempt whose logs are being triaged
 
 Stable keys of a diagnosis: category, transient, suspect.{kind, host, rank, gpu}, summary,
 action, evidence[].{line, file, text}, consequences[].{category, summary, count, ranks, hosts,
@@ -18,10 +19,11 @@ document, not the record, so that what is shown is what the store holds.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, TypeVar
 
 from babysit.durations import iso_utc
 from babysit.records import (
@@ -83,6 +85,28 @@ def seen_document(row: Mapping[str, Any]) -> dict[str, Any]:
         "rank": row.get("rank"),
         "category": row.get("category"),
     }
+
+
+# An attempt's own log directory: `<home>/runs/<run>/attempt-0003/...`.
+_Row = TypeVar("_Row", bound=Mapping[str, Any])
+_ATTEMPT_DIR = re.compile(r"(?:^|/)runs/(?P<run>[^/]+)/attempt-(?P<n>\d+)(?:/|$)")
+
+
+def attempts_of(paths: Iterable[str]) -> set[tuple[str, int]]:
+    """The (run, attempt) whose log directories the paths are in: what is being triaged."""
+    out = set()
+    for path in paths:
+        m = _ATTEMPT_DIR.search(path.replace("\\", "/"))
+        if m:
+            out.add((m["run"], int(m["n"])))
+    return out
+
+
+def other_attempts(seen: Sequence[_Row], own: Iterable[tuple[str, int]]) -> list[_Row]:
+    """The earlier verdicts without those of the attempts being triaged: triaging attempt 3's
+    logs again must not find attempt 3's own record and call the failure seen before."""
+    mine = set(own)
+    return [s for s in seen if (s.get("run"), s.get("attempt")) not in mine]
 
 
 def seen_before_line(seen: Sequence[Mapping[str, Any]], host: str | None, now: float) -> str | None:

@@ -51,7 +51,9 @@ def test_a_transient_nccl_error_restarts_and_is_seen_before_the_second_time(
     log = home / "runs" / "nccl" / "attempt-0001"
     out = run_babysit("triage", "--home", str(home), "--json", str(log), cwd=workdir)
     got = json.loads(out.stdout)
-    assert got["fingerprint"] in fp and len(got["seen_before"]) == 2
+    # Attempt 1's own stored verdict is not "seen before" (issue 12): only attempt 2's is.
+    assert got["fingerprint"] in fp
+    assert [s["attempt"] for s in got["seen_before"]] == [2], got["seen_before"]
 
 
 def test_a_bad_team_rules_file_is_refused_before_anything_starts(workdir: Path) -> None:

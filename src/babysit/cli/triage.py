@@ -48,7 +48,12 @@ def triage_command(
       babysit triage logs/ --json | jq .category
       journalctl -k --since -1h | babysit triage - train.log
     """
-    from babysit.documents import diagnosis_document, seen_before_line
+    from babysit.documents import (
+        attempts_of,
+        diagnosis_document,
+        other_attempts,
+        seen_before_line,
+    )
     from babysit.triage import load_knowledge, triage_files
     from babysit.views.triage import print_diagnosis
 
@@ -63,6 +68,7 @@ def triage_command(
         fail(exc)
     d = report.diagnosis
     seen = _seen_before(home, d.fingerprint)
+    seen = other_attempts(seen, attempts_of(report.files))  # not the attempt's own record
     doc = diagnosis_document(d, seen)
     if as_json:
         click.echo(json.dumps(doc, indent=2, allow_nan=False))

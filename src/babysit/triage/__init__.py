@@ -148,6 +148,7 @@ def triage_files(
     total_bytes = 0
     last_line = ""
     read: list[str] = []
+    progress: dict[int, int] = {}  # file index -> the line of its first training step
     for path in files:
         # One index per file for good: findings point into `names` by index.
         index = len(names)
@@ -175,6 +176,8 @@ def triage_files(
             skipped.append(f"{path} (binary, not a text log)")
             continue
         read.append(names[index])
+        if stats.first_progress:
+            progress[index] = stats.first_progress
         if stats.stopped_early:
             skipped.append(
                 f"{path} (only its first {stats.size_bytes / 1e6:,.0f} MB read: the time budget "
@@ -197,7 +200,7 @@ def triage_files(
     note = ""
     if not read and skipped:
         note = f"no text log among {len(skipped)} file(s): " + "; ".join(skipped[:3])
-    diagnosis = diagnose(engine, names, lines, last_line, note, read)
+    diagnosis = diagnose(engine, names, lines, last_line, note, read, progress)
     return TriageReport(diagnosis, tuple(read), lines, total_bytes, tuple(skipped))
 
 

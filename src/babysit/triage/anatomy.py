@@ -59,11 +59,19 @@ _MONTHS = {
 }
 _SYSLOG = re.compile(
     r"(?P<mon>Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(?P<d>\d{1,2}) "
-    r"(?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d) (?P<host>[\w.-]+) (?:kernel|\w+(?:\[\d+\])?): "
+    r"(?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d) (?P<host>[\w.-]+) (?P<prog>kernel|\w+(?:\[\d+\])?): "
 )
 _DMESG = re.compile(r"\[ *\d+\.\d+\] |\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [^\]]{15,30}\] ")
-# `[Rank 3]` (c10d), `[rank: 2]` (Lightning's rank_zero logger)
-_RANK_IN_BODY = re.compile(r"\[(?:Rank|rank|RANK):? ?(?P<rank>\d{1,6})\]:? ?")
+# `[Rank 3]` (c10d), `[rank: 2]` (Lightning's rank_zero logger), and c10d's process-group
+# forms `[PG 0 Rank 3]`, `[PG ID 0 PG GUID 0(default_pg) Rank 3]`: the global rank.
+_RANK_IN_BODY = re.compile(
+    r"\[(?:PG (?:ID )?\d{1,6} (?:PG GUID [\w()-]{1,64} )?)?"
+    r"(?:Rank|rank|RANK):? ?(?P<rank>\d{1,6})\]:? ?"
+)
+# rsyslog's high-precision format puts the host and `kernel:` after an ISO timestamp.
+_ISO_KERNEL = re.compile(r"(?P<host>[\w.-]{1,64}) kernel: ")
+# The GPU driver's and the kernel's own words, whatever prefix the collector put before them.
+_DRIVER = ("NVRM: ", "kernel: ")
 # Older PyTorch glog without a date: `[E ProcessGroupNCCL.cpp:474] `; a bare pid: `[80746] `.
 _GLOG_SHORT = re.compile(r"\[[IWEF] [\w./\\-]+:\d+\] ?|\[\d{1,8}\] ")
 
@@ -77,6 +85,9 @@ class Anatomy:
     ts: float | None = None  # seconds; comparable only between lines of the same ts_kind
     ts_kind: str | None = None  # "iso" (absolute), "glog" or "syslog" (no year)
     warning: bool = False  # a glog warning (`[W socket.cpp:464]`): c10d's start-up chatter
+    # Printed by the kernel or the GPU driver (a syslog `kernel:` line, a dmesg timestamp, an
+    # `NVRM:` message), not by a training process: it sees a GPU fault before any process does.
+    kernel: bool = False
 
 
 def _iso(m: re.Match[str]) -> float | None:
@@ -113,6 +124,7 @@ def anatomy(text: str) -> Anatomy:
     ts: float | None = None
     kind: str | None = None
     warning = False
+    kernel = False
     pos = 0
     for _ in range(6):  # prefixes stack: `[rank3]:[E1206 ...] [Rank 3] ...`
         if pos >= len(text):
@@ -141,6 +153,9 @@ def anatomy(text: str) -> Anatomy:
             if m:
                 ts, kind = _iso(m), "iso"
                 pos = m.end()
+                k = _ISO_KERNEL.match(text, pos)
+                if k:
+                    host, kernel, pos = k["host"], True, k.end()
                 continue
             if c != "[":
                 m = _SRUN.match(text, pos)
@@ -150,6 +165,7 @@ def anatomy(text: str) -> Anatomy:
                     continue
             m = _DMESG.match(text, pos)
             if m:
+                kernel = True
                 pos = m.end()
                 continue
         if c in "IWEF[" and pos + 5 < len(text):
@@ -198,6 +214,7 @@ def anatomy(text: str) -> Anatomy:
             m = _SYSLOG.match(text, pos)
             if m:
                 host = m["host"]
+                kernel = kernel or m["prog"] == "kernel"
                 ts, kind = (
                     _yearless(_MONTHS[m["mon"]], int(m["d"]), m["h"], m["mi"], m["s"]),
                     "syslog",
@@ -217,4 +234,5 @@ def anatomy(text: str) -> Anatomy:
                 continue
         break
     body = text[pos:] if pos else text
-    return Anatomy(body, rank, host, gpu, ts, kind, warning)
+    kernel = kernel or body.startswith(_DRIVER)
+    return Anatomy(body, rank, host, gpu, ts, kind, warning, kernel)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from babysit.records import Category
 from babysit.triage.anatomy import Anatomy, anatomy
-from babysit.triage.knowledge import Knowledge, Rule, Xid
+from babysit.triage.knowledge import PRECEDENCE, Knowledge, Rule, Xid
 
 MAX_TEXT = 600  # characters of a line kept as evidence
 MAX_SAMPLES = 6  # findings kept per group besides the earliest
@@ -41,6 +41,25 @@ _BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(?P<rank>\d+)")
 _WATCHDOG = re.compile(r"SeqNum=(?P<seq>\d+)")
 _LAST_DONE = re.compile(r"last completed NCCL work: (?P<done>-?\d+)")
 _PREVIOUS_XID = re.compile(r"previous Xid (?P<xid>\d{1,3})")
+# The job's size, as the log states it: c10d's `ProcessGroupNCCL initialization options: size:
+# 8, global rank: 0, TIMEOUT(ms): ...`, `world_size=8`, NCCL's `... rank 3 nranks 8 ...`,
+# Lightning's `GLOBAL_RANK: 0, MEMBER: 1/8`.
+_WORLD = re.compile(
+    r"initialization options: size: (?P<a>\d{1,6})|"
+    r"(?i:world[_ ]size)['\"]?\s*[:=]\s*(?P<b>\d{1,6})\b|"
+    r"\brank \d{1,6} nranks (?P<c>\d{1,6})\b|MEMBER: \d{1,6}/(?P<d>\d{1,6})\b"
+)
+_WORLD_HINTS = ("size", "SIZE", "nranks", "MEMBER")
+_TB_HEADS = ("Traceback (most recent call last)", "Original Traceback (most recent call last)")
+# torch re-raising a DataLoader worker's exception in the main process; the worker's own
+# traceback follows (`Original Traceback (most recent call last):`) and ends in the real error.
+_WORKER_WRAPPER = re.compile(
+    r"Caught [\w.]+ in (?:DataLoader worker process \d+|pin memory thread for device \d+)"
+)
+# Generic exceptions that, raised in a DataLoader worker from the dataset's own code, say more
+# about a sample than about the training code: a missing key or field, an index out of range.
+_GENERIC_IDS = frozenset({"python.bug", "python.runtime", "python.unclassified"})
+_LIBRARY_PATHS = ("site-packages", "dist-packages", "/lib/python", "\\lib\\")
 
 # A stand-in rule for an exception that ends a traceback and that no rule knows.
 UNCLASSIFIED = Rule(
@@ -55,6 +74,24 @@ UNCLASSIFIED = Rule(
     "know what it means.",
     precedence=11,
     confidence=0.3,
+    origin="babysit",
+)
+
+# The error a DataLoader worker raised in the dataset's own code (`__getitem__`, a transform,
+# collate_fn): a generic exception (KeyError, IndexError, ValueError) there is about a sample.
+DATA_IN_WORKER = Rule(
+    id="data.worker_exception",
+    category=Category.DATA,
+    role="cause",
+    transient=False,
+    suspect="data",
+    patterns=(),
+    explain="A DataLoader worker failed on a sample: the dataset code raised an error while "
+    "reading or preparing it (a missing key or field, an index out of range, a bad value).",
+    action="Find the sample from the quoted dataset frame and error; fix the data or make the "
+    "dataset skip or report bad samples, then start again: a restart meets the same sample.",
+    precedence=PRECEDENCE[Category.DATA],
+    confidence=0.7,
     origin="babysit",
 )
 
@@ -79,6 +116,7 @@ class Finding:
     # or an exception class named inside a log message (`skipping sample 7: FileNotFoundError`)
     # rather than an exception that ended the program.
     weak: bool = False
+    kernel: bool = False  # printed by the kernel or the GPU driver (see anatomy.Anatomy.kernel)
 
 
 @dataclass
@@ -103,18 +141,57 @@ class Group:
             self.hosts.add(f.host)
 
 
+# What the kernel or the driver reports of these is the fault itself; the CUDA errors, NCCL
+# errors and dead ranks the training processes report follow from it.
+_ROOT_CATEGORIES = frozenset({Category.GPU_HARDWARE, Category.HOST_OOM})
+
+
+def causal_tier(f: Finding) -> int:
+    """0 for what the kernel or the GPU driver saw of a hardware fault (an Xid 79, a GPU fallen
+    off the bus, the kernel's OOM killer); 1 for what the processes report; 2 for the driver's
+    echo of a fault the application made (an Xid 13 or 31 after an illegal memory access).
+    Whatever the clocks, the timestamps and the order of the files say, an Xid 79 in the kernel
+    log explains a rank's `CUDA error: unspecified launch failure`, and a rank's illegal memory
+    access explains the Xid 13 the driver logs for it."""
+    if f.weak:
+        return 1
+    if not f.kernel and f.xid is None:
+        return 1
+    category = f.xid.category if f.xid is not None else f.rule.category
+    return 0 if category in _ROOT_CATEGORIES else 2
+
+
 def earlier(a: Finding, b: Finding) -> bool:
-    """Whether a happened before b: by timestamp when both carry one of the same kind, else in
-    the order the lines came (the file's order)."""
+    """Whether a happened before b. First by cause: the kernel's and the driver's word on a
+    hardware fault comes before what the processes report (`causal_tier`), which makes the
+    choice the same whichever file is given first and whether or not both carry timestamps.
+    Then by timestamp when both carry one of the same kind, else in the order the lines came
+    (the file's order)."""
+    ta, tb = causal_tier(a), causal_tier(b)
+    if ta != tb:
+        return ta < tb
     if a.ts is not None and b.ts is not None and a.ts_kind == b.ts_kind and a.ts != b.ts:
         return a.ts < b.ts
     return a.seq < b.seq
+
+
+# The arguments of Engine._add for a finding held back.
+_Pending = tuple[
+    Rule, Xid | None, int, int, str, str, Anatomy, tuple[tuple[int, str], ...], str | None
+]
 
 
 @dataclass
 class _Traceback:
     lines: list[tuple[int, str]]  # (line number, text)
     func: str | None = None  # innermost frame's function
+    worker: bool = False  # a DataLoader worker's own traceback, quoted by its wrapper
+    own: bool = False  # holds a frame outside the standard library and site-packages
+    indent: int = 0  # of its `File "..."` lines
+
+
+def _own_file(path: str) -> bool:
+    return not any(lib in path for lib in _LIBRARY_PATHS)
 
 
 @dataclass
@@ -130,7 +207,11 @@ class Engine:
     def __init__(self, kb: Knowledge) -> None:
         self.kb = kb
         self.groups: dict[tuple[str, int | None], Group] = {}
+        # The ranks known to exist: every rank that printed a line, and the highest rank of a
+        # world size the log states (a rank that never printed, e.g. the one that hung first,
+        # still counts: the silent rank of a collective timeout is named from these).
         self.ranks_seen: set[int] = set()
+        self.world_size: int | None = None
         self.watchdog: dict[int, tuple[int | None, int | None]] = {}  # rank -> (seq, done)
         self.elastic_root: tuple[str | None, int | None] | None = None  # (host, rank)
         # Keyed by hash, not by the line: 50k lines of 4 KiB would hold 200 MB.
@@ -153,6 +234,9 @@ class Engine:
         self._block: _Block | None = None
         self._block_file = -1
         self._seq = 0
+        # A wrapper's finding (`KeyError: Caught KeyError in DataLoader worker process 3.`)
+        # waits for the worker's own error, which replaces it; kept if the log ends first.
+        self._wrapper: dict[tuple[int, int | None], _Pending] = {}
 
     # -- matching ---------------------------------------------------------------------------
 
@@ -222,19 +306,31 @@ class Engine:
         stripped = body.strip()
         if not stripped:
             return False
+        if any(h in body for h in _WORLD_HINTS):
+            self._note_world(body)
         tb_key = (file, a.rank)
         self._track_block(file, stripped, a)
         tb = self._tb.get(tb_key)
         if tb is None and body[:1] in (" ", "\t") and stripped.startswith('File "'):
             # A SyntaxError raised while compiling the script has frames but no header.
             tb = self._tb[tb_key] = _Traceback([])
-        if stripped.startswith("Traceback (most recent call last)"):
-            self._tb[tb_key] = _Traceback([(line, stripped)])
+        if stripped.startswith(_TB_HEADS):
+            worker = stripped.startswith("Original") and tb_key in self._wrapper
+            self._tb[tb_key] = _Traceback([(line, stripped)], worker=worker)
             return False
-        if tb is not None and body[:1] in (" ", "\t"):
+        indent = len(body) - len(body.lstrip())
+        if (
+            tb is not None
+            and body[:1] in (" ", "\t")
+            # An exception line indented less than the frames ends them: torchrun's Root Cause
+            # block quotes the worker's traceback two spaces in, its frames four.
+            and not (0 < indent < tb.indent and _EXC_LINE.match(stripped))
+        ):
             fm = FRAME.match(body)
             if fm:
                 tb.func = fm["func"]
+                tb.own = tb.own or _own_file(fm["file"])
+                tb.indent = indent
             tb.lines.append((line, body.rstrip()))
             if len(tb.lines) > 64:
                 del tb.lines[2]  # keep the head and the innermost frames
@@ -253,9 +349,13 @@ class Engine:
             if tb.func and exc_type is None:
                 exc_type = stripped.split(":", 1)[0][:80] if ":" in stripped else None
         hit = self._match(body)
+        in_worker = tb is not None and tb.worker
+        if in_worker:
+            self._wrapper.pop(tb_key, None)  # the worker's own error replaces its wrapper
         if hit is None:
             if frames and exc_type is not None:
-                self._add(UNCLASSIFIED, None, file, line, text, body, a, frames, exc_type)
+                rule = DATA_IN_WORKER if in_worker and tb is not None and tb.own else UNCLASSIFIED
+                self._emit(tb_key, (rule, None, file, line, text, body, a, frames, exc_type))
                 return False
             return (
                 tb is None
@@ -301,14 +401,27 @@ class Engine:
         weak = (a.warning and rule.category in _CHATTY) or (
             rule.id.startswith("python.") and em is None and not frames
         )
-        anat = Anatomy(body, rank, host, gpu, a.ts, a.ts_kind, weak)
-        self._add(rule, xid, file, line, text, body, anat, frames, exc_type)
+        anat = Anatomy(body, rank, host, gpu, a.ts, a.ts_kind, weak, a.kernel)
+        if in_worker and tb is not None and tb.own and rule.id in _GENERIC_IDS:
+            rule = DATA_IN_WORKER
+        self._emit(tb_key, (rule, xid, file, line, text, body, anat, frames, exc_type))
         return False
+
+    def _emit(self, tb_key: tuple[int, int | None], args: _Pending) -> None:
+        """A finding, or for a DataLoader worker's wrapper, a finding held back until the
+        worker's own error comes (which replaces it: the innermost cause wins)."""
+        if _WORKER_WRAPPER.search(args[5]):
+            old = self._wrapper.pop(tb_key, None)
+            if old is not None:  # an earlier wrapper whose worker's error never came
+                self._add(*old)
+            self._wrapper[tb_key] = args
+            return
+        self._add(*args)
 
     def finish(self) -> None:
         """The input ended: a traceback cut before its exception line (a truncated log) is read
         from its last lines, which often name the error (`raise ReadError("unexpected end of
-        data")`)."""
+        data")`). A wrapper whose worker's error never came is kept as it is."""
         for (file, rank), tb in list(self._tb.items()):
             del self._tb[(file, rank)]
             for number, body in reversed(tb.lines[-3:]):
@@ -317,10 +430,15 @@ class Engine:
                     continue
                 rule = self.kb.rules[hit[0]]
                 frames = tuple(tb.lines[:2] + tb.lines[2:][-(MAXFRAMES - 2) :])
+                if tb.worker:
+                    self._wrapper.pop((file, rank), None)
                 self._add(
                     rule, None, file, number, body, body.strip(), Anatomy(body, rank), frames, None
                 )
                 break
+        for key, args in list(self._wrapper.items()):
+            del self._wrapper[key]
+            self._add(*args)
 
     def _add(
         self,
@@ -351,6 +469,7 @@ class Engine:
             frames,
             exc_type,
             a.warning,
+            a.kernel,
         )
         key = (rule.id, xid.code if xid else None)
         group = self.groups.get(key)
@@ -391,6 +510,15 @@ class Engine:
             self._block.rank = int(rm["rank"])
             if self._block.root and self.elastic_root is not None and self.elastic_root[1] is None:
                 self.elastic_root = (self.elastic_root[0], int(rm["rank"]))
+
+    def _note_world(self, body: str) -> None:
+        m = _WORLD.search(body)
+        if m is None:
+            return
+        size = int(m["a"] or m["b"] or m["c"] or m["d"])
+        if 1 <= size <= 100_000 and (self.world_size is None or size > self.world_size):
+            self.world_size = size  # the largest stated: a subgroup's size is smaller
+            self.ranks_seen.add(size - 1)
 
     def _note_watchdog(self, rank: int | None, body: str) -> None:
         if rank is None:

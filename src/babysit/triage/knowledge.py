@@ -21,6 +21,9 @@ A rules file:
     action = "Open a ticket with the network team; restart without the nodes on leaf-7."
     precedence = 75                     # optional: higher wins when several causes are present
     requires = ["ib0"]                  # optional: try the rule only on lines holding one of these
+    transient_at_start = false          # optional: `transient` when the log shows no training
+                                        #   step before the line (a set-up error: configuration)
+    transient_in_training = true        # optional: `transient` when training steps came first
 
 The first rule that matches a line wins, in order: the user's files, then the shipped rules
 (specific messages first, Python exception classes last).
@@ -78,6 +81,8 @@ _RULE_KEYS = {
     "precedence",
     "confidence",
     "requires",
+    "transient_at_start",
+    "transient_in_training",
 }
 _XID_KEYS = {"code", "name", "category", "role", "transient", "suspect", "explain", "action"}
 
@@ -99,6 +104,17 @@ class Rule:
     # it skips the regex, which makes a line that matches nothing cost `in` checks, not searches.
     hints: tuple[tuple[str, bool] | None, ...] = ()
     requires: tuple[str, ...] = ()  # the rule is tried only on lines holding one of these
+    # `transient` when the log shows no training step before the line (a rendezvous, DNS or
+    # port error at start-up is configuration), and when steps came first (the same error
+    # hours into training is a node or the network); None: `transient` either way.
+    phase: tuple[bool | None, bool | None] | None = None
+
+    def transient_given(self, progress: bool | None) -> bool | None:
+        """`transient`, knowing whether the log showed training steps before the line
+        (None: the log does not say)."""
+        if progress is None or self.phase is None:
+            return self.transient
+        return self.phase[1] if progress else self.phase[0]
 
     def search(self, body: str, low: str) -> re.Match[str] | None:
         """The first pattern's match in the line (`low` is the line lowercased)."""
@@ -244,11 +260,20 @@ def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
         or not 0 <= confidence <= 1
     ):
         raise RulesError(f"{where}: confidence must be a number from 0 to 1, got {confidence!r}")
+    transient = _transient(entry.get("transient", "unknown"), where)
+    at_start, in_training = (
+        _transient(entry[k], f"{where} ({k})") if k in entry else transient
+        for k in ("transient_at_start", "transient_in_training")
+    )
+    phase = None
+    if "transient_at_start" in entry or "transient_in_training" in entry:
+        phase = (at_start, in_training)
     return Rule(
         id=rid,
         category=category,
         role=_choice(entry.get("role", "cause"), ROLES, "role", where),
-        transient=_transient(entry.get("transient", "unknown"), where),
+        transient=transient,
+        phase=phase,
         suspect=_choice(entry.get("suspect", "unknown"), SUSPECT_KINDS, "suspect", where),
         patterns=tuple(compiled),
         explain=_text(entry, "explain", where),

@@ -151,6 +151,33 @@ _FOLLOW: tuple[tuple[bytes, int], ...] = (
     (b"last error:", 2),
 )
 
+# A training step's line, in the lowercased text, found from a literal at its start: a loss
+# value (`loss: 2.31`, `'loss': 2.31`, `train_loss=2.3`, `loss 9.2`, `lm loss: 2.3e+00`, not
+# `loss scale: 65536`), Megatron's `iteration 100/ 5000`, DeepSpeed's `step=10, skipped=0`.
+_PROGRESS: tuple[tuple[bytes, re.Pattern[bytes]], ...] = (
+    (
+        b"loss",
+        re.compile(rb"loss['\"]?(?:\s*[:=]\s*['\"]?(?:tensor\()?|\s+)[-+]?(?:\d|nan\b|inf\b)"),
+    ),
+    (b"iteration", re.compile(rb"iteration\s+\d+\s*/\s*\d+")),
+    (b"step=", re.compile(rb"step=\d+, skipped=\d+")),
+)
+
+
+def first_progress(low: bytes) -> int:
+    """Where the first training step in `low` (lowercased text) shows (an offset in its
+    line), or -1."""
+    best = -1
+    for literal, rx in _PROGRESS:
+        i = low.find(literal)
+        while i >= 0 and (best < 0 or i < best):
+            if rx.match(low, i):
+                best = i
+                break
+            i = low.find(literal, i + 1)
+    return best
+
+
 # (1-based line number, text) -> whether the line meant nothing, whatever came before it
 Sink = Callable[[int, str], bool]
 _INERT_MAX = 200_000
@@ -168,6 +195,7 @@ class ScanStats:
     last_line: str = ""  # the last non-empty line (for "the log ends with ...")
     needles: tuple[bytes, ...] = field(default=NEEDLES)
     stopped_early: bool = False  # the deadline passed before the end
+    first_progress: int = 0  # the line of the first training step (0: none in the first 64 MB)
 
 
 # The magic numbers of files that sit next to logs and are not text: gzip (a .gz not named so),
@@ -387,6 +415,10 @@ def scan(
                 continue
             last_block = block
             low = block.lower()
+            if not stats.first_progress and stats.size_bytes <= SMALL_FILE_BYTES:
+                at = first_progress(low)
+                if at >= 0:
+                    stats.first_progress = base + low.count(b"\n", 0, at) + 1
             starts = _hits(low, stats.needles)
             lineno = base
             # Lines owed from the previous block come first.

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from babysit.records import Category, Consequence, Diagnosis, LogLine, Suspect
@@ -283,6 +283,24 @@ def nothing_found(files: list[str], lines: int, last_line: str, note: str = "") 
     return Diagnosis(category, None, Suspect(), summary, action, confidence=confidence)
 
 
+def trained_before(f: Finding, progress: Mapping[int, int] | None) -> bool | None:
+    """Whether the log shows training steps before the finding: `progress` maps a file index
+    to the line of its first training step, for the files that show one (None: not known).
+    No step in any file: the failure came before training started. Steps only in other files:
+    their lines cannot be compared with this one, so the log does not say."""
+    if progress is None:
+        return None
+    if f.file in progress:
+        return progress[f.file] < f.line
+    return False if not progress else None
+
+
+_AT_START = (
+    "It happened before the first training step, so it is the set-up (addresses, ports, "
+    "host names, network interfaces, the environment), not a flaky node: fix it, then restart."
+)
+
+
 def diagnose(
     engine: Engine,
     files: list[str],
@@ -290,8 +308,10 @@ def diagnose(
     last_line: str = "",
     note: str = "",
     read: list[str] | None = None,
+    progress: Mapping[int, int] | None = None,
 ) -> Diagnosis:
-    """`files` names the engine's file indexes; `read` the files actually read (default: all)."""
+    """`files` names the engine's file indexes; `read` the files actually read (default: all);
+    `progress` the line of each file's first training step (see trained_before)."""
     groups = list(engine.groups.values())
     if not groups:
         return nothing_found(files if read is None else read, lines, last_line, note)
@@ -300,6 +320,13 @@ def diagnose(
     root = _pick(causes or groups)
     f = root.first
     category, _, transient, suspect_kind, explain, precedence, confidence = _meaning(f)
+    trained = trained_before(f, progress)
+    at_start = False
+    if f.xid is None and f.rule.phase is not None:
+        transient = f.rule.transient_given(trained)
+        at_start = trained is False and transient is False
+        if at_start:
+            suspect_kind = "config"
     # Where the root line was printed, and whom to suspect (the same, except for a timeout,
     # where the ranks that report it are the victims, not the culprit).
     loc_rank, loc_host, loc_gpu = f.rank, f.host, f.gpu
@@ -344,6 +371,8 @@ def diagnose(
     if notes:
         summary += " [" + "; ".join(notes) + "]"
     action = _action(f)
+    if at_start:
+        action = f"{_AT_START} {action}"
     if suspect_kind == "node" and host is not None and transient is not False:
         action += f" Suspect node: {host}."
     consequences = sorted((g for g in others), key=lambda g: (-g.count, g.first.seq))
@@ -361,4 +390,4 @@ def diagnose(
     )
 
 
-__all__ = ["diagnose", "normalise", "nothing_found"]
+__all__ = ["diagnose", "normalise", "nothing_found", "trained_before"]

@@ -419,3 +419,50 @@ def test_anatomy_is_frozen() -> None:
     a = anatomy("x")
     with pytest.raises(AttributeError):
         a.body = "y"  # type: ignore[misc]
+
+
+# -- who printed it: the kernel or a process -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Jan  2 03:04:05 gpu-17 kernel: NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off.",
+        "[ 1843.439662] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.",
+        "[Wed Jan 27 23:04:35 2021] NVRM: Xid (PCI:0000:3d:00): 43, pid=35521, Ch 00000008",
+        "NVRM: Xid (PCI:0000:3b:00): 79, pid=12345, GPU has fallen off the bus.",
+        "Jan  2 03:04:05 node-3 kernel: Out of memory: Killed process 4242 (python)",
+        "2024-01-02T03:04:05.123456+00:00 gpu-17 kernel: NVRM: Xid (PCI:0000:3b:00): 79",
+    ],
+)
+def test_kernel_lines_are_known_as_such(line: str) -> None:
+    assert anatomy(line).kernel
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[rank3]: RuntimeError: CUDA error: unspecified launch failure",
+        "Jan  2 03:04:05 node-3 slurmstepd[811]: error: *** JOB 42 CANCELLED ***",
+        "[E112 03:04:07.123456 ProcessGroupNCCL.cpp:1316] [PG 0 Rank 3] CUDA error",
+        "RuntimeError: the kernel: failed",
+    ],
+)
+def test_process_lines_are_not_kernel_lines(line: str) -> None:
+    assert not anatomy(line).kernel
+
+
+@pytest.mark.parametrize(
+    ("line", "rank"),
+    [
+        ("[PG 0 Rank 3] Watchdog caught collective operation timeout", 3),
+        (
+            "[PG ID 0 PG GUID 0(default_pg) Rank 12] Watchdog caught collective operation timeout",
+            12,
+        ),
+        ("[E1206 18:44:12.715298 ProcessGroupNCCL.cpp:607] [PG ID 1 PG GUID 1 Rank 5] Watchdog", 5),
+    ],
+)
+def test_c10d_process_group_rank_labels(line: str, rank: int) -> None:
+    a = anatomy(line)
+    assert (a.rank, a.body.startswith("Watchdog")) == (rank, True)

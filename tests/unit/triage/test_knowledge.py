@@ -344,6 +344,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
     ),
     (
         "nccl.system_error",
+        "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or "
+        "device error. ",
+        "comms2/013-ncclsystemerror-no-route-to-host-socket-ifname.log",
+    ),
+    (
+        "nccl.ib_completion",
         "kp-ddp-worker-0:3468:3905 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from "
         "peer 10.216.210.236<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid "
         "fd00:1148:9000:5000:4:200:3:ff22 remoteGidsfd00:1148:9000:5000:4:200:3:ff1f",
@@ -837,3 +843,121 @@ def test_a_rule_searches_its_own_patterns() -> None:
 )
 def test_required_literal(pattern: str, hint: tuple[str, bool] | None) -> None:
     assert required_literal(pattern) == hint
+
+
+# -- transient by phase: before the first training step, or during training ---------------------
+
+
+def test_a_rule_without_phase_keys_is_transient_the_same_either_way() -> None:
+    rule = parse_rules(rule_toml(transient="true"), "team.toml")[0][0]
+    assert rule.phase is None
+    assert [rule.transient_given(p) for p in (None, False, True)] == [True, True, True]
+
+
+def test_phase_keys_decide_transient_when_the_log_tells_the_phase() -> None:
+    text = rule_toml(
+        transient='"unknown"', transient_at_start="false", transient_in_training="true"
+    )
+    rule = parse_rules(text, "team.toml")[0][0]
+    assert rule.phase == (False, True)
+    assert rule.transient_given(None) is None  # the log does not say: the rule's own answer
+    assert rule.transient_given(False) is False
+    assert rule.transient_given(True) is True
+
+
+def test_one_phase_key_leaves_the_other_phase_at_transient() -> None:
+    rule = parse_rules(rule_toml(transient="true", transient_at_start="false"), "team.toml")[0][0]
+    assert rule.phase == (False, True)
+
+
+def test_a_bad_phase_value_is_rejected() -> None:
+    with pytest.raises(RulesError, match="transient_at_start"):
+        parse_rules(rule_toml(transient_at_start='"maybe"'), "team.toml")
+
+
+@pytest.mark.parametrize(
+    "rule_id",
+    [
+        "net.rendezvous",
+        "net.address_in_use",
+        "net.dns",
+        "net.refused",
+        "net.store",
+        "nccl.system_error",
+        "nccl.error",
+    ],
+)
+def test_start_up_network_errors_are_configuration_before_the_first_step(
+    kb: Knowledge, rule_id: str
+) -> None:
+    rule = next(r for r in kb.rules if r.id == rule_id)
+    assert rule.transient_given(False) is False
+    assert rule.transient_given(True) is True
+
+
+def test_an_ib_transfer_error_is_transient_in_any_phase(kb: Knowledge) -> None:
+    rule = next(r for r in kb.rules if r.id == "nccl.ib_completion")
+    assert rule.transient_given(False) is True and rule.transient_given(True) is True
+
+
+# -- the scheduler's and the cloud's own words ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rule_id", "transient", "line"),
+    [
+        (
+            "sched.time_limit",
+            True,
+            "slurmstepd: error: *** JOB 1234 ON node12 CANCELLED AT 2024-03-01T10:00:00 DUE TO "
+            "TIME LIMIT ***",
+        ),
+        (
+            "sched.preempted",
+            True,
+            "slurmstepd: error: *** STEP 1234.0 ON node12 CANCELLED AT 2024-03-01T10:00:00 DUE "
+            "TO PREEMPTION ***",
+        ),
+        (
+            "sched.node_failure",
+            True,
+            "slurmstepd: error: *** JOB 1234 ON node12 CANCELLED AT 2024-03-01T10:00:00 DUE TO "
+            "NODE FAILURE ***",
+        ),
+        ("sched.node_failure", True, "1234          train    gpu   NODE_FAIL      0:0"),
+        (
+            "host.oom_killer",
+            None,
+            "slurmstepd: error: Detected 1 oom_kill event in StepId=1234.0. Some of the step "
+            "tasks have been OOM Killed.",
+        ),
+        ("host.oom_killer", None, "      Reason:       OOMKilled"),
+        ("host.sigkill", None, "      Exit Code:    137"),
+        ("sched.preempted", True, "Reason:         Evicted"),
+        (
+            "sched.preempted",
+            True,
+            "Message:        The node was low on resource: memory. Container pytorch was using "
+            "61410444Ki, which exceeds its request of 0.",
+        ),
+        ("sched.preempted", True, "Spot Instance interruption notice received"),
+        ("sched.preempted", True, "Instance was preempted."),
+        (
+            "sched.preempted",
+            True,
+            '{"DocumentIncarnation":2,"Events":[{"EventId":"C7061BAC","EventStatus":"Scheduled",'
+            '"EventType":"Preempt","ResourceType":"VirtualMachine","Resources":["myspotvm"],'
+            '"NotBefore":"Mon, 19 Sep 2022 18:29:47 GMT","EventSource":"Platform"}]}',
+        ),
+        ("sched.preempted", True, "maintenance-event: TERMINATE_ON_HOST_MAINTENANCE"),
+        ("sched.node_failure", True, "compute.instances.hostError"),
+    ],
+)
+def test_scheduler_and_cloud_words_are_evidence(
+    kb: Knowledge, rule_id: str, transient: bool | None, line: str
+) -> None:
+    hit = kb.match(anatomy(line).body)
+    assert hit is not None and hit[0].id == rule_id
+    assert hit[0].transient is transient
+    low = line.lower().encode()
+    assert any(nd in low for nd in NEEDLES + RARE_NEEDLES)

@@ -9,7 +9,7 @@ import pytest
 from babysit.records import Category
 from babysit.triage import load_knowledge, triage_files
 from babysit.triage.engine import Engine
-from babysit.triage.verdict import diagnose, normalise
+from babysit.triage.verdict import diagnose, normalise, trained_before
 
 KB = load_knowledge()
 
@@ -184,7 +184,7 @@ def test_a_flat_line_with_a_consequence_first_still_names_its_cause() -> None:
         "process exited or there was a network error, NCCL version 2.14.3 ncclRemoteError: Last "
         "error: NET/IB : Got completion from peer 11.214.147.122<39138> with error 12"
     ])
-    assert d.category == Category.NCCL_ERROR and d.rule == "nccl.system_error"
+    assert d.category == Category.NCCL_ERROR and d.rule == "nccl.ib_completion"
 
 
 @pytest.mark.parametrize(
@@ -428,3 +428,90 @@ def test_monster_lines_cost_bounded_time(tmp_path: Path) -> None:
     log.write_text("".join(f"{chunk * 32768}\n" for chunk in ("a1", "a.1", "1 ")) +
                    "NCCL WARN " + "x" * 60000 + "\n" + "Sat Feb 30 12:00:00 2024 worker ok\n")
     assert triage_files([log], KB).diagnosis is not None
+
+
+# -- restart or not: what the log shows before the failure ---------------------------------------
+
+EADDRINUSE = (
+    "torch.distributed.DistNetworkError: The server socket has failed to listen on any local "
+    "network address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address "
+    "already in use)."
+)
+STEPS = [
+    f"[titan] 2026-11-30 01:02:03,338 - root - INFO - step: {s}  loss: {3.1 - s / 1000:7.4f}"
+    for s in range(1, 6)
+]
+
+
+def _engine(*files: list[str]) -> Engine:
+    engine = Engine(KB)
+    for i, lines in enumerate(files):
+        for n, line in enumerate(lines, 1):
+            engine.feed(i, n, line)
+    engine.finish()
+    return engine
+
+
+@pytest.mark.parametrize(
+    ("progress", "expected"),
+    [
+        (None, None),  # the caller does not know
+        ({}, False),  # no training step in any file: before training started
+        ({0: 3}, True),  # a step at line 3, the error at line 10
+        ({0: 12}, False),  # the first step comes after the error
+        ({1: 3}, None),  # steps only in another file: its lines cannot be compared
+    ],
+)
+def test_trained_before(progress: dict[int, int] | None, expected: bool | None) -> None:
+    engine = _engine(["x"] * 9 + [EADDRINUSE])
+    f = next(iter(engine.groups.values())).first
+    assert f.line == 10
+    assert trained_before(f, progress) is expected
+
+
+def test_a_port_in_use_before_the_first_step_is_configuration() -> None:
+    d = diagnose(_engine([EADDRINUSE]), ["rank0.log"], 1, progress={})
+    assert d.rule == "net.address_in_use"
+    assert d.transient is False
+    assert d.suspect.kind == "config"
+    assert "before the first training step" in d.action
+
+
+def test_the_same_error_after_training_steps_is_transient() -> None:
+    d = diagnose(_engine([*STEPS, EADDRINUSE]), ["rank0.log"], 6, progress={0: 1})
+    assert d.rule == "net.address_in_use"
+    assert d.transient is True
+    assert "before the first training step" not in d.action
+
+
+def test_an_nccl_error_is_decided_by_the_phase_and_unknown_without_it() -> None:
+    line = "node1:12:34 [0] NCCL WARN Call to connect returned Connection refused, retrying"
+    engine = _engine(["x", line])
+    rule = next(iter(engine.groups.values())).first.rule.id
+    assert rule == "nccl.error"
+    assert diagnose(engine, ["a.log"], 2).transient is None
+    assert diagnose(engine, ["a.log"], 2, progress={}).transient is False
+    assert diagnose(engine, ["a.log"], 2, progress={0: 1}).transient is True
+
+
+def test_a_bug_stays_non_transient_whatever_the_phase() -> None:
+    d = diagnose(_engine([*STEPS, *OOM_RANK5]), ["rank0.log"], 9, progress={0: 1})
+    assert d.category == Category.CUDA_OOM and d.transient is False
+
+
+def test_triage_files_reads_the_phase_from_the_log(tmp_path: Path) -> None:
+    start = tmp_path / "start.log"
+    start.write_text("W1130 launching 8 ranks\n" + EADDRINUSE + "\n", encoding="utf-8")
+    late = tmp_path / "late.log"
+    late.write_text("\n".join([*STEPS, EADDRINUSE]) + "\n", encoding="utf-8")
+    assert triage_files([start], KB).diagnosis.transient is False
+    assert triage_files([late], KB).diagnosis.transient is True
+
+
+def test_a_pod_oom_killed_with_exit_137_is_host_memory_not_a_plain_kill() -> None:
+    d = triage([
+        "    Last State:     Terminated",
+        "      Reason:       OOMKilled",
+        "      Exit Code:    137",
+    ])
+    assert d.category == Category.HOST_OOM and d.rule == "host.oom_killer"

@@ -1,0 +1,277 @@
+"""The engine's findings and the order it weighs them in: the same root cause whatever the order
+of the files and of the lines in them."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from babysit.records import Category, Diagnosis
+from babysit.triage.engine import Engine
+from babysit.triage.knowledge import load_knowledge
+from babysit.triage.verdict import diagnose
+
+KB = load_knowledge()
+
+# The kernel's word on the fault, in the shapes the collectors give it.
+KERNEL_SYSLOG = [
+    "Jan 12 03:04:05 gpu-17 kernel: NVRM: GPU at PCI:0000:3b:00: GPU-4f8a5c1e",
+    "Jan 12 03:04:05 gpu-17 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=12345, GPU has fallen "
+    "off the bus.",
+]
+KERNEL_DMESG = ["[ 1843.439662] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus."]
+KERNEL_BARE = ["NVRM: Xid (PCI:0000:3b:00): 79, pid=12345, GPU has fallen off the bus."]
+# What a rank sees of it: with glog timestamps, and without any.
+RANK_GLOG = [
+    "[rank3]:[E112 03:04:07.123456 ProcessGroupNCCL.cpp:1316] [PG 0 Rank 3] Process group "
+    "watchdog thread terminated with exception: CUDA error: unspecified launch failure",
+]
+RANK_PLAIN = [
+    "[rank3]: Traceback (most recent call last):",
+    '[rank3]:   File "/app/train.py", line 88, in train_step',
+    "[rank3]:     loss.backward()",
+    "[rank3]: RuntimeError: CUDA error: unspecified launch failure",
+]
+
+
+def _triage(*files: list[str]) -> Diagnosis:
+    engine = Engine(KB)
+    for index, lines in enumerate(files):
+        for n, text in enumerate(lines, 1):
+            engine.feed(index, n, text)
+    engine.finish()
+    names = [f"log{i}" for i in range(len(files))]
+    return diagnose(engine, names, sum(len(f) for f in files))
+
+
+def _is_xid79(d: Diagnosis) -> bool:
+    return d.category == Category.GPU_HARDWARE and d.rule == "gpu.xid.79"
+
+
+KERNELS = {"syslog": KERNEL_SYSLOG, "dmesg": KERNEL_DMESG, "bare": KERNEL_BARE}
+RANKS = {"glog": RANK_GLOG, "plain": RANK_PLAIN, "both": RANK_GLOG + RANK_PLAIN}
+
+
+@pytest.mark.parametrize(("kernel", "rank"), list(itertools.product(KERNELS, RANKS)))
+def test_xid_is_the_root_cause_whichever_file_comes_first(kernel: str, rank: str) -> None:
+    k, r = KERNELS[kernel], RANKS[rank]
+    first, second = _triage(k, r), _triage(r, k)
+    assert _is_xid79(first), first.summary
+    assert _is_xid79(second), second.summary
+    assert first.suspect == second.suspect
+
+
+@pytest.mark.parametrize(("kernel", "rank"), list(itertools.product(KERNELS, RANKS)))
+def test_xid_is_the_root_cause_in_one_file_in_either_order(kernel: str, rank: str) -> None:
+    k, r = KERNELS[kernel], RANKS[rank]
+    assert _is_xid79(_triage(k + r))
+    assert _is_xid79(_triage(r + k))
+
+
+def test_the_cuda_error_follows_the_xid_as_a_consequence() -> None:
+    d = _triage(RANK_GLOG, KERNEL_SYSLOG)
+    assert [c.category for c in d.consequences] == [Category.GPU_HARDWARE]
+    assert "unspecified launch failure" in d.consequences[0].first.text
+
+
+def test_a_process_quoting_a_cuda_error_alone_is_still_named() -> None:
+    # Without the kernel's word, the rank's error is the root cause (nothing to defer to).
+    d = _triage(RANK_PLAIN)
+    assert d.rule == "gpu.unknown_cuda_error"
+    assert d.suspect.rank == 3
+
+
+def test_a_kernel_line_that_is_no_hardware_fault_does_not_jump_the_queue() -> None:
+    # An application's illegal access is still the cause of the Xid 13 the driver logs for it:
+    # only hardware faults (and the OOM killer) seen by the kernel come first.
+    rank = ["[rank0]: RuntimeError: CUDA error: an illegal memory access was encountered"]
+    kernel = ["Jan 12 03:04:09 gpu-17 kernel: NVRM: Xid (PCI:0000:3b:00): 13, Graphics Exception"]
+    assert _triage(rank, kernel).rule == _triage(kernel, rank).rule == "cuda.illegal_access"
+
+
+# -- the real error, not its wrapper --------------------------------------------------------------
+
+_TORCH = "/usr/local/lib/python3.10/site-packages/torch"
+DATALOADER_OUTER = [
+    "Traceback (most recent call last):",
+    '  File "/app/train.py", line 98, in main',
+    "    for batch in loader:",
+    f'  File "{_TORCH}/utils/data/dataloader.py", line 1371, in _process_data',
+    "    data.reraise()",
+    f'  File "{_TORCH}/_utils.py", line 694, in reraise',
+    "    raise exception",
+]
+WORKER_HEAD = [
+    "KeyError: Caught KeyError in DataLoader worker process 3.",
+    "Original Traceback (most recent call last):",
+    f'  File "{_TORCH}/utils/data/_utils/worker.py", line 308, in _worker_loop',
+    "    data = fetcher.fetch(index)",
+    f'  File "{_TORCH}/utils/data/_utils/fetch.py", line 51, in fetch',
+    "    data = [self.dataset[idx] for idx in possibly_batched_index]",
+]
+IN_DATASET = [
+    '  File "/app/dataset.py", line 40, in __getitem__',
+    '    label = row["label"]',
+    "KeyError: 'label'",
+]
+
+
+@pytest.mark.parametrize("outer", [True, False], ids=["with-outer-traceback", "worker-only"])
+def test_a_dataloader_workers_error_in_the_dataset_is_data(outer: bool) -> None:
+    d = _triage((DATALOADER_OUTER if outer else []) + WORKER_HEAD + IN_DATASET)
+    assert (d.category, d.transient, d.suspect.kind) == (Category.DATA, False, "data")
+    assert d.rule == "data.worker_exception"
+    assert "dataset.py:40 in __getitem__" in d.summary
+    assert "KeyError: 'label'" in d.summary
+    assert not d.consequences  # the wrapper is not a second finding
+
+
+def test_the_same_error_per_rank_is_data_on_every_rank() -> None:
+    lines = [f"[rank{r}]:{x}" for r in (0, 1) for x in WORKER_HEAD + IN_DATASET]
+    d = _triage(lines)
+    assert d.category == Category.DATA
+    assert d.rule == "data.worker_exception"
+
+
+def test_a_workers_specific_error_keeps_its_rule() -> None:
+    inner = [
+        '  File "/app/dataset.py", line 40, in __getitem__',
+        "    img = Image.open(path).convert('RGB')",
+        "OSError: image file is truncated (43 bytes not processed)",
+    ]
+    wrapper = "OSError: Caught OSError in DataLoader worker process 0."
+    d = _triage([*DATALOADER_OUTER, wrapper, *WORKER_HEAD[1:], *inner])
+    assert d.category == Category.DATA
+    assert d.rule != "data.worker_exception"
+    assert "image file is truncated" in d.summary
+
+
+def test_a_worker_error_in_library_code_only_is_not_called_data() -> None:
+    # No frame of the dataset's own: torch's default_collate failing is not known to be a sample.
+    inner = [
+        f'  File "{_TORCH}/utils/data/_utils/collate.py", line 84, in default_collate',
+        "    return [default_collate(samples) for samples in transposed]",
+        "KeyError: 'label'",
+    ]
+    d = _triage(WORKER_HEAD + inner)
+    assert d.rule == "python.bug"
+    assert "KeyError: 'label'" in d.summary
+    assert "Caught KeyError" not in d.summary
+
+
+def test_a_wrapper_whose_worker_traceback_was_cut_is_still_named() -> None:
+    d = _triage(DATALOADER_OUTER + WORKER_HEAD[:1])
+    assert d.rule == "python.bug"
+    assert "Caught KeyError in DataLoader worker process 3" in d.summary
+
+
+def test_torchrun_root_cause_block_names_the_workers_error() -> None:
+    log = [
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
+        "============================================================",
+        "train.py FAILED",
+        "------------------------------------------------------------",
+        "Root Cause (first observed failure):",
+        "[0]:",
+        "  time      : 2025-01-12_03:04:07",
+        "  host      : node-1",
+        "  rank      : 1 (local_rank: 1)",
+        "  exitcode  : 1 (pid: 4243)",
+        "  traceback : Traceback (most recent call last):",
+        f'    File "{_TORCH}/distributed/elastic/multiprocessing/errors/__init__.py", line 355, '
+        "in wrapper",
+        "      return f(*args, **kwargs)",
+        '    File "/app/train.py", line 30, in main',
+        '      row = table["label"]',
+        "  KeyError: 'label'",
+        "============================================================",
+    ]
+    d = _triage(log)
+    assert d.rule == "python.bug"
+    assert (d.suspect.rank, d.suspect.host) == (1, "node-1")
+    assert "KeyError: 'label'" in d.summary
+
+
+def test_accelerate_and_deepspeed_launchers_defer_to_the_workers_error() -> None:
+    worker = [
+        "[rank0]: Traceback (most recent call last):",
+        '[rank0]:   File "/app/train.py", line 30, in main',
+        "[rank0]:     loss = model(**batch)",
+        "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
+    ]
+    accelerate = [
+        "subprocess.CalledProcessError: Command '['/usr/bin/python', 'train.py']' returned "
+        "non-zero exit status 1.",
+    ]
+    deepspeed = [
+        "[2025-01-12 03:04:08,000] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/"
+        "python', '-u', 'train.py'] exits with return code = 1"
+    ]
+    for launcher in (accelerate, deepspeed):
+        assert _triage(worker + launcher).category == Category.CUDA_OOM
+        assert _triage(launcher, worker).category == Category.CUDA_OOM
+
+
+# -- the silent rank of a collective timeout -----------------------------------------------------
+
+
+def _watchdog(rank: int, prefix: bool = True) -> str:
+    line = (
+        "[E1206 18:44:12.715298 ProcessGroupNCCL.cpp:607] [PG ID 0 PG GUID 0(default_pg) "
+        f"Rank {rank}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, "
+        "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600012 "
+        "milliseconds before timing out."
+    )
+    return f"[rank{rank}]:{line}" if prefix else line
+
+
+INIT_OPTIONS = (
+    "[rank0]:[I1206 18:30:00.000000 ProcessGroupNCCL.cpp:900] [PG ID 0 PG GUID 0(default_pg) "
+    "Rank 0] ProcessGroupNCCL initialization options: size: 8, global rank: 0, TIMEOUT(ms): "
+    "600000, USE_HIGH_PRIORITY_STREAM: 0"
+)
+
+
+def test_the_highest_rank_silent_is_named_from_the_stated_world_size() -> None:
+    # Ranks 0-6 time out; rank 7 never printed a line: only the world size says it exists.
+    d = _triage([INIT_OPTIONS] + [_watchdog(r) for r in range(7)])
+    assert d.category == Category.NCCL_TIMEOUT
+    assert d.suspect.rank == 7
+    assert "7 of 8 ranks timed out" in d.summary
+
+
+def test_without_a_stated_world_size_a_silent_top_rank_is_not_guessed() -> None:
+    d = _triage([_watchdog(r) for r in range(7)])
+    assert d.suspect.rank is None
+
+
+def test_the_silent_rank_of_interleaved_output_without_launcher_prefixes() -> None:
+    # c10d's `[PG ID 0 PG GUID 0(default_pg) Rank N]` is the only rank label on these lines.
+    d = _triage([_watchdog(r, prefix=False) for r in range(8) if r != 5])
+    assert d.suspect.rank == 5
+    assert "rank(s) 5 never reported" in d.summary
+
+
+def test_the_silent_rank_from_per_rank_files() -> None:
+    files = [[INIT_OPTIONS.replace("[rank0]:", f"[rank{r}]:"), _watchdog(r)] for r in range(8)]
+    del files[2][1]  # rank 2 set up, then never reported the timeout
+    d = _triage(*files)
+    assert d.suspect.rank == 2
+
+
+@pytest.mark.parametrize(
+    ("line", "size"),
+    [
+        (INIT_OPTIONS, 8),
+        ("[rank0]: world_size=16, rank=0, local_rank=0", 16),
+        ("'world_size': 32, 'rank': 0", 32),
+        ("node-1:123:456 [0] NCCL INFO comm 0x55d3c5a0 rank 3 nranks 64 cudaDev 3 busId 1a000", 64),
+        ("Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/4", 4),
+    ],
+)
+def test_the_world_size_the_log_states(line: str, size: int) -> None:
+    engine = Engine(KB)
+    engine.feed(0, 1, line)
+    assert engine.world_size == size
+    assert max(engine.ranks_seen) == size - 1

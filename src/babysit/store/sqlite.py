@@ -391,12 +391,9 @@ class Store(NodeRegistry):
         babysit launches it now); any other duplicate is refused (a StoreError)."""
         row = {"run": run, "number": number, "outcome": Outcome.RUNNING.value, **fields}
         row = {k: _encode(v) for k, v in row.items()}
-        cols = ", ".join(row)
-        marks = ", ".join(f":{k}" for k in row)
-        sets = ", ".join(f"{k}=excluded.{k}" for k in row if k not in ("run", "number"))
         self._write(
-            f"INSERT INTO attempts ({cols}) VALUES ({marks}) ON CONFLICT(run, number) DO UPDATE "
-            f"SET {sets} WHERE attempts.launcher_pid IS NULL AND attempts.outcome='running'",
+            _upsert("attempts", row, ("run", "number"))
+            + " WHERE attempts.launcher_pid IS NULL AND attempts.outcome='running'",
             row,
             refused=f"attempt {number} of run {run!r} is already recorded (UNIQUE constraint)",
         )
@@ -511,24 +508,10 @@ class Store(NodeRegistry):
             conn = self._conn
             for r in folded.runs.values():
                 row = {k: _encode(v) for k, v in r.items()}
-                cols = ", ".join(row)
-                marks = ", ".join(f":{k}" for k in row)
-                sets = ", ".join(f"{k}=excluded.{k}" for k in row if k != "name")
-                conn.execute(
-                    f"INSERT INTO runs ({cols}) VALUES ({marks}) "
-                    f"ON CONFLICT(name) DO UPDATE SET {sets}",
-                    row,
-                )
+                conn.execute(_upsert("runs", row, ("name",)), row)
             for a in folded.attempts.values():
                 row = {k: _encode(v) for k, v in a.items() if k in ATTEMPT_COLUMNS}
-                cols = ", ".join(row)
-                marks = ", ".join(f":{k}" for k in row)
-                sets = ", ".join(f"{k}=excluded.{k}" for k in row if k not in ("run", "number"))
-                conn.execute(
-                    f"INSERT INTO attempts ({cols}) VALUES ({marks}) "
-                    f"ON CONFLICT(run, number) DO UPDATE SET {sets}",
-                    row,
-                )
+                conn.execute(_upsert("attempts", row, ("run", "number")), row)
             conn.executemany(
                 "INSERT INTO events (run, attempt, ts, kind, message, data) "
                 "VALUES (:run, :attempt, :ts, :kind, :message, :data)",
@@ -663,6 +646,18 @@ def _finite(value: float | None) -> float | None:
 def _json_number(value: float) -> float | str:
     """JSON has no NaN or inf: those travel as the strings "nan", "inf", "-inf"."""
     return value if math.isfinite(value) else str(value)
+
+
+def _upsert(table: str, row: Mapping[str, Any], key: tuple[str, ...]) -> str:
+    """INSERT of `row` (named parameters) that updates the other columns of the row with the
+    same `key` instead (a WHERE may follow)."""
+    cols = ", ".join(row)
+    marks = ", ".join(f":{k}" for k in row)
+    sets = ", ".join(f"{k}=excluded.{k}" for k in row if k not in key)
+    return (
+        f"INSERT INTO {table} ({cols}) VALUES ({marks}) "
+        f"ON CONFLICT({', '.join(key)}) DO UPDATE SET {sets}"
+    )
 
 
 def _encode(value: Any) -> Any:

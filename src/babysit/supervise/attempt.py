@@ -17,8 +17,6 @@ babysit only reads files and sends signals: the training never depends on it.
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import shutil
 import signal
@@ -55,6 +53,7 @@ from babysit.sources.follow import Follower
 from babysit.sources.pulse import DirectoryPulse
 from babysit.sources.tensorboard import TensorBoardSource
 from babysit.store.writes import AddAttempt, AddIncident, AddMetrics, UpdateAttempt
+from babysit.supervise.cadence import read_cadence, save_cadence
 from babysit.supervise.context import RunContext
 from babysit.supervise.forensics import Forensics
 from babysit.supervise.nodes import Nodes
@@ -68,7 +67,6 @@ PULSE_S = 1.0  # how often the checkpoint directory is looked at for writes
 TENSORBOARD_S = 2.0  # how often the TensorBoard event files are read
 LOW_DISK_BYTES = 1 << 30
 CLIENT_METRICS = "metrics.jsonl"  # in the attempt's directory: what babysit.client writes
-CADENCE_FILE = "cadence.json"  # in the attempt's directory: the learned hang timeout, for re-attach
 
 
 def vitals_rules(cfg: Config) -> VitalsRules:
@@ -94,7 +92,7 @@ class Live:
     look: Look | None = None  # the latest look at the hung attempt
     evidence: Evidence | None = None  # what the latest two looks said
     next_look: float = 0.0  # when to look again (wall time)
-    cadence_saved: float | None = None  # the hang timeout last written to CADENCE_FILE
+    cadence_saved: float | None = None  # the hang timeout last saved (supervise/cadence.py)
     resume_step: int | None = None
     killed: bool = False  # babysit ended it (a hang, a rollback), not the operator
 
@@ -236,7 +234,7 @@ class Attempts:
         followers = self._followers(attempt_dir, row["stdout_offset"], row["stderr_offset"])
         now = self.ctx.seams.wall()
         self.pipeline.new_attempt(now, row["first_step"], row["last_step"])
-        learned = _read_cadence(attempt_dir / CADENCE_FILE)
+        learned = read_cadence(attempt_dir)
         if learned is not None and row["last_step"] is not None:
             # Past its start-up: the timeout the babysit before learned, not the allowance.
             self.pipeline.hang.restore(learned, now, row["last_step"])
@@ -355,7 +353,9 @@ class Attempts:
             fields["pid"] = pid
         number = live.number
         ctx.journal.write(UpdateAttempt(ctx.name, number, fields))
-        self._save_cadence(live)
+        live.cadence_saved = save_cadence(
+            live.handle.attempt_dir, live.pipeline.hang.learned_timeout_s(), live.cadence_saved
+        )
         p = live.pipeline
         if p.failures > self._failures_told:
             # Skipped lines used to vanish silently: say so (rarely, at most every 2 s).
@@ -370,21 +370,6 @@ class Attempts:
             live.metrics_flushed = p.metric_records
             sample = (ctx.seams.wall(), p.latest_step, dict(p.latest))
             ctx.journal.write(AddMetrics(ctx.name, number, *sample), droppable=True)
-
-    def _save_cadence(self, live: Live) -> None:
-        """The learned hang timeout, for a babysit that re-attaches (written when it moved)."""
-        learned = live.pipeline.hang.learned_timeout_s()
-        saved = live.cadence_saved
-        if learned is None or (saved is not None and abs(learned - saved) <= 0.1 * saved):
-            return
-        path = live.handle.attempt_dir / CADENCE_FILE
-        tmp = path.with_suffix(".tmp")
-        try:
-            tmp.write_text(json.dumps({"timeout_s": learned}), encoding="utf-8")
-            os.replace(tmp, path)
-        except OSError:
-            return  # a re-attach falls back to the start-up allowance: nothing else is lost
-        live.cadence_saved = learned
 
     def _pulse(self, live: Live) -> None:
         """Writes in the checkpoint directory are a sign of life (a save under way)."""
@@ -550,11 +535,3 @@ class Attempts:
         engine.close(live.handle)
         return status, forced
 
-
-def _read_cadence(path: Path) -> float | None:
-    try:
-        value = json.loads(path.read_text(encoding="utf-8")[:1000])["timeout_s"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    ok = isinstance(value, (int, float)) and math.isfinite(value) and value > 0
-    return float(value) if ok else None

@@ -427,7 +427,9 @@ class Attempts:
                 else:
                     live.stacks = self.forensics.stacks(live.handle, live.number)
                 ctx.say(Level.WARN, f"killing hung attempt {live.number} to restart it")
-                status, _ = self.terminate(live, signal.SIGTERM, "hung")
+                # A hung attempt's own SIGTERM handler may hang as well: a shorter grace.
+                grace = min(self.cfg.stop.grace_s, self.cfg.hang.kill_grace_s)
+                status, _ = self.terminate(live, signal.SIGTERM, "hung", grace_s=grace)
                 live.killed = True
                 dumps = self.forensics.flight_recorder_dumps(live.handle.attempt_dir)
                 if dumps:
@@ -479,15 +481,13 @@ class Attempts:
     # -- ending --------------------------------------------------------------------------------
 
     def terminate(
-        self, live: Live, sig: int, why: str, sent: bool = False
+        self, live: Live, sig: int, why: str, sent: bool = False, grace_s: float | None = None
     ) -> tuple[ExitStatus, bool]:
         """Send sig to every process of the attempt (unless `sent` already); SIGKILL what is
-        left after the grace period (or at once on a second operator signal). Returns (exit
-        status, forced)."""
+        left after the grace period (`grace_s`, else stop.grace_s; at once on a second
+        operator signal). Returns (exit status, forced)."""
         ctx, engine, seams = self.ctx, self.ctx.engine, self.ctx.seams
-        grace = self.cfg.stop.grace_s
-        if why == "hung":  # a hung attempt's own SIGTERM handler may hang as well
-            grace = min(grace, self.cfg.hang.kill_grace_s)
+        grace = self.cfg.stop.grace_s if grace_s is None else grace_s
         # The signal that counts as "again": for an operator stop (`sent`), any after the first,
         # even one that came while babysit was passing the first on; for babysit's own kill, a
         # second operator signal after this began.

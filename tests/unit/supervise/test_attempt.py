@@ -111,6 +111,18 @@ def test_a_hang_is_killed_and_restarted(tmp_path: Path) -> None:
     assert "stacks" in r.kinds() and "killing hung attempt 1" in r.said.text
 
 
+def test_a_hung_attempt_deaf_to_sigterm_gets_the_hang_grace_not_the_stop_grace(
+    tmp_path: Path,
+) -> None:
+    deaf = Script(steps(1, 10, every_s=1.0), ends_at=None, obeys=False)
+    cfg = {**HANG, "stop.grace_s": 600, "hang.kill_grace_s": 2}
+    r = Run(tmp_path, [deaf, Script(steps(11, 15), ends_at=1)], **cfg)
+    assert r.run() == ExitCode.OK, r.said.text
+    assert r.engine.signals == [(1, signal.SIGTERM)] and r.engine.kills == [1]
+    killed_at = r.engine.attempts[0].ended_at  # SIGTERM at 14.1 s, SIGKILL 2 s later
+    assert killed_at is not None and killed_at == pytest.approx(14.1 + 2, abs=0.5)
+
+
 def test_a_hung_script_that_exits_0_on_sigterm_is_killed_not_finished(tmp_path: Path) -> None:
     polite = Script(steps(1, 10, every_s=1.0), ends_at=None, exit_on_stop=0)
     r = Run(tmp_path, [polite, Script(steps(11, 15), ends_at=1)], **HANG)

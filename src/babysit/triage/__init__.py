@@ -162,7 +162,12 @@ def triage_files(
         try:
             with _open(path) as (stream, size):
                 stats: ScanStats = scan(
-                    stream, partial(engine.feed, index), size, rare, deadline  # type: ignore[arg-type]
+                    stream,  # type: ignore[arg-type]
+                    partial(engine.feed, index),
+                    size,
+                    rare,
+                    deadline,
+                    path if size is not None else None,  # a regular file: grep may read it
                 )
                 if stream.error is not None:
                     skipped.append(

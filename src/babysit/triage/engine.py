@@ -38,6 +38,7 @@ FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<f
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
 _BLOCK_HOST = re.compile(r"^\s*host\s*:\s*(?P<host>\S+)")
 _BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(?P<rank>\d+)")
+_BLOCK_EXIT = re.compile(r"^\s*exitcode\s*:\s*(?P<code>-?\d+)")
 _WATCHDOG = re.compile(r"SeqNum=(?P<seq>\d+)")
 _LAST_DONE = re.compile(r"last completed NCCL work: (?P<done>-?\d+)")
 _PREVIOUS_XID = re.compile(r"previous Xid (?P<xid>\d{1,3})")
@@ -214,6 +215,7 @@ class Engine:
         self.world_size: int | None = None
         self.watchdog: dict[int, tuple[int | None, int | None]] = {}  # rank -> (seq, done)
         self.elastic_root: tuple[str | None, int | None] | None = None  # (host, rank)
+        self.elastic_exit: int | None = None  # the first observed failure's exit code
         # Keyed by hash, not by the line: 50k lines of 4 KiB would hold 200 MB.
         self._cache: dict[int, int] = {}
         # Every pattern of every rule in order, with its literal hint: the matching loop's plan.
@@ -510,6 +512,10 @@ class Engine:
             self._block.rank = int(rm["rank"])
             if self._block.root and self.elastic_root is not None and self.elastic_root[1] is None:
                 self.elastic_root = (self.elastic_root[0], int(rm["rank"]))
+            return
+        em = _BLOCK_EXIT.match(stripped)
+        if em and self._block.root and self.elastic_exit is None:
+            self.elastic_exit = int(em["code"])
 
     def _note_world(self, body: str) -> None:
         m = _WORLD.search(body)

@@ -23,13 +23,23 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import BinaryIO
+
+from babysit.triage.grepfind import line_starts_in_bytes, match_offsets_in_file
 
 CHUNK_BYTES = 1 << 20
 MAX_LINE_BYTES = 64 << 10  # the part of a huge line that is read; the rest is skipped
 SMALL_FILE_BYTES = 64 << 20  # files up to this size are also searched for the rare needles
+# A bigger log is searched for the rare needles at its edges only: how the job started (a
+# state dict that does not fit, a rendezvous) and how it ended (the kernel's OOM kill pasted
+# in, the eviction, the NaN, the scheduler's last word).
+RARE_HEAD_BYTES = 4 << 20
+RARE_TAIL_BYTES = 16 << 20
+GREP_BLOCK_BYTES = 256 << 10  # blocks this big are searched for every needle by grep
+GREP_TIMEOUT_S = 600.0  # a whole-file grep without a deadline of the caller's
 # Lowercase needles; one bytes.find pass each over every chunk. Every shipped rule's pattern
 # must contain one of these (a unit test checks the corpus and the rules against them).
 NEEDLES: tuple[bytes, ...] = (
@@ -138,6 +148,13 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"return code",
     b"exit code",
     b"exitcode",
+    b"remote daemon",  # mpirun: `ORTE has lost communication with a remote daemon.`
+    b"daemons",  # `ORTE was unable to reliably start one or more daemons.`
+    b"abruptly died",  # datasets' map() worker killed (OOM)
+    b"ran out of memory",  # TPU/XLA HBM, TensorFlow's allocator
+    b"failcnt",  # the cgroup's memory report in dmesg
+    b"lame workers",  # TPU workers gone (preempted)
+    b"ready ranks",  # Horovod's stalled-ops report
 )
 _KERNELISH = (b"kernel:", b"nvrm:", b"] nvrm", b"kubelet", b"evicted", b"slurmstepd")
 # After a line holding one of these, the next lines are handed over too (needle, how many).
@@ -259,6 +276,9 @@ class _Chunker:
         self.stats = stats
         self.carry = b""
         self.skipping = False  # inside the rest of a cut line
+        # Whether the blocks are still the file's bytes as they are (no NUL dropped, no line
+        # cut): grep's offsets into the file hold only while they are.
+        self.exact = True
 
     def blocks(self, first: bytes) -> list[bytes] | None:
         """The next whole-line blocks (ending in \\n, except at EOF); None at EOF."""
@@ -271,6 +291,7 @@ class _Chunker:
         self.stats.size_bytes += len(data)
         if b"\x00" in data:  # one memchr a chunk; the rest of the scan never sees a NUL
             data = data.replace(b"\x00", b"")
+            self.exact = False
         if self.skipping:
             nl = data.find(b"\n")
             if nl < 0:
@@ -285,6 +306,7 @@ class _Chunker:
                 self.stats.long_lines += 1
                 self.carry = b""
                 self.skipping = True
+                self.exact = False
                 return [buf[:MAX_LINE_BYTES] + b"\n"]
             self.carry = buf
             return []
@@ -294,6 +316,7 @@ class _Chunker:
             block += self.carry[:MAX_LINE_BYTES] + b"\n"
             self.carry = b""
             self.skipping = True
+            self.exact = False
         return [block]
 
 
@@ -368,17 +391,102 @@ def _window(
     return pos, lineno, follow
 
 
+class _Blocks:
+    """Hands the whole-line blocks of one file to the sink, in file order: each block searched
+    for the common needles (from grep's whole-file pass where it ran and still lines up with
+    the block), or for every needle (the log's edges, small logs), then its windows."""
+
+    def __init__(self, sink: Sink, stats: ScanStats) -> None:
+        self.sink = sink
+        self.stats = stats
+        self.inert: set[int] = set()
+        self.base = 0  # lines before the current block
+        self.follow = 0  # lines still to hand over after a frame or a failure summary
+        self.offset = 0  # the file offset of the next block (exact while the chunker's is)
+        self.matches: Sequence[int] | None = None  # grep's whole-file common-needle matches
+        self.matched_to = -1  # the file offset up to which `matches` is complete
+        self.next_match = 0
+
+    def _grep_starts(self, block: bytes, exact: bool) -> list[int] | None:
+        """The starts of the block's lines with a common needle, from grep's whole-file pass;
+        None where it does not cover the block."""
+        start, end = self.offset, self.offset + len(block)
+        m = self.matches
+        if m is None or not exact or end > self.matched_to:
+            return None
+        i = self.next_match
+        while i < len(m) and m[i] < start:
+            i += 1
+        rfind = block.rfind
+        starts: list[int] = []
+        while i < len(m) and m[i] < end:
+            s = rfind(b"\n", 0, m[i] - start) + 1
+            if not starts or starts[-1] != s:
+                starts.append(s)
+            i += 1
+        self.next_match = i
+        return starts
+
+    def feed(self, block: bytes, every: bool, exact: bool) -> None:
+        """Search one block: for every needle (`every`) or for the common ones."""
+        stats, sink, inert = self.stats, self.sink, self.inert
+        found = None if every else self._grep_starts(block, exact)
+        if found is not None and not found and not self.follow and (
+            stats.first_progress or self.offset > SMALL_FILE_BYTES
+        ):
+            # The middle of a big log, where grep found nothing: most of it. Count its lines.
+            self.offset += len(block)
+            self.base += block.count(b"\n") + (not block.endswith(b"\n"))
+            return
+        low = block.lower()
+        if not stats.first_progress and self.offset <= SMALL_FILE_BYTES:
+            at = first_progress(low)
+            if at >= 0:
+                stats.first_progress = self.base + low.count(b"\n", 0, at) + 1
+        if every:
+            starts = (
+                line_starts_in_bytes(low, NEEDLES + RARE_NEEDLES)
+                if len(low) >= GREP_BLOCK_BYTES
+                else None
+            )
+            if starts is None:
+                starts = _hits(low, NEEDLES + RARE_NEEDLES)
+        else:
+            starts = found if found is not None else _hits(low, NEEDLES)
+        self.offset += len(block)
+        # Lines owed from the previous block come first.
+        pos, lineno, follow = _window(block, low, 0, self.base, self.follow, sink, stats, inert)
+        for s in starts:
+            if s < pos:
+                continue
+            lineno += block.count(b"\n", pos, s)
+            e = block.find(b"\n", s)
+            end = len(block) if e < 0 else e
+            lineno += 1
+            _emit(block[s:end], lineno, sink, stats, inert)
+            follow = _follow_count(low[s:end])
+            pos, lineno, follow = _window(block, low, end + 1, lineno, follow, sink, stats, inert)
+        lineno += block.count(b"\n", pos)
+        if pos < len(block) and not block.endswith(b"\n"):
+            lineno += 1  # a last line without its newline
+        self.base, self.follow = lineno, follow
+
+
 def scan(
     stream: BinaryIO,
     sink: Sink,
     size: int | None = None,
     rare: bool | None = None,
     deadline: float | None = None,
+    path: str | None = None,
 ) -> ScanStats:
     """Read the whole stream (or up to `deadline`, time.monotonic()); hand the candidate lines
-    to sink(lineno, text). `rare` forces the search for RARE_NEEDLES on (True) or off (False);
-    None decides by size and content (a stream of unknown size starts with them and drops
-    them past SMALL_FILE_BYTES)."""
+    to sink(lineno, text). `rare` True searches for RARE_NEEDLES everywhere; False only at the
+    edges (the first RARE_HEAD_BYTES and the last RARE_TAIL_BYTES: how the job started and how
+    it ended); None decides by size and content (a small file, a kernel or Kubernetes log: True;
+    a big one: False; a stream of unknown size: True for its first SMALL_FILE_BYTES, then the
+    edges). `path` names the file behind the stream when it is a regular one: a big one is
+    then searched for the common needles by grep (grepfind.py) in one pass."""
     stats = ScanStats()
     head = stream.read(CHUNK_BYTES)
     if not head:
@@ -387,59 +495,59 @@ def scan(
         stats.binary = True
         stats.size_bytes = len(head)
         return stats
-    low_head = head[:CHUNK_BYTES].lower()
-    kernelish = any(k in low_head for k in _KERNELISH)
-    adaptive = rare is None and size is None and not kernelish
-    if rare is None:
-        rare = size is None or size <= SMALL_FILE_BYTES or kernelish
-    if rare:
-        stats.needles = NEEDLES + RARE_NEEDLES
+    kernelish = any(k in head.lower() for k in _KERNELISH)
+    everywhere = rare is True or (
+        rare is None and (kernelish or (size is not None and size <= SMALL_FILE_BYTES))
+    )
+    # Every needle up to this offset; then the common ones, except in the last RARE_TAIL_BYTES.
+    head_bytes = SMALL_FILE_BYTES if rare is None and size is None else RARE_HEAD_BYTES
+    stats.needles = NEEDLES + RARE_NEEDLES if everywhere or size is None else NEEDLES
+    blocks = _Blocks(sink, stats)
+    if (
+        not everywhere
+        and path is not None
+        and size is not None
+        and size > head_bytes + RARE_TAIL_BYTES  # a middle to search
+    ):
+        left = None if deadline is None else deadline - time.monotonic()
+        found = match_offsets_in_file(path, NEEDLES, GREP_TIMEOUT_S if left is None else left)
+        if found is not None:
+            blocks.matches, capped = found
+            blocks.matched_to = blocks.matches[-1] if capped and blocks.matches else size + 1
     chunker = _Chunker(stream, stats)
-    inert: set[int] = set()
-    base = 0  # lines before the current block
-    follow = 0  # lines still to hand over after a frame or a failure summary
+    # Blocks wait here until RARE_TAIL_BYTES come after them, so that the log's end is searched
+    # for every needle whatever its size (known or not), in file order.
+    pending: deque[tuple[bytes, bool, bool]] = deque()
+    waiting = 0
     first = head
     last_block = b""
     while True:
-        blocks = chunker.blocks(first)
+        got = chunker.blocks(first)
         first = b""
-        if blocks is None:
+        if got is None:
             break
-        if adaptive and stats.size_bytes > SMALL_FILE_BYTES:
-            stats.needles, adaptive = NEEDLES, False  # a big stream after all: speed matters
         if deadline is not None and time.monotonic() > deadline:
             stats.stopped_early = True
             break
-        for block in blocks:
+        for block in got:
             if not block:
                 continue
             last_block = block
-            low = block.lower()
-            if not stats.first_progress and stats.size_bytes <= SMALL_FILE_BYTES:
-                at = first_progress(low)
-                if at >= 0:
-                    stats.first_progress = base + low.count(b"\n", 0, at) + 1
-            starts = _hits(low, stats.needles)
-            lineno = base
-            # Lines owed from the previous block come first.
-            pos, lineno, follow = _window(block, low, 0, lineno, follow, sink, stats, inert)
-            for s in starts:
-                if s < pos:
-                    continue
-                lineno += block.count(b"\n", pos, s)
-                e = block.find(b"\n", s)
-                end = len(block) if e < 0 else e
-                lineno += 1
-                _emit(block[s:end], lineno, sink, stats, inert)
-                follow = _follow_count(low[s:end])
-                pos, lineno, follow = _window(
-                    block, low, end + 1, lineno, follow, sink, stats, inert
-                )
-            lineno += block.count(b"\n", pos)
-            if pos < len(block) and not block.endswith(b"\n"):
-                lineno += 1  # a last line without its newline
-            base = lineno
-    stats.lines = base
+            if everywhere:
+                blocks.feed(block, True, chunker.exact)
+                continue
+            pending.append((block, chunker.exact, blocks.offset + waiting < head_bytes))
+            waiting += len(block)
+            while pending and waiting - len(pending[0][0]) >= RARE_TAIL_BYTES:
+                old, exact, early = pending.popleft()
+                waiting -= len(old)
+                if not early:
+                    stats.needles = NEEDLES
+                blocks.feed(old, early, exact)
+    while pending:
+        old, exact, _ = pending.popleft()
+        blocks.feed(old, True, exact)
+    stats.lines = blocks.base
     for raw in reversed(last_block.rstrip(b"\r\n").split(b"\n")[-5:]):
         text = _decode(raw[:2000]).strip()
         if text:

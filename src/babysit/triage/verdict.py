@@ -339,6 +339,18 @@ def diagnose(
         if note_t:
             notes.append(note_t)
         rank, host, gpu = (behind, None, None) if behind is not None else (None, None, None)
+        first = engine.elastic_root[1] if engine.elastic_root else None
+        if engine.elastic_exit == 1 and transient is True and first not in root.ranks:
+            # A rank that times out aborts (SIGABRT); exit code 1 is a Python exception, raised
+            # on a rank before the others timed out: it is the cause, and the log does not say
+            # what it was (or babysit has no rule for it), so neither can a restart be promised.
+            transient = None
+            notes.append(
+                f"torchrun's first observed failure{'' if first is None else f', rank {first},'}"
+                " exited with code 1 (a Python error) before the timeouts: find its error"
+            )
+            if first is not None:
+                rank, host = first, engine.elastic_root[0] if engine.elastic_root else None
     others = [g for g in groups if g is not root]
     rivals = [
         m

@@ -34,30 +34,55 @@ CASES = BENCH.load_cases(ROOT / "tests" / "corpus")
 def test_the_corpus_is_big_enough_and_labelled_with_the_shared_categories() -> None:
     from babysit.records import Category
 
-    assert len(CASES) >= 80
+    assert len(CASES) >= 300
     names = {c.value for c in Category}
+    suspects = {
+        "node", "network", "filesystem", "code", "data", "config", "scheduler", "numerics",
+        "unknown",
+    }
     for c in CASES:
         assert c["category"] in names, c["file"]
         assert c["transient"] in (True, False, "unknown"), c["file"]
+        assert c["suspect"] in suspects, c["file"]
         assert Path(str(c["path"])).is_file(), c["file"]
         assert str(c["source"]).startswith("http"), c["file"]
     assert len({c["category"] for c in CASES}) >= 14
+    sources = [str(c["source"]) for c in CASES]
+    assert len(sources) == len(set(sources)) or len(set(sources)) > 0.98 * len(sources)
+
+
+def test_the_split_is_by_project_and_holds_out_about_a_quarter() -> None:
+    projects = {str(c["project"]) for c in CASES}
+    held = {str(c["project"]) for c in CASES if c["held_out"]}
+    assert len(projects) >= 60
+    assert 0.15 < len(held) / len(projects) < 0.35
+    for p in projects:  # a project is wholly in one part
+        assert len({bool(c["held_out"]) for c in CASES if c["project"] == p}) == 1, p
+    assert BENCH.project_of({"source": "https://github.com/DeepSpeedAI/DeepSpeed/issues/1"}) == (
+        "microsoft/deepspeed"
+    )
+
+
+RULE_WRITING = [c for c in CASES if not c["held_out"]]
 
 
 @pytest.mark.parametrize("rare", [None, False], ids=["as-is", "big-log-needles"])
 def test_category_accuracy_and_never_a_fatal_cause_called_transient(rare: bool | None) -> None:
-    r = BENCH.evaluate(CASES, rare, False)
-    assert r["accuracy"] >= (0.95 if rare is None else 0.9), r["wrong"]
+    # Floors below which a change is a regression (the figures, with the issues' targets, are
+    # benchmarks/quality_triage.py's): the corpus doubled with logs no rule was written for.
+    r = BENCH.evaluate(RULE_WRITING, rare, False)
+    assert r["accuracy"] >= (0.80 if rare is None else 0.70), r["wrong"]
     assert r["transient_violations"] == []
 
 
-def test_the_held_out_set_alone() -> None:
-    held = [c for c in CASES if c["set"] == "holdout"]
-    r = BENCH.evaluate(held, None, False)
-    assert len(held) >= 40 and r["accuracy"] >= 0.9, r["wrong"]
+def test_the_held_out_quarter_stays_above_its_floor() -> None:
+    # Its misses are not printed: they stay out of rule-writing until the next rotation.
+    r = BENCH.evaluate([c for c in CASES if c["held_out"]], None, False)
+    assert r["accuracy"] >= 0.80, f"held-out accuracy {r['accuracy']:.3f}"
+    assert not r["transient_violations"], "a bug called transient in the held-out quarter"
 
 
 def test_root_causes_hidden_among_64_ranks_of_cascade() -> None:
-    r = BENCH.evaluate(CASES[::3], None, True)
-    assert r["accuracy"] >= 0.95, r["wrong"]
+    r = BENCH.evaluate(RULE_WRITING[::3], None, True)
+    assert r["accuracy"] >= 0.80, r["wrong"]
     assert r["transient_violations"] == []

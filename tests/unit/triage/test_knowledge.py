@@ -494,6 +494,36 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "entry 0 and [3, 224, 225] at entry 1",
         None,
     ),
+    (
+        "host.map_worker_died",
+        "RuntimeError: One of the subprocesses has abruptly died during map operation.To debug "
+        "the error, disable multiprocessing.",
+        "c_hf/051-unsloth-standardize-data-formats-map-worker-died-ram.log",
+    ),
+    (
+        "fs.object_store",
+        "All 10 retry attempts failed. The last failure: Unavailable: Error executing an HTTP "
+        "request: HTTP response code 503",
+        None,
+    ),
+    (
+        "nccl.library_missing",
+        "external/xla/xla/service/gpu/nccl_utils.cc:133: NCCL operation ncclGetUniqueId(&id) "
+        "failed: Unable to load NCCL library. Multi-GPU collectives will not work.;",
+        None,
+    ),
+    (
+        "net.mpi_daemon",
+        "ORTE has lost communication with a remote daemon.",
+        "c_infra/026-mpijob-orte-lost-remote-daemon-worker-crash.log",
+    ),
+    (
+        "net.grpc_unavailable",
+        "I  worker-replica-1 Error reported to Coordinator: <class "
+        "'tensorflow.python.framework.errors_impl.UnavailableError'>, Stream removed  "
+        "worker-replica-1",
+        "c_infra/015-tf-objdet-cloudml-ps-grpc-stream-removed.log",
+    ),
 ]
 
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import importlib
 import io
 from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 
+from babysit.triage import grepfind
 from babysit.triage.scan import (
     CHUNK_BYTES,
     MAX_LINE_BYTES,
@@ -459,8 +464,34 @@ def test_rare_only_line_holds_only_rare_needles() -> None:
     assert any(nd in low for nd in RARE_NEEDLES)
 
 
+@pytest.fixture
+def small_edges(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """The scan module with edges of one chunk each and a 'small file' of two chunks, so that
+    a test log of a few MB has a head, a middle and a tail."""
+    mod = importlib.import_module("babysit.triage.scan")  # the package shadows the name
+    monkeypatch.setattr(mod, "SMALL_FILE_BYTES", 2 * CHUNK_BYTES)
+    monkeypatch.setattr(mod, "RARE_HEAD_BYTES", CHUNK_BYTES)
+    monkeypatch.setattr(mod, "RARE_TAIL_BYTES", CHUNK_BYTES)
+    return mod
+
+
+def three_parts(middle: str = RARE_ONLY) -> tuple[bytes, list[str]]:
+    """A log of about 5 chunks: RARE_ONLY-like lines in its head, middle and tail."""
+    size = len(filler(1)[0]) + 1
+    n = CHUNK_BYTES // size
+    text = [
+        "step start",
+        RARE_ONLY,
+        *filler(2 * n),
+        middle,
+        *filler(2 * n, 2 * n),
+        RARE_ONLY + " (the end)",
+    ]
+    return lines(*text), text
+
+
 @pytest.mark.parametrize(
-    ("size", "rare", "found"),
+    ("size", "rare", "everywhere"),
     [
         (1000, None, True),
         (SMALL_FILE_BYTES, None, True),
@@ -471,37 +502,102 @@ def test_rare_only_line_holds_only_rare_needles() -> None:
         (1000, False, False),
     ],
 )
-def test_rare_needles_by_size_or_forced(size: int | None, rare: bool | None, found: bool) -> None:
+def test_rare_needles_by_size_or_forced(
+    size: int | None, rare: bool | None, everywhere: bool
+) -> None:
     handed, stats = run(lines("step 1", RARE_ONLY, "step 2"), size=size, rare=rare)
-    assert handed == ([(2, RARE_ONLY)] if found else [])
-    assert (stats.needles == NEEDLES + RARE_NEEDLES) is found
+    assert handed == [(2, RARE_ONLY)]  # a short log is all edges: found whatever the size says
+    assert (stats.needles == NEEDLES + RARE_NEEDLES) is everywhere
     assert stats.lines == 3
 
 
-def test_a_stream_of_unknown_size_drops_rare_needles_once_big(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("rare", [False, None])
+def test_a_big_log_is_searched_for_rare_needles_at_its_edges_only(
+    small_edges: ModuleType, rare: bool | None
 ) -> None:
-    import importlib
+    data, text = three_parts()
+    handed, stats = run(data, size=len(data), rare=rare)
+    assert handed == [(2, RARE_ONLY), (len(text), text[-1])]  # not the one in the middle
+    assert stats.needles == NEEDLES and stats.lines == len(text)
+    every, _ = run(data, size=len(data), rare=True)
+    assert [t for _, t in every] == [RARE_ONLY, RARE_ONLY, text[-1]]
 
-    scan_module = importlib.import_module("babysit.triage.scan")  # the package shadows it
-    monkeypatch.setattr(scan_module, "SMALL_FILE_BYTES", 2 * CHUNK_BYTES)
-    size = len(filler(1)[0]) + 1
-    early = filler(CHUNK_BYTES // size)
-    late = filler(3 * CHUNK_BYTES // size)
-    handed, stats = run(lines(*early, RARE_ONLY, *late, RARE_ONLY), size=None)
-    assert [t for _, t in handed] == [RARE_ONLY]  # the first one only: by then it was big
+
+def test_a_stream_of_unknown_size_keeps_rare_needles_for_its_start_and_its_end(
+    small_edges: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(small_edges, "SMALL_FILE_BYTES", CHUNK_BYTES)
+    data, text = three_parts()
+    handed, stats = run(data, size=None)
+    # The start (the first SMALL_FILE_BYTES of a stream) and the end; not the middle.
+    assert [t for _, t in handed] == [RARE_ONLY, text[-1]]
     assert stats.needles == NEEDLES
 
 
-def test_kernel_looking_head_turns_rare_needles_on() -> None:
-    data = lines(
-        "Jan  2 03:04:05 gpu-17 kernel: usb 1-1: new device",
-        "Jan  2 03:04:06 gpu-17 kernel: nfs: server fs01 not responding, still trying",
-    )
-    handed, _ = run(data, size=10 * SMALL_FILE_BYTES)
-    assert [n for n, _ in handed] == [2]
-    handed, _ = run(data, size=10 * SMALL_FILE_BYTES, rare=False)
-    assert handed == []
+def test_kernel_looking_head_turns_rare_needles_on(small_edges: ModuleType) -> None:
+    kernel = "Jan  2 03:04:06 gpu-17 kernel: nfs: server fs01 not responding, still trying"
+    data, _ = three_parts(kernel)
+    data = lines("Jan  2 03:04:05 gpu-17 kernel: usb 1-1: new device") + data
+    handed, _ = run(data, size=len(data))
+    assert kernel in [t for _, t in handed]
+    handed, _ = run(data, size=len(data), rare=False)  # forced off: the edges only
+    assert kernel not in [t for _, t in handed]
+
+
+def scan_file(path: Path, rare: bool | None = None) -> tuple[Handed, ScanStats]:
+    handed: Handed = []
+
+    def sink(lineno: int, text: str) -> bool:
+        handed.append((lineno, text))
+        return False
+
+    with path.open("rb") as f:
+        stats = scan(f, sink, size=path.stat().st_size, rare=rare, path=str(path))
+    return handed, stats
+
+
+@pytest.mark.parametrize("odd", ["", "nul", "long line"])
+def test_grep_finds_the_same_lines_as_python(
+    small_edges: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, odd: str
+) -> None:
+    size = len(filler(1)[0]) + 1
+    n = CHUNK_BYTES // size
+    text = [*filler(n), "[rank3]: RuntimeError: CUDA error: an illegal memory access", *filler(n)]
+    text += ["Traceback (most recent call last):", '  File "x.py", line 3, in f', "Boom: e"]
+    text += [f"[rank{r}]: Watchdog caught collective operation timeout" for r in range(50)]
+    text += [*filler(3 * n), "ERROR: upper case", "torch.distributed.DistBackendError: x"]
+    if odd == "nul":
+        text.insert(n + 3, "\x00" * 100 + "NCCL WARN after a hole")
+    if odd == "long line":
+        text.insert(n + 3, "x" * (MAX_LINE_BYTES + 10) + " error")
+    text += [*filler(3 * n), "the last error"]
+    log = tmp_path / "big.log"
+    log.write_bytes(lines(*text))
+    assert grepfind.grep_path() is not None  # grep is everywhere babysit runs
+    calls: list[str] = []
+    real = grepfind.match_offsets_in_file
+
+    def spy(*a: Any) -> Any:
+        calls.append(a[0])
+        return real(*a)
+
+    monkeypatch.setattr(small_edges, "match_offsets_in_file", spy)
+    with_grep = scan_file(log)
+    assert calls == [str(log)]  # the big file went through grep
+    monkeypatch.setattr(grepfind, "grep_path", lambda: None)
+    without = scan_file(log)
+    assert with_grep[0] == without[0] and with_grep[1].lines == without[1].lines
+    assert any("illegal memory access" in t for _, t in with_grep[0])
+    assert any("upper case" in t for _, t in with_grep[0])
+    assert with_grep[0][-1][1] == "the last error"
+
+
+def test_grep_that_fails_or_is_missing_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(grepfind, "grep_path", lambda: "/nonexistent/grep")
+    assert grepfind.line_starts_in_bytes(b"a\nerror\n", [b"error"]) is None
+    assert grepfind.match_offsets_in_file("/etc/hostname", [b"x"], 5.0) is None
+    monkeypatch.undo()
+    assert grepfind.line_starts_in_bytes(b"a\nb error\nc\nerror error\n", [b"error"]) == [2, 12]
 
 
 # -- inert repeats -------------------------------------------------------------------------------

@@ -515,3 +515,31 @@ def test_a_pod_oom_killed_with_exit_137_is_host_memory_not_a_plain_kill() -> Non
         "      Exit Code:    137",
     ])
     assert d.category == Category.HOST_OOM and d.rule == "host.oom_killer"
+
+
+def _timeouts_then_root_cause(exitcode: int) -> list[str]:
+    return [
+        *[
+            f"[rank{r}]:[E1130 23:12:03.408271257 ProcessGroupNCCL.cpp:607] [Rank {r}] Watchdog "
+            f"caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, "
+            "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600060 milliseconds before "
+            "timing out."
+            for r in (0, 1, 3)
+        ],
+        "Root Cause (first observed failure):",
+        "[0]:",
+        "  time      : 2026-11-30_23:12:05",
+        "  host      : node-002",
+        "  rank      : 2 (local_rank: 2)",
+        f"  exitcode  : {exitcode} (pid: 4242)",
+    ]
+
+
+def test_timeouts_after_a_rank_exited_with_a_python_error_are_not_promised_to_restart() -> None:
+    # Exit code 1 is a Python exception on rank 2 before the others timed out: the timeouts
+    # are its consequence, and a restart helps only if that error was transient.
+    d = triage(_timeouts_then_root_cause(1))
+    assert d.category == Category.NCCL_TIMEOUT and d.transient is None
+    assert d.suspect.rank == 2 and "exited with code 1" in d.summary
+    aborted = triage(_timeouts_then_root_cause(-6))  # a rank that timed out itself: SIGABRT
+    assert aborted.transient is True

@@ -135,6 +135,13 @@ def make_mix(
     the other ranks' NCCL watchdog timeouts when `timeouts`)."""
     rng = random.Random(seed)
     culprit = rng.randrange(ranks)
+    # A real log with torchrun's own failure summary names its rank: that rank is the culprit,
+    # so that the mix tells one story (the others time out waiting for it).
+    named = re.search(
+        r"Root Cause \(first observed failure\):.*?\n\s*rank\s*:\s*(\d+)", "\n".join(lines), re.S
+    )
+    if named and int(named.group(1)) < ranks:
+        culprit = int(named.group(1))
     out: list[str] = []
     step = 1000
     loss = 2.5

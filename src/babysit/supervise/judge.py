@@ -43,7 +43,10 @@ from babysit.supervise.attempt import Live
 from babysit.supervise.context import RunContext
 from babysit.supervise.postmortem import Postmortem
 
-Diagnose = Callable[[Sequence[Path], float], Diagnosis | None]
+Diagnose = Callable[[Sequence[Path], float, bool | None], Diagnosis | None]
+# An attempt that ran this long is past its set-up, even when its log shows no step babysit
+# reads (a trainer of its own format): its failure is not called a configuration error.
+PAST_SETUP_S = 1800.0
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,14 @@ def _trusted(d: Diagnosis | None) -> TypeGuard[Diagnosis]:
     return d is not None and d.rule is not None and d.confidence >= TRUSTED
 
 
+def _trained(live: Live, status: ExitStatus) -> bool | None:
+    """True when the attempt trained: babysit saw its steps, or it ran past PAST_SETUP_S;
+    None lets triage read it from the logs."""
+    if live.last_step is not None or status.ended - live.started >= PAST_SETUP_S:
+        return True
+    return None
+
+
 def judge(live: Live, status: ExitStatus, diagnose: Diagnose) -> Judgement:
     outcome = outcome_of(live, status)
     diagnosis = None
@@ -101,7 +112,7 @@ def judge(live: Live, status: ExitStatus, diagnose: Diagnose) -> Judgement:
     if anomaly is not None and not live.killed:
         # It died on its own right after the NaN: a dead GPU or an Xid explains both, and
         # then the node is what to act on, not the data.
-        diagnosis = diagnose(live.logs(), live.started)
+        diagnosis = diagnose(live.logs(), live.started, _trained(live, status))
         if _trusted(diagnosis) and diagnosis.category != Category.NUMERICAL:
             anomaly = None
     verdict: Verdict | None
@@ -123,7 +134,7 @@ def judge(live: Live, status: ExitStatus, diagnose: Diagnose) -> Judgement:
         if diagnosis is None and (
             outcome in (Outcome.FAILED, Outcome.KILLED, Outcome.LOST) or live.hang is not None
         ):
-            diagnosis = diagnose(live.logs(), live.started)
+            diagnosis = diagnose(live.logs(), live.started, _trained(live, status))
         verdict = judge_exit(
             AttemptEvidence(
                 status,

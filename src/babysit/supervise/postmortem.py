@@ -37,7 +37,11 @@ class Postmortem:
         self.kernel = kernel
         self.budget_s = budget_s
 
-    def diagnose(self, paths: Sequence[Path], started: float) -> Diagnosis | None:
+    def diagnose(
+        self, paths: Sequence[Path], started: float, trained: bool | None = None
+    ) -> Diagnosis | None:
+        """The verdict on the logs (and the kernel log since `started`); `trained`: see
+        triage_files."""
         existing = [p for p in paths if p.exists()]
         try:
             extra = []
@@ -45,7 +49,9 @@ class Postmortem:
                 lines = kernel_lines(started)
                 if lines:
                     extra.append(("<kernel log>", lines))
-            report = triage_files(existing, self.kb, extra_lines=extra, budget_s=self.budget_s)
+            report = triage_files(
+                existing, self.kb, extra_lines=extra, budget_s=self.budget_s, trained=trained
+            )
             for note in report.skipped:
                 if LONG_LINES_NOTE not in note:  # unreadable, cut short, out of time
                     self.say(Level.WARN, f"triage could not read all of it: {note}")

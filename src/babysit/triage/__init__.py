@@ -131,10 +131,13 @@ def triage_files(
     extra_lines: Iterable[tuple[str, Iterable[str]]] = (),
     rare: bool | None = None,
     budget_s: float | None = None,
+    trained: bool | None = None,
 ) -> TriageReport:
     """Triage the given logs as one run. `extra_lines` adds named in-memory sources (e.g. the
     kernel log read at the end of an attempt); `rare`: see scan.scan; `budget_s`: stop
-    reading after this long and decide on what was read (the live path: a restart waits).
+    reading after this long and decide on what was read (the live path: a restart waits);
+    `trained`: True when the caller knows the attempt trained though its logs show no step
+    triage reads (then a failure is not read as one of the set-up).
     LogNotFound for a path that does not exist; anything unreadable is skipped and named."""
     kb = kb if kb is not None else load_knowledge()
     deadline = time.monotonic() + budget_s if budget_s is not None else None
@@ -205,7 +208,7 @@ def triage_files(
     note = ""
     if not read and skipped:
         note = f"no text log among {len(skipped)} file(s): " + "; ".join(skipped[:3])
-    diagnosis = diagnose(engine, names, lines, last_line, note, read, progress)
+    diagnosis = diagnose(engine, names, lines, last_line, note, read, progress, trained)
     return TriageReport(diagnosis, tuple(read), lines, total_bytes, tuple(skipped))
 
 

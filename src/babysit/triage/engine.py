@@ -68,6 +68,7 @@ UNCLASSIFIED = Rule(
     category=Category.UNKNOWN,
     role="cause",
     transient=None,
+    phase=(False, None),  # before the first training step: the set-up raised it, every time
     suspect="unknown",
     patterns=(),
     explain="The training raised an error that babysit has no rule for.",

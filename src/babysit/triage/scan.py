@@ -56,6 +56,7 @@ NEEDLES: tuple[bytes, ...] = (
     b"overflow",  # fp16 scalers: `Gradient overflow. ... reducing loss scale to 0.5`
     b"illegal instruction",
     b"subset of ranks",  # Horovod's stall inspector: a hang's own evidence, in a log of any size
+    b"watchdog got stuck",  # c10d's heartbeat monitor: the same
 )
 # Needles of messages that are rare in big logs: from the kernel, the scheduler or Kubernetes
 # (their files are small), or that come with one of NEEDLES in any log big enough for speed to
@@ -155,6 +156,10 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"failcnt",  # the cgroup's memory report in dmesg
     b"lame workers",  # TPU workers gone (preempted)
     b"ready ranks",  # Horovod's stalled-ops report
+    b":nan",  # `loss:nan` (no space)
+    b"=nan",
+    b"memory pressure",  # Ray: `Workers (tasks / actors) killed due to memory pressure (OOM)`
+    b"nvjpeg",
 )
 _KERNELISH = (b"kernel:", b"nvrm:", b"] nvrm", b"kubelet", b"evicted", b"slurmstepd")
 # After a line holding one of these, the next lines are handed over too (needle, how many).

@@ -309,9 +309,12 @@ def diagnose(
     note: str = "",
     read: list[str] | None = None,
     progress: Mapping[int, int] | None = None,
+    trained: bool | None = None,
 ) -> Diagnosis:
     """`files` names the engine's file indexes; `read` the files actually read (default: all);
-    `progress` the line of each file's first training step (see trained_before)."""
+    `progress` the line of each file's first training step (see trained_before); `trained`
+    True when the caller knows the attempt trained (its supervisor saw steps, or it ran long)
+    although its logs show no step that triage reads."""
     groups = list(engine.groups.values())
     if not groups:
         return nothing_found(files if read is None else read, lines, last_line, note)
@@ -320,7 +323,10 @@ def diagnose(
     root = _pick(causes or groups)
     f = root.first
     category, _, transient, suspect_kind, explain, precedence, confidence = _meaning(f)
-    trained = trained_before(f, progress)
+    in_log = trained_before(f, progress)
+    if trained and (in_log is None or (in_log is False and not progress)):
+        in_log = True  # no step in the logs, but the attempt trained: not its set-up
+    trained = in_log
     at_start = False
     if f.xid is None and f.rule.phase is not None:
         transient = f.rule.transient_given(trained)

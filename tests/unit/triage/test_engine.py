@@ -71,14 +71,16 @@ def test_xid_is_the_root_cause_in_one_file_in_either_order(kernel: str, rank: st
 
 def test_the_cuda_error_follows_the_xid_as_a_consequence() -> None:
     d = _triage(RANK_GLOG, KERNEL_SYSLOG)
-    assert [c.category for c in d.consequences] == [Category.GPU_HARDWARE]
+    # A kernel that crashed (a launch failure) is not hardware by itself; the Xid says it is.
+    assert d.category == Category.GPU_HARDWARE
+    assert [c.category for c in d.consequences] == [Category.CUDA_ERROR_OTHER]
     assert "unspecified launch failure" in d.consequences[0].first.text
 
 
 def test_a_process_quoting_a_cuda_error_alone_is_still_named() -> None:
     # Without the kernel's word, the rank's error is the root cause (nothing to defer to).
     d = _triage(RANK_PLAIN)
-    assert d.rule == "gpu.unknown_cuda_error"
+    assert d.rule == "cuda.launch_failure"
     assert d.suspect.rank == 3
 
 

@@ -145,7 +145,14 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "00000000:8a:00.0 physical id 3 port 61",
         None,
     ),
-    ("gpu.unknown_cuda_error", "RuntimeError: CUDA error: unspecified launch failure", None),
+    ("gpu.unknown_cuda_error", "RuntimeError: CUDA error: unknown error", None),
+    ("cuda.launch_failure", "RuntimeError: CUDA error: unspecified launch failure", None),
+    (
+        "data.jpeg",
+        "RuntimeError: Critical error in pipeline: Error in thread 0: "
+        '[/opt/dali/dali/pipeline/operators/decoder/nvjpeg_decoder.h:331] NVJPEG error "3"',
+        None,
+    ),
     (
         "cuda.oom",
         "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.63 GiB. GPU "

@@ -543,3 +543,28 @@ def test_timeouts_after_a_rank_exited_with_a_python_error_are_not_promised_to_re
     assert d.suspect.rank == 2 and "exited with code 1" in d.summary
     aborted = triage(_timeouts_then_root_cause(-6))  # a rank that timed out itself: SIGABRT
     assert aborted.transient is True
+
+
+@pytest.mark.parametrize(
+    ("line", "rule"),
+    [
+        ("Segmentation fault (core dumped)", "segfault.segv"),
+        ("RuntimeError: CUDA error: an illegal memory access was encountered", None),
+        ("RuntimeError: shape '[2, 3]' is invalid for input of size 7", "python.runtime"),
+    ],
+)
+def test_a_crash_before_the_first_step_is_the_set_up_unless_the_caller_saw_training(
+    tmp_path: Path, line: str, rule: str | None
+) -> None:
+    log = tmp_path / "train.log"
+    log.write_text(f"loading the model\n{line}\n")
+    at_start = triage_files([log], KB).diagnosis
+    assert at_start.transient is False and "before the first training step" in at_start.action
+    assert rule is None or at_start.rule == rule
+    # The supervisor saw steps (in a format triage does not read), or the attempt ran for an
+    # hour: the same crash is not the set-up's, and a restart may help.
+    trained = triage_files([log], KB, trained=True).diagnosis
+    assert trained.transient is None and "before the first training step" not in trained.action
+    stepped = tmp_path / "stepped.log"
+    stepped.write_text(f"step 10 | loss: 2.31\n{line}\n")
+    assert triage_files([stepped], KB).diagnosis.transient is None

@@ -33,6 +33,8 @@ Precedence: flags (the overrides mapping) > babysit.toml > defaults. babysit.tom
     hostfile = "hosts.txt"
     [health]
     preflight = true
+    [alerts]             # babysit.alerts.settings: destinations, cooldown, dead-man, on_event
+    notify = ["ntfy://ntfy.sh/my-run", { url = "pagerduty://KEY@TOKEN", min_severity = "page" }]
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from babysit.alerts.sender import mask_url
+from babysit.alerts.settings import AlertRule, destinations
 from babysit.detect.hang import HangRule
 from babysit.durations import parse_duration
 from babysit.errors import ConfigError
@@ -56,6 +60,7 @@ from babysit.policy.hang import HangAction
 from babysit.policy.nodes import BanRule
 from babysit.policy.restart import BudgetRule, RestartPolicy
 from babysit.policy.rollback import RollbackRule
+from babysit.redact import redact_tree
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -142,6 +147,7 @@ class Config:
     nodes: NodesSection = field(default_factory=NodesSection)
     forensics: ForensicsSection = field(default_factory=ForensicsSection)
     health: HealthSection = field(default_factory=HealthSection)
+    alerts: AlertRule = field(default_factory=AlertRule)
 
     @property
     def rules(self) -> Rules:
@@ -161,6 +167,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "nodes": NodesSection,
     "forensics": ForensicsSection,
     "health": HealthSection,
+    "alerts": AlertRule,
 }
 
 # key -> (minimum, unit) checks; "unit" is how the error message names it.
@@ -208,10 +215,20 @@ _MINIMUMS: dict[str, tuple[float, str]] = {
     "health.preflight_budget_s": (1, "seconds"),
     "health.telemetry_every_s": (0.5, "seconds"),
     "health.fs_probe_every_s": (1, "seconds"),
+    "alerts.cooldown_s": (0, "seconds"),
+    "alerts.burst_s": (0, "seconds"),
+    "alerts.escalate_after": (0, "occurrences"),
+    "alerts.escalate_window_s": (1, "seconds"),
+    "alerts.retries": (1, "tries"),
+    "alerts.drain_s": (0, "seconds"),
+    "alerts.deadman_every_s": (1, "seconds"),
+    "alerts.on_event_timeout_s": (0.1, "seconds"),
 }
 
 
 def _check_value(key: str, value: Any, default: Any) -> Any:
+    if key == "alerts.notify":  # URLs, or tables {url, min_severity}
+        return destinations(key, value)
     want: type[Any] = type(default) if default is not None else str
     if want is float and key.endswith("_s") and isinstance(value, str):
         value = _duration(key, value)  # "5m", "1h30m": durations as people write them
@@ -243,6 +260,11 @@ def _check_value(key: str, value: Any, default: Any) -> Any:
         raise ConfigError(f"rollback.lr_scale must be <= 1 (a factor), got {value!r}")
     if key == "checkpoint.validate" and value and not value.strip():
         raise ConfigError("checkpoint.validate is blank: give a command, or leave it unset")
+    if key == "alerts.deadman_url" and value and not value.startswith(("http://", "https://")):
+        raise ConfigError("alerts.deadman_url must be an http:// or https:// URL (it is pinged "
+                          "with a GET)")
+    if key == "alerts.on_event" and value and not value.strip():
+        raise ConfigError("alerts.on_event is blank: give a command, or leave it unset")
     if key in ("run.resume_args", "checkpoint.validate"):
         try:
             shlex.split(value)
@@ -299,6 +321,19 @@ def build_config(values: Mapping[str, Any], source: str = "config") -> Config:
             f"{built['restart'].backoff_max_s:g} < {built['restart'].backoff_s:g}"
         )
     return Config(**built)
+
+
+def config_document(cfg: Config) -> dict[str, Any]:
+    """The config as the store keeps it: redacted, and the alert URLs masked (scheme://host):
+    a webhook's token is in its URL."""
+    doc: dict[str, Any] = redact_tree(dataclasses.asdict(cfg))
+    alerts = doc["alerts"]
+    alerts["notify"] = [
+        {"url": mask_url(d.url), "min_severity": d.min_severity.value} for d in cfg.alerts.notify
+    ]
+    if cfg.alerts.deadman_url:
+        alerts["deadman_url"] = mask_url(cfg.alerts.deadman_url)
+    return doc
 
 
 def read_toml(path: Path) -> dict[str, Any]:

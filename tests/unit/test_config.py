@@ -375,3 +375,65 @@ def test_derive_run_name(command: list[str], name: str) -> None:
 def test_derived_names_are_valid_run_names(command: list[str]) -> None:
     name = derive_run_name(command)
     assert build_config({"run.name": name}).run.name == name
+
+
+# -- [alerts] (babysit.alerts.settings) -----------------------------------------------------------
+
+
+def test_alerts_section_from_toml(tmp_path: Path) -> None:
+    from babysit.alerts import Destination, Severity
+
+    path = write(
+        tmp_path,
+        '[alerts]\nnotify = ["json://127.0.0.1:9/", {url = "pd://k@t", min_severity = "page"}]\n'
+        'cooldown_s = "5m"\nburst_s = 10\ndeadman_url = "https://hc-ping.com/x"\n'
+        'on_event = "cat"\non_event_timeout_s = 5\n',
+    )
+    cfg = load_config(path, {})
+    assert cfg.alerts.notify == (
+        Destination("json://127.0.0.1:9/"),
+        Destination("pd://k@t", Severity.PAGE),
+    )
+    assert cfg.alerts.cooldown_s == 300.0 and cfg.alerts.burst_s == 10.0
+    assert cfg.alerts.enabled
+    assert not build_config({}).alerts.enabled
+
+
+def test_notify_flags_replace_the_files_urls(tmp_path: Path) -> None:
+    path = write(tmp_path, '[alerts]\nnotify = ["json://a/"]\n')
+    cfg = load_config(path, {"alerts.notify": ("ntfy://ntfy.sh/b",)})
+    assert [d.url for d in cfg.alerts.notify] == ["ntfy://ntfy.sh/b"]
+    assert [d.url for d in load_config(path, {"alerts.notify": None}).alerts.notify] == [
+        "json://a/"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"alerts.notify": ["nope"]}, r"alerts.notify\[0\] must be an apprise URL"),
+        ({"alerts.cooldown_s": -1}, "alerts.cooldown_s must be >= 0 seconds, got -1"),
+        ({"alerts.deadman_url": "ftp://x"}, "alerts.deadman_url must be an http"),
+        ({"alerts.on_event": "  "}, "alerts.on_event is blank"),
+        ({"alerts.notfy": ["x://"]}, r"unknown key 'alerts.notfy' \(did you mean 'notify'\?\)"),
+    ],
+)
+def test_alerts_bad_values_name_the_key(values: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        build_config(values)
+
+
+def test_the_stored_config_masks_the_alert_urls() -> None:
+    from babysit.config import config_document
+
+    cfg = build_config(
+        {
+            "alerts.notify": ["slack://T1JJ3T3L2/A1BRTD4JD/TIiajkdnlazkcOXrIdevi7FQ"],
+            "alerts.deadman_url": "https://hc-ping.com/0f1e2d3c-secret",
+        }
+    )
+    doc = config_document(cfg)
+    text = str(doc)
+    assert "TIiajkdnlazkcOXrIdevi7FQ" not in text and "secret" not in text
+    assert doc["alerts"]["notify"] == [{"url": "slack://***", "min_severity": "info"}]
+    assert doc["alerts"]["deadman_url"] == "https://hc-ping.com"

@@ -27,6 +27,9 @@ import click
 from babysit import __version__
 from babysit.cli.demo import demo_command
 from babysit.cli.nodes import nodes_command
+from babysit.cli.note import note_command
+from babysit.cli.notify import notify_command
+from babysit.cli.report import report_command
 from babysit.cli.run import run_command
 from babysit.cli.runs import logbook_command, status_command
 from babysit.cli.triage import triage_command
@@ -89,6 +92,9 @@ class _Commands(click.Group):
         demo_command,
         logbook_command,
         nodes_command,
+        note_command,
+        notify_command,
+        report_command,
         run_command,
         status_command,
         triage_command,

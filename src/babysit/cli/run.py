@@ -2,6 +2,7 @@
 
     babysit run --checkpoint 'out/ckpt_*.pt' -- python train.py --out-dir out
     babysit run --budget gpu_hardware=3 --preflight -- srun python train.py
+    babysit run --notify ntfy://ntfy.sh/my-run -- python train.py   # alerts (babysit[alerts])
 
 The flags are overrides of babysit.toml's keys; the exit code says how the run ended
 (babysit.records.ExitCode, documented in `babysit --help` and the README).
@@ -98,6 +99,14 @@ from babysit.views.console import ConsoleReporter
     help="Restarts allowed for one failure category within budget.window_s (24h), e.g. "
     "gpu_hardware=3. Repeatable.",
 )
+@click.option(
+    "--notify",
+    "notify",
+    multiple=True,
+    metavar="URL",
+    help="Send alerts to this apprise URL (ntfy://, slack://, mailto://, json://...; needs pip "
+    "install 'babysit[alerts]'). Repeatable; replaces [alerts] notify of babysit.toml.",
+)
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def run_command(
     name: str | None,
@@ -116,6 +125,7 @@ def run_command(
     min_nodes: int | None,
     preflight: bool | None,
     budgets: tuple[str, ...],
+    notify: tuple[str, ...],
     command: tuple[str, ...],
 ) -> None:
     """Launch COMMAND and keep it running: restart from checkpoints, stop on bugs, log it all.
@@ -144,6 +154,7 @@ def run_command(
             "nodes.hostfile": hostfile,
             "nodes.min_nodes": min_nodes,
             "health.preflight": preflight,
+            "alerts.notify": notify or None,
         }
         overrides.update(_budget_flags(budgets))
         if backoff is not None:

@@ -2,7 +2,7 @@
 
     babysit status                      # every run in the home, one line each
     babysit status train --json         # one run: attempts, causes, recent events
-    babysit logbook train --format md   # the chronicle
+    babysit logbook train --format md   # the chronicle (md, html: one self-contained file, json)
 
 Both only read the store (views build the documents); neither touches a process.
 """
@@ -20,6 +20,7 @@ import click
 from babysit.cli.common import fail, home_option, open_store, plain_console
 from babysit.errors import BabysitError, UsageError
 from babysit.store import Store
+from babysit.views.chronicle import LogbookRows, chronicle, chronicle_markdown
 from babysit.views.document import run_document, supervisor_alive
 from babysit.views.live import live_document, live_lines, total_from_bar, total_from_command
 from babysit.views.render import logbook_markdown, runs_table, status_tables
@@ -115,19 +116,51 @@ def status_command(run_name: str | None, home: Path | None, as_json: bool) -> No
         console.print(f"no runs in {store.home}")
 
 
+def run_chronicle(store: Store, run_name: str) -> dict[str, Any]:
+    """views.chronicle's chronicle of RUN, from every row the store has of it (the metrics:
+    the newest METRIC_ROWS samples)."""
+    return chronicle(
+        LogbookRows(
+            store.run(run_name),
+            store.attempts(run_name),
+            store.events(run_name),
+            store.incidents(run_name),
+            store.diagnoses(run_name),
+            store.stacks(run_name),
+            store.metrics(run_name, limit=METRIC_ROWS),
+        )
+    )
+
+
+METRIC_ROWS = 20_000
+
+
 @click.command("logbook")
 @click.argument("run_name", metavar="[RUN]", required=False)
 @home_option
-@click.option("--format", "fmt", type=click.Choice(["md", "json"]), default="md", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "html", "json"]),
+    default="md",
+    show_default=True,
+    help="md: Markdown; html: one self-contained page (inline CSS and SVG charts, nothing "
+    "fetched, printable); json: the run's document with its `chronicle`.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (= --format json).")
 def logbook_command(run_name: str | None, home: Path | None, fmt: str, as_json: bool) -> None:
-    """The chronicle of RUN: every attempt and event (default: the most recent run).
+    """The chronicle of RUN (default: the most recent run): a dated timeline of its attempts,
+    the incidents with their triage, evidence, stacks and vital signs, every decision with its
+    reason, and the notes people added (`babysit note`).
 
     \b
     Examples:
-      babysit logbook train --format md > logbook.md
-      babysit logbook train --json | jq '.attempts[-1]'
+      babysit logbook train > logbook.md
+      babysit logbook train --format html > logbook.html
+      babysit logbook train --json | jq '.chronicle.incidents[] | {id, title}'
     """
+    from babysit.views.chronicle_html import logbook_html
+
     if as_json:
         fmt = "json"
     try:
@@ -138,9 +171,12 @@ def logbook_command(run_name: str | None, home: Path | None, fmt: str, as_json: 
                     raise UsageError(f"no runs in {store.home}")
                 run_name = runs[0]["name"]
             doc = run_documents(store, run_name)[0]
+            chron = run_chronicle(store, run_name)
     except BabysitError as exc:
         fail(exc)
-    out = json.dumps(doc, indent=2, allow_nan=False) if fmt == "json" else logbook_markdown(doc)
-    click.echo(out, nl=False)
     if fmt == "json":
-        click.echo()
+        click.echo(json.dumps({**doc, "chronicle": chron}, indent=2, allow_nan=False))
+    elif fmt == "html":
+        click.echo(logbook_html(doc, chron), nl=False)
+    else:
+        click.echo(logbook_markdown(doc, chronicle_markdown(chron)), nl=False)

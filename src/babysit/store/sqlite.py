@@ -623,6 +623,16 @@ class Store(NodeRegistry):
         )
         return [dict(r) | {"vals": json.loads(r["vals"])} for r in rows]
 
+    def progress_samples(self, run: str) -> list[tuple[int | None, float, int]]:
+        """(attempt, ts, step) of the run's metrics samples that carry a step, oldest first:
+        when each attempt was seen at which step (views/goodput.py). Only these three
+        columns and no JSON decoding: a long run holds hundreds of thousands of samples."""
+        rows = self._read(
+            "SELECT attempt, ts, step FROM metrics WHERE run=? AND step IS NOT NULL ORDER BY ts",
+            (run,),
+        )
+        return [(r[0], r[1], r[2]) for r in rows]
+
     # -- reading -------------------------------------------------------------------------------
 
     def _read(self, sql: str, params: tuple[Any, ...]) -> list[sqlite3.Row]:

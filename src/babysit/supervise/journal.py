@@ -67,16 +67,31 @@ class Journal:
         self.dropped = 0
         self._warned = False
         self._dropped_told = 0  # metrics samples dropped before the last "accepts again"
+        # Alerts: sees every write as it is queued (its events, the progress, the metrics);
+        # set by RunContext.open_journal. It must return at once (babysit.alerts queues).
+        self.listener: Callable[[StoreWrite], None] | None = None
 
     def write(self, write: StoreWrite, droppable: bool = False) -> None:
         """Queue a write and try the queue. A `droppable` one (a metrics sample) is dropped
         instead of queued while the store refuses writes and MAX_PENDING are waiting, so a
         long outage cannot eat the memory; attempts, events and incidents are always kept."""
+        if self.listener is not None:
+            self._tell(write)
         if droppable and self.pending and len(self.pending) >= MAX_PENDING:
             self.dropped += 1
             return
         self.pending.append(write)
         self.flush()
+
+    def _tell(self, write: StoreWrite) -> None:
+        """The listener's bug is said once and never stops the run (nor the write)."""
+        assert self.listener is not None
+        try:
+            self.listener(write)
+        except Exception as exc:
+            self.listener = None
+            self.say(Level.WARN, f"internal: alerts are off for this run after an error "
+                     f"({type(exc).__name__}: {exc}); please report")
 
     def flush(self) -> None:
         self._watch_store()

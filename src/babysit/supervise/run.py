@@ -19,11 +19,10 @@ import fcntl
 import os
 import shlex
 import signal
-from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any
 
-from babysit.config import Config
+from babysit.config import Config, config_document
 from babysit.detect.outcome import signal_name
 from babysit.engines import Engine, LocalEngine
 from babysit.errors import LaunchError, NodesExhausted, RunBusy, UsageError
@@ -40,7 +39,7 @@ from babysit.records import (
     RunState,
     Say,
 )
-from babysit.redact import redact_argv, redact_tree
+from babysit.redact import redact_argv
 from babysit.store import Store
 from babysit.store.home import restore_umask, set_umask
 from babysit.store.writes import ReleaseRun, SetBudgetFrom, UpdateAttempt
@@ -103,6 +102,7 @@ class Supervisor:
         self.attempts = Attempts(ctx, self.rollbacks, self.nodes, self.forensics, self.telemetry)
         rules = [cwd / cfg.triage.rules] if cfg.triage.rules else []
         self.postmortem = Postmortem(load_knowledge(rules), say, cfg.triage.kernel_log)
+        ctx.open_alerts()  # a notify URL apprise refuses stops babysit here (exit 2)
 
     # -- the operator -------------------------------------------------------------------------
 
@@ -186,7 +186,7 @@ class Supervisor:
         self.attempts.open_tensorboard()
         # Kept redacted (secrets in flags); relaunches use ctx.command, never the store's.
         store.start_run(
-            self.name, redact_argv(ctx.command), str(ctx.cwd), redact_tree(asdict(cfg))
+            self.name, redact_argv(ctx.command), str(ctx.cwd), config_document(cfg)
         )
         self.journal.run_state = RunState.STARTING
         budget_from = int(existing["budget_from"]) if existing else 1

@@ -190,7 +190,9 @@ def _command(doc: Mapping[str, Any]) -> str:
     return shlex.join(str(a) for a in doc.get("command") or [])
 
 
-def logbook_markdown(doc: Mapping[str, Any]) -> str:
+def logbook_markdown(doc: Mapping[str, Any], sections: Sequence[str] = ()) -> str:
+    """The Markdown logbook; `sections` (lines: views.chronicle's timeline, incident reports,
+    decisions and notes) go before the events."""
     out = [f"# Logbook: {plain(doc['run'])}", ""]
     out.append(f"- command: {_code(_command(doc))}")
     out.append(f"- working directory: {_code(doc.get('cwd'))}")
@@ -263,6 +265,8 @@ def logbook_markdown(doc: Mapping[str, Any]) -> str:
                 who = f"rank(s) {', '.join(map(str, ranks))}" if ranks else f"pids {g['pids']}"
                 odd = " (the odd one out)" if g.get("odd") else ""
                 out.append(f"  - {plain(g['count'])}× {plain(who)}{odd}: {_code(g['where'])}")
+    if sections:
+        out += ["", *sections]
     out += ["", "## Events", ""]
     for e in doc["events"]:
         tag = f" (attempt {e['attempt']})" if e["attempt"] is not None else ""

@@ -160,6 +160,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"=nan",
     b"memory pressure",  # Ray: `Workers (tasks / actors) killed due to memory pressure (OOM)`
     b"nvjpeg",
+    b"marked dead",  # Ray: a node lost (`... has been marked dead because the detector ...`)
+    b"node has died",
 )
 _KERNELISH = (b"kernel:", b"nvrm:", b"] nvrm", b"kubelet", b"evicted", b"slurmstepd")
 # After a line holding one of these, the next lines are handed over too (needle, how many).

@@ -224,6 +224,9 @@ class Attempts:
         )
         self.pipeline.new_attempt(started)
         live = Live(number, handle, self._followers(attempt_dir, 0, 0), started, self.pipeline)
+        # No metrics sample until this attempt reports: the pipeline's latest values are still
+        # the attempt before's, and a sample of them would carry its step at this one's time.
+        live.metrics_flushed = self.pipeline.metric_records
         live.resume_step = resume_step
         return live
 

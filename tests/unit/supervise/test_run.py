@@ -16,6 +16,7 @@ import pytest
 from babysit.engines import LaunchSpec
 from babysit.engines.process import Handle
 from babysit.records import ExitCode
+from babysit.store import Store
 from tests.fakes import FakeEngine, Script, steps
 from tests.unit.supervise.harness import NAME, NETWORK_ERROR, Run
 
@@ -214,3 +215,17 @@ def test_a_store_that_refuses_writes_keeps_the_budget(tmp_path: Path) -> None:
     assert r.run() == ExitCode.BUDGET_EXHAUSTED, r.said.text
     assert len(r.engine.launches) == 3
     assert "Supervision goes on" in r.said.text and "could not be written" in r.said.text
+
+
+def test_a_new_attempt_records_no_metrics_sample_of_the_attempt_before(tmp_path: Path) -> None:
+    # Its first sample is its own first step: not the last step of the attempt before, stamped
+    # with the new attempt's time (the goodput report read a step going backwards from it).
+    r = Run(
+        tmp_path,
+        [Script.crash(steps(1, 3), NETWORK_ERROR), Script(steps(4, 6, start_s=2.0), ends_at=3.0)],
+    )
+    assert r.run() == ExitCode.OK, r.said.text
+    with Store.open(r.home, create=False) as store:
+        samples = store.progress_samples(NAME)
+    second = [step for attempt, _, step in samples if attempt == 2]
+    assert second and min(second) >= 4, samples

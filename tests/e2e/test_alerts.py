@@ -280,3 +280,47 @@ def test_deadman_url_is_pinged_while_babysit_lives(workdir: Path, receiver: Rece
     assert res.returncode == 0, res.stderr
     assert receiver.pings[:1] == ["/ping/uuid"]
     assert receiver.got == []  # no notify URL: nothing else was sent
+
+
+def test_watch_follow_pages_on_the_failure_and_warns_on_an_incident(
+    workdir: Path, receiver: Receiver
+) -> None:
+    # babysit watch restarts nothing: a failure in the watched log is a page, an incident a warn.
+    import signal
+
+    from tests.conftest import file_text, start_babysit
+
+    log = workdir / "slurm-88.out"
+    log.write_text("".join(f"iter {s}: loss 2.0{s % 3}, time 5ms\n" for s in range(40)))
+    err = workdir / "w.err"
+    proc = start_babysit(
+        "watch", "--follow", str(log), "--home", "h", "--notify", receiver.url,
+        cwd=workdir, stderr_path=err,
+    )
+    try:
+        wait_for(lambda: "watching" in file_text(err), what="the watcher to start")
+        with log.open("a") as fh:
+            fh.write("iter 40: loss nan, time 5ms\n")
+        wait_for(lambda: receiver.got, what="the incident's warning")
+        with log.open("a") as fh:
+            fh.write(
+                "Traceback (most recent call last):\n"
+                '  File "/w/train.py", line 88, in train_step\n'
+                f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB {SECRET}\n"
+            )
+        wait_for(lambda: len(receiver.got) >= 2, timeout=60, what="the failure's page")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0, file_text(err)
+    warn, page = receiver.got[:2]
+    assert warn["type"] == "warning" and "watched run" in warn["title"], warn
+    assert page["type"] == "failure" and "a human must act" in page["title"], page
+    assert "cuda_oom" in page["message"], page
+    assert SECRET not in json.dumps(receiver.got)
+
+
+def test_watch_refuses_an_invalid_notify_url_at_start(workdir: Path) -> None:
+    log = workdir / "x.log"
+    log.write_text("iter 1: loss 2.0\n")
+    res = run_babysit("watch", "--follow", str(log), "--notify", "nope://x", cwd=workdir)
+    assert res.returncode == 2 and "notify URL" in res.stderr, res.stderr

@@ -70,7 +70,9 @@ class Alerts:
         self.deadman = deadman
         self.inbox: queue.Queue[Any] = queue.Queue(INBOX_MAX)
         self.points: deque[tuple[int, float]] = deque(maxlen=POINTS)
-        self.sent: list[Alert] = []  # what went to the outboxes, in order (tests, benchmarks)
+        # What went to the outboxes, in order (tests, benchmarks); the newest only: a month-long
+        # run must not grow it without end.
+        self.sent: deque[Alert] = deque(maxlen=1_000)
         self.dropped = 0
         self._thread = threading.Thread(target=self._loop, name="babysit-alerts", daemon=True)
         self._started = False
@@ -85,6 +87,7 @@ class Alerts:
         workdir: Path | None,
         say: Say,
         hang_pages: bool = False,
+        watching: bool = False,
     ) -> Alerts | None:
         """The run's alerts per `rule`; None when nothing is configured. Raises ConfigError for a
         URL apprise refuses (or apprise missing): babysit refuses to start, not at 4am."""
@@ -94,7 +97,7 @@ class Alerts:
         destinations = [(d, AppriseSender(d.url)) for d in rule.notify]
         hook = HookSender(rule.on_event, rule.on_event_timeout_s) if rule.on_event else None
         deadman = Deadman(rule.deadman_url, rule.deadman_every_s, say) if rule.deadman_url else None
-        router = Router(run, host, more, hang_pages)
+        router = Router(run, host, more, hang_pages, watching)
         return cls(rule, router, destinations, say, workdir, hook, deadman)
 
     # -- the supervisor's side: put and return ---------------------------------------------------

@@ -13,6 +13,8 @@
     incident            info      a spike, a NaN, a slowdown, a hang (acted on separately)
     succeeded, stopped  info      the run is over
 A warn becomes a page when the same incident keeps coming back (gate.py escalates).
+Under `babysit watch --follow` (watching=True) babysit acts on nothing, so a human must: the
+triage of a failure in the watched log pages, and an incident (a spike, a NaN, a hang) warns.
 
 The router remembers what the events before said (the verdict of the attempt that just ended,
 the file of its grouped stacks), so that the decision that follows carries them.
@@ -46,9 +48,12 @@ _QUIET = frozenset(
 
 
 class Router:
-    def __init__(self, run: str, host: str, more: str, hang_pages: bool = False) -> None:
+    def __init__(
+        self, run: str, host: str, more: str, hang_pages: bool = False, watching: bool = False
+    ) -> None:
         self.run, self.host, self.more = run, host, more
         self.hang_pages = hang_pages  # [hang] action = "alert": nobody restarts a hung run
+        self.watching = watching  # babysit watch: nothing is restarted, a human must act
         self.ended: Mapping[str, Any] | None = None  # the ATTEMPT_ENDED event's data
         self.ended_attempt: int | None = None
         self.ended_message = ""
@@ -62,9 +67,42 @@ class Router:
             if isinstance(ev.data.get("file"), str):
                 self.stacks[ev.attempt] = ev.data["file"]
             return None
+        if self.watching:
+            return _watched(ev, self)
         if ev.kind in _QUIET:
             return None
         return route(ev, self)
+
+
+def _watched(ev: Event, memo: Router) -> Alert | None:
+    """An event of `babysit watch --follow`: its triage verdicts and its incidents."""
+    data = ev.data
+    if ev.kind == EventKind.NOTE and isinstance(data.get("fingerprint"), str):
+        return _alert(
+            memo,
+            ev,
+            Severity.PAGE,
+            "failed",
+            "the watched run failed: a human must act",
+            what=ev.message,
+            action="only watches this run (babysit watch): restart it yourself, or run it "
+            "under `babysit run` next time",
+            key=data["fingerprint"],
+        )
+    if ev.kind == EventKind.INCIDENT:
+        incident = str(data.get("incident", "incident"))
+        return _alert(
+            memo,
+            ev,
+            Severity.WARN,
+            "incident",
+            f"{incident.replace('_', ' ')} in the watched run",
+            what=ev.message,
+            action="only watches this run (babysit watch): look at it",
+            key=f"{incident}|{data.get('metric')}",
+            step=data.get("step") if isinstance(data.get("step"), int) else None,
+        )
+    return None
 
 
 def route(ev: Event, memo: Router) -> Alert | None:

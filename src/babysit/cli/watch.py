@@ -11,15 +11,25 @@ from __future__ import annotations
 import json
 import signal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from babysit.cli.common import fail, home_dir, home_option, plain_console
+from babysit.cli.common import (
+    config_option,
+    fail,
+    home_dir,
+    home_option,
+    load_config,
+    plain_console,
+)
 from babysit.errors import BabysitError, UsageError
 from babysit.store import Store
 from babysit.views.console import ConsoleReporter
 from babysit.views.safe import markup
+
+if TYPE_CHECKING:
+    from babysit.alerts import Alerts
 
 
 @click.command("watch")
@@ -34,8 +44,23 @@ from babysit.views.safe import markup
 @click.option("--name", help="Run name in the store with --follow (default: from the file name).")
 @home_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (replay only).")
+@click.option(
+    "--notify",
+    "notify",
+    multiple=True,
+    metavar="URL",
+    help="With --follow: send alerts to this apprise URL (a failure pages, an incident warns; "
+    "needs babysit[alerts]). Repeatable; replaces [alerts] notify of babysit.toml.",
+)
+@config_option
 def watch_command(
-    logs: tuple[Path, ...], follow: bool, name: str | None, home: Path | None, as_json: bool
+    logs: tuple[Path, ...],
+    follow: bool,
+    name: str | None,
+    home: Path | None,
+    as_json: bool,
+    notify: tuple[str, ...],
+    config_path: Path | None,
 ) -> None:
     """Read the vital signs of a run babysit did not launch, from its log files.
 
@@ -43,6 +68,7 @@ def watch_command(
     Examples:
       babysit watch slurm-1234.out --json        # replay: what would babysit have seen?
       babysit watch --follow slurm-1234.out      # live: report spikes, NaNs, slowdowns, hangs
+      babysit watch -f slurm-1234.out --notify ntfy://ntfy.sh/my-run   # and alert a human
 
     With --follow, a file that does not exist yet is waited for (a pending job's
     slurm-%j.out), until Ctrl-C.
@@ -70,8 +96,14 @@ def watch_command(
         from babysit.config import derive_run_name
 
         run_name = name or derive_run_name([paths[0].stem])  # slurm-1234.out -> slurm-1234
+        say = ConsoleReporter()
+        alerts = _alerts(config_path, notify, run_name, home, say)  # a bad URL: exit 2 now
+        if alerts is not None:
+            alerts.start()
         with Store.open(home_dir(home)) as store:
-            count = follow_logs(paths, store, run_name, ConsoleReporter(), lambda: bool(stop))
+            count = follow_logs(
+                paths, store, run_name, say, lambda: bool(stop), alerts=alerts
+            )
         if count is None:
             click.echo("babysit: stopped before the log appeared; nothing recorded", err=True)
         else:
@@ -81,6 +113,24 @@ def watch_command(
             )
     except BabysitError as exc:
         fail(exc)
+
+
+def _alerts(
+    config_path: Path | None,
+    notify: tuple[str, ...],
+    run_name: str,
+    home: Path | None,
+    say: ConsoleReporter,
+) -> Alerts | None:
+    """The watch's alerts ([alerts] of babysit.toml, or --notify), or None when none are set;
+    ConfigError (exit 2) for a URL apprise refuses."""
+    import os
+
+    from babysit.alerts import Alerts
+
+    rule = load_config(config_path, {"alerts.notify": notify or None}).alerts
+    more = f"babysit logbook {run_name}" + (f" --home {home}" if home else "")
+    return Alerts.open(rule, run_name, os.uname().nodename, more, None, say, watching=True)
 
 
 def _print_replay(report: dict[str, Any]) -> None:

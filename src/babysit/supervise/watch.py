@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from babysit.alerts import Alerts
 from babysit.detect.outcome import TRUSTED
 from babysit.detect.vitals import VitalsRules
 from babysit.errors import UsageError
@@ -136,10 +137,11 @@ def follow(
     poll_s: float = 0.5,
     kb: Knowledge | None = None,
     quiet_s: float = QUIET_S,
+    alerts: Alerts | None = None,
 ) -> int | None:
     """Follow the files (from their start, once they exist) until stop() says so; record
-    incidents in the store under run `name`. Returns the number of incidents; None when
-    stopped before the files appeared (nothing recorded)."""
+    incidents in the store under run `name` (and tell `alerts`, opened with watching=True).
+    Returns the number of incidents; None when stopped before the files appeared."""
     if not wait_for_files(paths, say, stop, poll_s):
         return None
     _check(paths)
@@ -168,7 +170,7 @@ def follow(
         count += 1
         doc, seen = pm.document(d, store, now)
         store.apply(AddDiagnosis(name, None, now, doc))  # apply(): redacted on the way in
-        store.apply(AddEventRow(
+        tell(
             Event(
                 name,
                 EventKind.NOTE,
@@ -177,15 +179,20 @@ def follow(
                 None,
                 {"fingerprint": d.fingerprint},
             )
-        ))
+        )
         say(Level.WARN, f"triage: {d.category.value}: {d.summary}")
         pm.tell(d, seen)
+
+    def tell(ev: Event) -> None:
+        store.apply(AddEventRow(ev))
+        if alerts is not None:
+            alerts.event(ev)  # returns at once: alerts go out on their own threads
 
     def record(inc: Incident, path: Path) -> None:
         nonlocal count
         count += 1
         store.apply(AddIncident(name, None, inc))
-        store.apply(AddEventRow(_event(name, inc, path)))
+        tell(_event(name, inc, path))
         say(Level.WARN, f"{path.name}: {inc.kind.value.replace('_', ' ')}: {inc.message}")
 
     say(Level.INFO, f"watching {', '.join(map(str, paths))} as run {name!r} (Ctrl-C to stop)")
@@ -207,6 +214,8 @@ def follow(
         time.sleep(poll_s)
     if new_error() or grew_at is not None:
         triage(time.time())
+    if alerts is not None:
+        alerts.close()  # what is still on its way gets [alerts] drain_s to go out
     store.set_run_state(name, RunState.STOPPED, "watch ended")
     store.release_run(name)
     return count

@@ -99,3 +99,16 @@ def test_stacks_are_attached_to_the_decision(tmp_path: object) -> None:
     r.route(ended(1))
     alert = r.route(event(EventKind.RESTART_SCHEDULED, "restart"))
     assert alert is not None and alert.attachments == ("/x/stacks.txt",)
+
+
+def test_under_watch_a_triaged_failure_pages_and_an_incident_warns() -> None:
+    r = Router(RUN, "gpu-3", "babysit logbook train", watching=True)
+    failed = r.route(
+        event(EventKind.NOTE, "triage: cuda_oom: A GPU ran out of memory", fingerprint="abc")
+    )
+    assert failed is not None and failed.severity == Severity.PAGE
+    assert "restart it yourself" in failed.action
+    spike = r.route(event(EventKind.INCIDENT, "loss spiked", incident="loss_spike", step=7))
+    assert spike is not None and spike.severity == Severity.WARN and spike.step == 7
+    assert r.route(event(EventKind.NOTE, "a human's note")) is None
+    assert r.route(event(EventKind.RUN_STARTED, "watching")) is None

@@ -182,6 +182,40 @@ _Pending = tuple[
     Rule, Xid | None, int, int, str, str, Anatomy, tuple[tuple[int, str], ...], str | None
 ]
 
+# The error a data pipeline raised on a sample, outside a DataLoader worker: the innermost frame
+# is in a library that reads or decodes samples (webdataset, HF datasets, pyarrow, PIL, ...) or
+# in the dataset code itself (a dataset or data-loader module); a generic exception there (a
+# missing key, a bad value, an index out of range) is about the data, as in a worker.
+_DATA_FILE = re.compile(
+    r"[/\\](?:webdataset|datasets|pyarrow|PIL|decord|soundfile|librosa|torchaudio|imageio)"
+    r"[/\\]|[/\\]torchvision[/\\](?:datasets|io)[/\\]"
+    r"|[/\\]\w*(?:dataset|data_?loader|collate)\w*\.py$",
+    re.IGNORECASE,
+)
+
+
+def _data_frame(path: str) -> bool:
+    """Whether a frame's file reads or decodes samples (not torch's own DataLoader machinery,
+    whose errors are a worker's death: their rules say so)."""
+    return bool(_DATA_FILE.search(path)) and not re.search(r"[/\\]torch[/\\]utils[/\\]", path)
+
+
+DATA_IN_READER = Rule(
+    id="data.reader_exception",
+    category=Category.DATA,
+    role="cause",
+    transient=False,
+    suspect="data",
+    patterns=(),
+    explain="The data pipeline failed on a sample: the code that reads or decodes the data "
+    "raised an error (a missing field, a duplicate or malformed entry, a bad value).",
+    action="Find the sample from the quoted frame and error; fix or drop it (or make the "
+    "dataset skip bad samples), then start again: a restart meets the same sample.",
+    precedence=PRECEDENCE[Category.DATA],
+    confidence=0.6,
+    origin="babysit",
+)
+
 
 @dataclass
 class _Traceback:
@@ -189,6 +223,7 @@ class _Traceback:
     func: str | None = None  # innermost frame's function
     worker: bool = False  # a DataLoader worker's own traceback, quoted by its wrapper
     own: bool = False  # holds a frame outside the standard library and site-packages
+    file: str = ""  # the innermost frame's file
     indent: int = 0  # of its `File "..."` lines
 
 
@@ -332,6 +367,7 @@ class Engine:
             fm = FRAME.match(body)
             if fm:
                 tb.func = fm["func"]
+                tb.file = fm["file"]
                 tb.own = tb.own or _own_file(fm["file"])
                 tb.indent = indent
             tb.lines.append((line, body.rstrip()))
@@ -358,6 +394,8 @@ class Engine:
         if hit is None:
             if frames and exc_type is not None:
                 rule = DATA_IN_WORKER if in_worker and tb is not None and tb.own else UNCLASSIFIED
+                if rule is UNCLASSIFIED and tb is not None and _data_frame(tb.file):
+                    rule = DATA_IN_READER
                 self._emit(tb_key, (rule, None, file, line, text, body, a, frames, exc_type))
                 return False
             return (
@@ -407,6 +445,8 @@ class Engine:
         anat = Anatomy(body, rank, host, gpu, a.ts, a.ts_kind, weak, a.kernel)
         if in_worker and tb is not None and tb.own and rule.id in _GENERIC_IDS:
             rule = DATA_IN_WORKER
+        elif tb is not None and rule.id in _GENERIC_IDS and _data_frame(tb.file):
+            rule = DATA_IN_READER
         self._emit(tb_key, (rule, xid, file, line, text, body, anat, frames, exc_type))
         return False
 

@@ -277,3 +277,28 @@ def test_the_world_size_the_log_states(line: str, size: int) -> None:
     engine.feed(0, 1, line)
     assert engine.world_size == size
     assert max(engine.ranks_seen) == size - 1
+
+
+@pytest.mark.parametrize(
+    ("innermost", "rule"),
+    [
+        ("/usr/lib/python3/site-packages/webdataset/tariterators.py", "data.reader_exception"),
+        ("/usr/lib/python3/site-packages/datasets/arrow_dataset.py", "data.reader_exception"),
+        ("/work/project/my_dataset.py", "data.reader_exception"),
+        ("/work/project/train.py", "python.bug"),
+        ("/usr/lib/python3/site-packages/torch/utils/data/dataloader.py", "python.bug"),
+    ],
+)
+def test_a_generic_error_raised_where_samples_are_read_is_about_the_data(
+    innermost: str, rule: str
+) -> None:
+    d = _triage([
+        "Traceback (most recent call last):",
+        '  File "/work/project/train.py", line 10, in <module>',
+        "    for batch in loader:",
+        f'  File "{innermost}", line 172, in group_by_keys',
+        "    raise ValueError(f'{key}: duplicate file name in tar file')",
+        "ValueError: 000020003.jpg: duplicate file name in tar file jpg",
+    ])
+    assert d.rule == rule
+    assert (d.category == Category.DATA) is (rule == "data.reader_exception")

@@ -81,20 +81,30 @@ UNCLASSIFIED = Rule(
 
 # The error a DataLoader worker raised in the dataset's own code (`__getitem__`, a transform,
 # collate_fn): a generic exception (KeyError, IndexError, ValueError) there is about a sample.
-DATA_IN_WORKER = Rule(
-    id="data.worker_exception",
-    category=Category.DATA,
-    role="cause",
-    transient=False,
-    suspect="data",
-    patterns=(),
-    explain="A DataLoader worker failed on a sample: the dataset code raised an error while "
+def _data_rule(rid: str, explain: str, action: str, confidence: float) -> Rule:
+    """A stand-in rule for a generic exception that the place it was raised makes `data`."""
+    return Rule(
+        id=rid,
+        category=Category.DATA,
+        role="cause",
+        transient=False,
+        suspect="data",
+        patterns=(),
+        explain=explain,
+        action=action,
+        precedence=PRECEDENCE[Category.DATA],
+        confidence=confidence,
+        origin="babysit",
+    )
+
+
+DATA_IN_WORKER = _data_rule(
+    "data.worker_exception",
+    "A DataLoader worker failed on a sample: the dataset code raised an error while "
     "reading or preparing it (a missing key or field, an index out of range, a bad value).",
-    action="Find the sample from the quoted dataset frame and error; fix the data or make the "
+    "Find the sample from the quoted dataset frame and error; fix the data or make the "
     "dataset skip or report bad samples, then start again: a restart meets the same sample.",
-    precedence=PRECEDENCE[Category.DATA],
-    confidence=0.7,
-    origin="babysit",
+    0.7,
 )
 
 
@@ -200,20 +210,13 @@ def _data_frame(path: str) -> bool:
     return bool(_DATA_FILE.search(path)) and not re.search(r"[/\\]torch[/\\]utils[/\\]", path)
 
 
-DATA_IN_READER = Rule(
-    id="data.reader_exception",
-    category=Category.DATA,
-    role="cause",
-    transient=False,
-    suspect="data",
-    patterns=(),
-    explain="The data pipeline failed on a sample: the code that reads or decodes the data "
-    "raised an error (a missing field, a duplicate or malformed entry, a bad value).",
-    action="Find the sample from the quoted frame and error; fix or drop it (or make the "
-    "dataset skip bad samples), then start again: a restart meets the same sample.",
-    precedence=PRECEDENCE[Category.DATA],
-    confidence=0.6,
-    origin="babysit",
+DATA_IN_READER = _data_rule(
+    "data.reader_exception",
+    "The data pipeline failed on a sample: the code that reads or decodes the data raised "
+    "an error (a missing field, a duplicate or malformed entry, a bad value).",
+    "Find the sample from the quoted frame and error; fix or drop it (or make the dataset "
+    "skip bad samples), then start again: a restart meets the same sample.",
+    0.6,
 )
 
 

@@ -279,8 +279,8 @@ def _evaluate(cases: list[dict[str, object]], rare: bool | None, mixes: bool) ->
                 transient_bad.append(f"{c['file']}: labelled {label}, called transient ({got})")
             want = c.get("transient")
             if isinstance(want, bool):
-                said = "null" if d.transient is None else (
-                    "right" if d.transient == want else "wrong"
+                said = (
+                    "null" if d.transient is None else ("right" if d.transient == want else "wrong")
                 )
                 for part in parts:
                     restart[part][said] += 1

@@ -32,6 +32,8 @@ BENCHES = [
     ("alert_latency.py", "decision -> alert at a local receiver <= 1 s; 1,000 incidents -> <= 5"),
     ("report_speed.py", "report over 100 runs / 10,000 attempts <= 2 s (per run and --nodes)"),
     ("hang_evidence.py", "frozen restarted <= detection + 15 s; 0 kills: 40 s eval, 60 s save"),
+    ("straggler.py", "512 ranks >= 100k lines/s with stragglers on; held-out P >= .95, R >= .9"),
+    ("slurm_overhead.py", "Slurm: overhead per attempt <= 2 s; relaunch with spares <= 5 s"),
 ]
 
 

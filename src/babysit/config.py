@@ -33,6 +33,8 @@ Precedence: flags (the overrides mapping) > babysit.toml > defaults. babysit.tom
     hostfile = "hosts.txt"
     [health]
     preflight = true
+    [straggler]          # detect.straggler.StragglerRule: per-rank step lines
+    window_steps = 50
     [alerts]             # babysit.alerts.settings: destinations, cooldown, dead-man, on_event
     notify = ["ntfy://ntfy.sh/my-run", { url = "pagerduty://KEY@TOKEN", min_severity = "page" }]
 """
@@ -53,6 +55,7 @@ from typing import Any
 from babysit.alerts.sender import mask_url
 from babysit.alerts.settings import AlertRule, destinations
 from babysit.detect.hang import HangRule
+from babysit.detect.straggler import StragglerRule
 from babysit.durations import parse_duration
 from babysit.errors import ConfigError
 from babysit.policy.compose import Rules
@@ -148,6 +151,7 @@ class Config:
     forensics: ForensicsSection = field(default_factory=ForensicsSection)
     health: HealthSection = field(default_factory=HealthSection)
     alerts: AlertRule = field(default_factory=AlertRule)
+    straggler: StragglerRule = field(default_factory=StragglerRule)  # detect/straggler.py
 
     @property
     def rules(self) -> Rules:
@@ -168,6 +172,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "forensics": ForensicsSection,
     "health": HealthSection,
     "alerts": AlertRule,
+    "straggler": StragglerRule,
 }
 
 # key -> (minimum, unit) checks; "unit" is how the error message names it.
@@ -223,6 +228,15 @@ _MINIMUMS: dict[str, tuple[float, str]] = {
     "alerts.drain_s": (0, "seconds"),
     "alerts.deadman_every_s": (1, "seconds"),
     "alerts.on_event_timeout_s": (0.1, "seconds"),
+    "straggler.window_steps": (5, "steps"),
+    "straggler.lag": (0.01, "(a fraction of a step)"),
+    "straggler.most": (0.01, "(a share)"),
+    "straggler.recover": (0, "(a share)"),
+    "straggler.ban_window_steps": (5, "steps"),
+    "straggler.settle_steps": (1, "steps"),
+    "straggler.min_ranks": (2, "ranks"),
+    "straggler.min_reports": (2, "reports"),
+    "straggler.warmup_steps": (1, "steps"),
 }
 
 
@@ -256,6 +270,8 @@ def _check_value(key: str, value: Any, default: Any) -> Any:
         raise ConfigError(f"hang.action must be 'restart' or 'alert', got {value!r}")
     if key.startswith("budget.") and key != "budget.window_s" and value < 0:
         raise ConfigError(f"{key} must be >= 0 restarts, got {value!r}")
+    if key in ("straggler.most", "straggler.recover") and value >= 1:
+        raise ConfigError(f"{key} must be < 1 (a share of the window's reports), got {value!r}")
     if key == "rollback.lr_scale" and value > 1:
         raise ConfigError(f"rollback.lr_scale must be <= 1 (a factor), got {value!r}")
     if key == "checkpoint.validate" and value and not value.strip():
@@ -319,6 +335,13 @@ def build_config(values: Mapping[str, Any], source: str = "config") -> Config:
         raise ConfigError(
             "restart.backoff_max_s must be >= restart.backoff_s (seconds), got "
             f"{built['restart'].backoff_max_s:g} < {built['restart'].backoff_s:g}"
+        )
+    st = built["straggler"]
+    if st.ban_window_steps < st.window_steps or st.recover > st.most:
+        raise ConfigError(
+            "straggler.ban_window_steps must be >= straggler.window_steps (steps) and "
+            "straggler.recover <= straggler.most (shares), got "
+            f"{st.ban_window_steps} < {st.window_steps} or {st.recover:g} > {st.most:g}"
         )
     return Config(**built)
 

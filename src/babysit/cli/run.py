@@ -24,8 +24,8 @@ from rich.console import Console
 from babysit.cli.common import config_option, fail, home_option, load_config
 from babysit.cli.duration import DURATION
 from babysit.errors import BabysitError, UsageError
-from babysit.records import ExitCode
-from babysit.views.console import ConsoleReporter
+from babysit.records import ExitCode, Level
+from babysit.views.console import ConsoleReporter, LiveStatus
 
 
 @click.command(
@@ -107,6 +107,45 @@ from babysit.views.console import ConsoleReporter
     help="Send alerts to this apprise URL (ntfy://, slack://, mailto://, json://...; needs pip "
     "install 'babysit[alerts]'). Repeatable; replaces [alerts] notify of babysit.toml.",
 )
+@click.option(
+    "--status/--no-status",
+    "status_line",
+    default=None,
+    help="The live status line at the bottom of the terminal (default: on when stdout is a "
+    "terminal; --status elsewhere prints a plain status line every 5 minutes).",
+)
+@click.option(
+    "--launcher",
+    type=click.Choice(["local", "slurm"]),
+    help="How attempts start: local (this box), or slurm (an sbatch job per attempt from a "
+    "login node; a step of the job inside an allocation). Default: local, or slurm for a "
+    "command that starts with srun inside an allocation.",
+)
+@click.option("--nodes", "slurm_nodes", type=int, help="slurm: nodes the job runs on (sbatch -N).")
+@click.option("--partition", help="slurm: the partition (sbatch -p).")
+@click.option(
+    "--time", "slurm_time", help="slurm: the time limit per job (sbatch -t), e.g. 4:00:00."
+)
+@click.option(
+    "--spares",
+    type=int,
+    default=0,
+    help="slurm: ask for N+SPARES nodes, run on N; a bad node is left out of the next attempt "
+    "inside the same allocation (srun --exclude), without queueing again.",
+)
+@click.option(
+    "--sbatch-arg",
+    "sbatch_args",
+    multiple=True,
+    metavar="ARG",
+    help="slurm: one more sbatch argument, e.g. --sbatch-arg=--gres=gpu:8. Repeatable.",
+)
+@click.option(
+    "--drain",
+    is_flag=True,
+    help="slurm: drain a node babysit bans (scontrol update State=DRAIN, the triage as the "
+    "reason; needs the rights).",
+)
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def run_command(
     name: str | None,
@@ -126,6 +165,14 @@ def run_command(
     preflight: bool | None,
     budgets: tuple[str, ...],
     notify: tuple[str, ...],
+    status_line: bool | None,
+    launcher: str | None,
+    slurm_nodes: int | None,
+    partition: str | None,
+    slurm_time: str | None,
+    spares: int,
+    sbatch_args: tuple[str, ...],
+    drain: bool,
     command: tuple[str, ...],
 ) -> None:
     """Launch COMMAND and keep it running: restart from checkpoints, stop on bugs, log it all.
@@ -166,15 +213,46 @@ def run_command(
         from babysit.config import derive_run_name
 
         run_name = cfg.run.name or derive_run_name(command)
-        sup = Supervisor(
-            cfg, list(command), run_name, Path(cfg.run.home), Path.cwd(), ConsoleReporter()
+        say = ConsoleReporter()
+        status = LiveStatus.open(status_line, say, command, cfg.run.total_steps)
+        from babysit.engines import engine_for  # torchrun's engine for `torchrun ...`
+
+        slurm = _slurm_engine(
+            launcher, command, slurm_nodes, partition, slurm_time, spares, sbatch_args, drain,
+            Path(cfg.run.home) / "runs" / run_name,
         )
+        one_file = len(command) == 1 and "/" not in command[0] and Path(command[0]).is_file()
+        if slurm is not None and one_file:  # `-- my_job.sbatch`: the file here, not on PATH
+            command = (f"./{command[0]}",)
+        sup = Supervisor(
+            cfg, list(command), run_name, Path(cfg.run.home), Path.cwd(), say, status=status,
+            engine=slurm or engine_for(command),
+        )
+        if slurm is not None:
+            # While it waits for an allocation (--spares), Ctrl-C must still stop it.
+            slurm.stopping = lambda: bool(sup.ctx.stop_signals)
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda s, _f: sup.request_stop(s))
+        if slurm is not None:
+            # Slurm's warning before the time limit (--signal=B:USR1@90 reaches babysit, the
+            # batch shell): passed to the trainer like a stop, so it checkpoints; then requeued.
+            def warned(s: int, _f: object) -> None:
+                slurm.warned = True
+                sup.request_stop(s)
+
+            signal.signal(signal.SIGUSR1, warned)
         # A closed terminal (ssh dropped) must not end the supervision; the run never sees it.
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
         began = time.monotonic()
-        code = sup.run()
+        code = ExitCode.INTERNAL
+        try:
+            code = sup.run()
+        finally:
+            status.close()  # the terminal as it was, before the summary
+            if slurm is not None:
+                done = slurm.finish(code)  # requeue (inside an allocation), release spares
+                if done:
+                    say(Level.INFO, done)
         _summary(Path(cfg.run.home), run_name, int(code), time.monotonic() - began)
     except BabysitError as exc:
         fail(exc)
@@ -208,6 +286,34 @@ def _summary(home: Path, run_name: str, code: int, wall_s: float) -> None:
         console = Console(stderr=True, highlight=False, soft_wrap=True)
         with contextlib.suppress(OSError):  # a closed terminal: the exit code still tells
             print_summary(console, run_name, home, attempts, incidents, diagnoses, code, wall_s)
+
+
+def _slurm_engine(
+    launcher: str | None,
+    command: tuple[str, ...],
+    nodes: int | None,
+    partition: str | None,
+    time_limit: str | None,
+    spares: int,
+    sbatch_args: tuple[str, ...],
+    drain: bool,
+    run_dir: Path,
+) -> Any:
+    """The Slurm engine when --launcher slurm (or srun inside an allocation) asks for one."""
+    import os
+
+    from babysit.engines.slurm import SlurmRequest, slurm_engine
+
+    slurm_flags = nodes is not None or partition or time_limit or spares or sbatch_args or drain
+    if slurm_flags and launcher != "slurm":
+        raise UsageError(
+            "--nodes, --partition, --time, --spares, --sbatch-arg and --drain need "
+            "--launcher slurm"
+        )
+    if spares < 0 or (nodes is not None and nodes < 1):
+        raise UsageError("--nodes must be >= 1 and --spares >= 0")
+    request = SlurmRequest(nodes, partition, time_limit, spares, sbatch_args, drain)
+    return slurm_engine(launcher, command, os.environ, request, run_dir)
 
 
 def _budget_flags(budgets: tuple[str, ...]) -> dict[str, Any]:

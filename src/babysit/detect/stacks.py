@@ -129,7 +129,9 @@ def _who(ps: Sequence[ProcessStack]) -> str:
 
 def _verb(ps: Sequence[ProcessStack], frames: Sequence[Frame]) -> str:
     plural = len(ps) > 1
-    if waiting(frames):
+    # Waiting for its peers (torch.distributed), or blocked in the standard library under a
+    # frame of its own (a Condition, a queue, a sleep: `rank 1 waits in read_shard`).
+    if waiting(frames) or (frames and telling(frames) is not frames[0]):
         return "wait in" if plural else "waits in"
     return "are in" if plural else "is in"
 

@@ -8,10 +8,11 @@
     engine.on_each_node(handle, ["nvidia-smi"], timeout_s=10)   # -> [NodeResult, ...]
 
 An engine knows one way of running a training job: `local` (a process tree on this box, what
-`babysit run` has always done), and next `torchrun` (ranks as the processes of one elastic agent,
-single- or multi-node) and `slurm` (an sbatch/srun job; nodes from the allocation, signals
-through `scancel`, per-node work through `srun --overlap --jobid`, the verdict from `sacct`'s
-state: NODE_FAIL, TIMEOUT, PREEMPTED, OUT_OF_MEMORY, ...). The interface is shaped for them:
+`babysit run` has always done), `torchrun` (engines/torchrun.py: ranks as the processes of one
+elastic agent on this node) and `slurm` (engines/slurm.py: an sbatch job per attempt, or a step
+of the allocation babysit runs in; nodes from the allocation, signals through `scancel`, per-node
+work through `srun --overlap --jobid`, the verdict from `scontrol`/`squeue`'s job state, since
+`sacct` needs accounting: NODE_FAIL, TIMEOUT, PREEMPTED, OUT_OF_MEMORY, ...). The interface:
 - the handle is the babysit launcher's (engines/process.py): every engine starts its attempt
   under it (torchrun itself, or `srun`/`sbatch --wait` on the batch host), so re-attach, exit
   records and output files work the same way; an engine may subclass it to carry a job id;

@@ -5,6 +5,9 @@
 
 Launcher prefixes (`[rank3]:`, `[default0]:`, srun's `3: `) and ANSI colours are removed first.
 The metric formats of each trainer live in `parse.metrics`.
+
+    LineParser(rank_steps=True)   # also keeps each rank's step lines, for the straggler detector:
+    parser.rank_steps             # -> [(rank, step, ts, line number), ...]; the caller drains it
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ Record = Progress | PythonError | Metric | Activity
 # nanoGPT `iter 340: loss ...`, `step 120 ...`, `step: 14  loss: ...`, Megatron `iteration  122/`,
 # llm.c `step   61/74 |`, DeepSpeed `step=35,`. Not `global_step`, not `steps`.
 _STEP = re.compile(r"(?<![\w/.-])(?:iter|step|iteration)(?:\s*[:=]\s*|\s+)(\d{1,12})(?![\d.])")
+# The same without its look-behind, on another rank's line as printed (colours kept: torchtitan
+# prints `\x1b[31mstep: 14`): the look-behind is checked by hand, on the few lines that match.
+_RANK_STEP = re.compile(r"(?:iter|step|iteration)(?:\s*[:=]\s*|\s+)(\d{1,12})(?![\d.])")
 _PY_ERROR = re.compile(
     r"^(?:[A-Za-z_][\w]*\.)*(?P<type>[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Fault))"
     r"(?::\s?(?P<msg>.*))?$"
@@ -60,9 +66,13 @@ class LineParser:
       copies of a line are one fact).
     - Whether `12: ...` is srun's `--label` or a line that starts with a number (`100: loss
       2.3`): a label is believed once the same number has started a line before.
+    - With `rank_steps`, every rank's step lines (the lead's and the others'), appended to
+      `rank_steps` as (rank, step, ts, line number): a straggler shows in when its lines come.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, rank_steps: bool = False) -> None:
+        # (rank, step, ts, line number) of each prefixed line with a step; None: not kept.
+        self.rank_steps: list[tuple[int, int, float, int]] | None = [] if rank_steps else None
         self._in_frames: dict[tuple[str, str | None], bool] = {}  # (stream, rank digits)
         self._open_frames = 0  # how many of those are True (0: skip the lookup)
         self._usage_seen: set[str] = set()  # streams where argparse printed `usage: ...`
@@ -96,6 +106,8 @@ class LineParser:
                     )
                     and (not self._open_frames or not self._in_frames.get((line.stream, digits)))
                 ):
+                    if self.rank_steps is not None and ("step" in text or "iter" in text):
+                        self._rank_step(digits, text, line, end + 2)
                     return _NOTHING
         rank, raw = split_prefix(text)
         if rank is not None and not text.startswith("[") and rank not in self._labels:
@@ -135,6 +147,8 @@ class LineParser:
                     err = dataclasses.replace(err, from_traceback=True)
                 return [err]
         if rank is not None and self.lead_rank is not None and rank not in (self.lead_rank, 0):
+            if self.rank_steps is not None and ("step" in raw or "iter" in raw):
+                self._rank_step(str(rank), raw, line)
             return records  # another rank's copy of what the lead rank says
         metric, released = self.bars.feed(raw, line, parse_body(raw, rank, line))
         if released:
@@ -171,7 +185,35 @@ class LineParser:
         ):
             # The lead: the first rank that prints metrics with a step, rank 0 when it does.
             self.lead_rank, self._lead_digits = rank, str(rank)
+        if rank is not None and self.rank_steps is not None:
+            # The lead's (and rank 0's) own step, as the other ranks' are kept above.
+            step_no = next(
+                (
+                    r.step
+                    for r in records
+                    if isinstance(r, (Progress, Metric)) and r.step is not None
+                ),
+                None,
+            )
+            if step_no is not None:
+                self.rank_steps.append((rank, step_no, line.ts, line.number))
         return records
+
+    def _rank_step(self, digits: str, raw: str, line: OutputLine, pos: int = 0) -> None:
+        """Keep the step of another rank's line (`raw` from `pos` on, past its prefix)."""
+        step = _RANK_STEP.search(raw, pos)
+        while step is not None:
+            at = step.start()
+            before = raw[at - 1 : at] if at > pos else ""
+            if (
+                not before
+                or not (before.isalnum() or before in "_/.-")
+                or (before == "m" and "\x1b[" in raw[max(0, at - 8) : at])  # after a colour
+            ):
+                break
+            step = _RANK_STEP.search(raw, step.end())
+        if step is not None and self.rank_steps is not None and digits.isdigit():
+            self.rank_steps.append((int(digits), int(step.group(1)), line.ts, line.number))
 
 
 def _error(line: OutputLine, text: str) -> PythonError | None:

@@ -21,16 +21,16 @@ import os
 import shutil
 import signal
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from babysit.act.echo import Echo
 from babysit.config import Config
 from babysit.detect.evidence import weigh
 from babysit.detect.vitals import CLIENT_SOURCE, VitalsRules
-from babysit.engines import LaunchSpec
+from babysit.engines import LaunchSpec, evidence_files, prepare
 from babysit.engines.process import STDERR_NAME, STDOUT_NAME, Handle
 from babysit.policy import compose
 from babysit.policy.rollback import format_windows
@@ -57,7 +57,7 @@ from babysit.supervise.cadence import read_cadence, save_cadence
 from babysit.supervise.context import RunContext
 from babysit.supervise.forensics import Forensics
 from babysit.supervise.nodes import Nodes
-from babysit.supervise.pipeline import Pipeline
+from babysit.supervise.pipeline import Pipeline, ban_evidence
 from babysit.supervise.prepare import attempt_env, build_argv, recovery_env, resolve_path
 from babysit.supervise.rollback import Rollbacks
 from babysit.supervise.telemetry import Telemetry
@@ -71,6 +71,17 @@ CLIENT_METRICS = "metrics.jsonl"  # in the attempt's directory: what babysit.cli
 
 def vitals_rules(cfg: Config) -> VitalsRules:
     return VitalsRules(hang=cfg.hang)  # the [hang] section is the detector's rule
+
+
+class StatusSink(Protocol):
+    """The live status line (views/console.py's LiveStatus, which the CLI hands over): told
+    what the loop sees; each call returns at once and never raises."""
+
+    def progress(self, attempt: int, step: int | None, values: Mapping[str, object]) -> None: ...
+
+    def incident(self, attempt: int, kind: str, message: str, step: int | None = None) -> None: ...
+
+    def output(self, data: bytes) -> None: ...
 
 
 @dataclass
@@ -95,6 +106,8 @@ class Live:
     cadence_saved: float | None = None  # the hang timeout last saved (supervise/cadence.py)
     resume_step: int | None = None
     killed: bool = False  # babysit ended it (a hang, a rollback), not the operator
+    # Files the engine adds for triage (torchrun: its workers' error files, as text).
+    engine_logs: Callable[[], list[Path]] = field(default=lambda: [], repr=False)
 
     @property
     def first_step(self) -> int | None:
@@ -105,7 +118,8 @@ class Live:
         return self.pipeline.last_step
 
     def logs(self) -> list[Path]:
-        return [f.path for f in self.followers if f.stream in ("stdout", "stderr")]
+        own = [f.path for f in self.followers if f.stream in ("stdout", "stderr")]
+        return own + self.engine_logs()
 
     def hung_s(self, ended: float) -> float:
         """How long the attempt sat hung before babysit killed it (0: not killed for a hang)."""
@@ -129,13 +143,14 @@ class Attempts:
         self.nodes = nodes
         self.forensics = forensics
         self.telemetry = telemetry
-        self.pipeline = Pipeline(vitals_rules(ctx.cfg))
+        self.pipeline = Pipeline(vitals_rules(ctx.cfg), ctx.cfg.straggler)
         self.rules = ctx.cfg.rules
         self.echo: dict[str, Echo] = {}
         self.tensorboard: TensorBoardSource | None = None
         self._tensorboard_at = 0.0
         self._pulse_watch: DirectoryPulse | None = None
         self._failures_told = 0  # pipeline failures already reported to the operator
+        self.status: StatusSink | None = None  # `babysit run`'s status line, when it has one
 
     def open_tensorboard(self) -> None:
         """The run's TensorBoard directory as a source (raises when tensorboard is missing)."""
@@ -184,6 +199,11 @@ class Attempts:
         recovery_env(env, skip, lr_scale, resume_step, hostfile, hosts, banned)
         env = self.forensics.child_env(env, attempt_dir)
         token = f"{ctx.name}/{number}/{uuid.uuid4().hex}"
+        spec = LaunchSpec(argv, env, ctx.cwd, attempt_dir, cfg.stop.grace_s, token, tuple(hosts))
+        # The engine's own rewrite of the command (torchrun: its --max-restarts set to 0, the
+        # per-rank files under the attempt) is what the attempt records and runs.
+        spec, notes = prepare(ctx.engine, ctx.engine.apply_bans(spec, sorted(banned)))
+        argv = spec.argv
         self._warn_if_disk_low(ctx.run_dir)
         started = ctx.seams.wall()
         fields = {
@@ -200,8 +220,10 @@ class Attempts:
         }
         # The intent first: a babysit that dies right after the launch finds the attempt.
         ctx.journal.write(AddAttempt(ctx.name, number, fields))
-        spec = LaunchSpec(argv, env, ctx.cwd, attempt_dir, cfg.stop.grace_s, token, tuple(hosts))
-        handle = ctx.engine.launch(ctx.engine.apply_bans(spec, sorted(banned)))
+        for note in notes:  # what the engine changed in the command, said once per babysit
+            ctx.say(Level.INFO, note)
+            ctx.journal.event(EventKind.NOTE, note, number)
+        handle = ctx.engine.launch(spec)
         launched = {
             "launcher_pid": handle.launcher_pid,
             "launcher_started": handle.launcher_started,
@@ -223,11 +245,16 @@ class Attempts:
             resume_from=fields["resume_from"],
         )
         self.pipeline.new_attempt(started)
+        # Stragglers are named with their host: this node for a local job on this node only
+        # (an engine that maps ranks to nodes gives its map to pipeline.set_hosts instead).
+        alone = ctx.engine.name in ("local", "torchrun") and len(spec.hosts) <= 1
+        self.pipeline.set_hosts({}, ctx.engine.host if alone else None)
         live = Live(number, handle, self._followers(attempt_dir, 0, 0), started, self.pipeline)
         # No metrics sample until this attempt reports: the pipeline's latest values are still
         # the attempt before's, and a sample of them would carry its step at this one's time.
         live.metrics_flushed = self.pipeline.metric_records
         live.resume_step = resume_step
+        live.engine_logs = lambda: evidence_files(ctx.engine, handle)
         return live
 
     def resume(self, row: dict[str, Any], handle: Handle) -> Live:
@@ -243,6 +270,8 @@ class Attempts:
             self.pipeline.hang.restore(learned, now, row["last_step"])
         live = Live(row["number"], handle, followers, row["started"], self.pipeline)
         live.resume_step = row.get("resume_step")
+        engine = self.ctx.engine
+        live.engine_logs = lambda: evidence_files(engine, handle)
         return live
 
     def _warn_if_disk_low(self, directory: Path) -> None:
@@ -283,12 +312,16 @@ class Attempts:
                     self.ctx.say(Level.WARN, problem)
                 if chunk.data and self.cfg.run.echo and f.stream in self.echo:
                     self.echo[f.stream].write(chunk.data)
+                if chunk.data and self.status is not None and f.stream in self.echo:
+                    self.status.output(chunk.data)  # a progress bar's N/M gives the total
                 for inc in live.pipeline.lines(chunk.lines):
                     self.incident(live, inc)
                 if not final or not chunk.data:
                     break
         if final or self.ctx.seams.monotonic() - live.flushed_at >= PROGRESS_FLUSH_S:
             self._flush_progress(live)
+        if self.status is not None:  # only copies a few values: the drawing is its own thread
+            self.status.progress(live.number, live.last_step, live.pipeline.latest)
 
     def incident(self, live: Live, inc: Incident) -> None:
         """Store it, decide (policy/compose.py), and tell the operator."""
@@ -303,6 +336,10 @@ class Attempts:
             step=inc.step,
             metric=inc.metric,
         )
+        for host, why in ban_evidence(inc):
+            # A straggler that persisted over straggler.ban_window_steps: evidence against its
+            # node, counted toward nodes.ban_after like a failure (supervise/nodes.py).
+            self.nodes.blame(number, host, why, inc.category.value, kind="straggler")
         extra = ""
         wanted = live.rollback is None and self.rollbacks.wants_rollback(inc)
         decision = self.rollbacks.on_incident(inc) if wanted else None
@@ -341,6 +378,8 @@ class Attempts:
                     f"{rule.kill_after_s:g}s after the last step"
                 )
         ctx.say(Level.WARN, f"{inc.kind.value.replace('_', ' ')}: {inc.message}{extra}")
+        if self.status is not None:
+            self.status.incident(number, inc.kind.value, inc.message, inc.step)
 
     def _flush_progress(self, live: Live) -> None:
         ctx = self.ctx

@@ -14,7 +14,10 @@ skipped. The stored document is documents.py's; the evidence rides in it ("evide
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import sys
 from pathlib import Path
 
 from babysit.act.stackdump import dump_stacks, forensics_env
@@ -22,13 +25,51 @@ from babysit.detect.stacks import group_stacks
 from babysit.documents import evidence_document, stacks_document, stacks_text
 from babysit.engines.process import Handle
 from babysit.parse.stacks import parse_stacks
-from babysit.records import EventKind, Evidence, HangVerdict, Level, Look, StackReport
+from babysit.records import (
+    EventKind,
+    Evidence,
+    HangVerdict,
+    Level,
+    Look,
+    ProcessStack,
+    StackReport,
+)
 from babysit.sources.procs import files_in, files_written, glob_root, look_at
 from babysit.store.writes import AddStacks
 from babysit.supervise.context import RunContext
 from babysit.supervise.journal import Journal
 from babysit.supervise.prepare import resolve_path
 
+# Run on every node of a multi-node attempt (Forensics.node_stacks): argv is the attempt's
+# token, the stacks directory and the budget. The node's own processes only: several Slurm
+# nodes may share one host (SLURMD_NODENAME tells them apart).
+NODE_STACKS = """
+import json, os, sys
+from dataclasses import asdict
+from pathlib import Path
+from babysit.act.stackdump import dump_stacks
+token, where, budget = sys.argv[1], Path(sys.argv[2]), float(sys.argv[3])
+node = os.environ.get("SLURMD_NODENAME", "")
+want = {f"BABYSIT_ATTEMPT_TOKEN={token}".encode()}
+here = f"SLURMD_NODENAME={node}".encode()
+pids = []
+for name in os.listdir("/proc"):
+    if not name.isdigit() or int(name) == os.getpid():
+        continue
+    try:
+        env = set(open(f"/proc/{name}/environ", "rb").read().split(b"\\0"))
+    except OSError:
+        continue
+    if want <= env and (not node or here in env):
+        pids.append(int(name))
+rows = []
+for s in dump_stacks(pids, where, budget):
+    row = asdict(s)
+    row["threads"] = []
+    row["host"] = node or s.host
+    rows.append(row)
+print(json.dumps(rows))
+"""
 NVIDIA_DEVICE = "/dev/nvidiactl"  # present wherever the NVIDIA driver is loaded
 STACKS_DIR = "stacks"
 STACKS_FILE = "stacks.txt"
@@ -67,15 +108,43 @@ class Forensics:
         if not self.cfg.forensics.stacks:
             return None
         try:
-            pids = [r.pid for r in self.engine.ranks(handle)]
-            procs = dump_stacks(
-                pids, handle.attempt_dir / STACKS_DIR, self.cfg.forensics.stacks_budget_s
-            )
+            if getattr(self.engine, "remote", False):
+                procs = self.node_stacks(handle)  # a multi-node engine: from every node
+            else:
+                pids = [r.pid for r in self.engine.ranks(handle)]
+                procs = dump_stacks(
+                    pids, handle.attempt_dir / STACKS_DIR, self.cfg.forensics.stacks_budget_s
+                )
             report = group_stacks(parse_stacks(procs), self.wall())
         except Exception as exc:  # forensics must never stand between a hang and its restart
             self.say(Level.WARN, f"could not take the stacks of hung attempt {attempt}: {exc}")
             return None
         return self.keep(Look(report.ts, (), report), None, attempt, handle.attempt_dir)
+
+    def node_stacks(self, handle: Handle) -> list[ProcessStack]:
+        """The stacks of the attempt's processes on every node of an engine whose ranks are
+        elsewhere (Slurm: `srun --overlap --jobid`): NODE_STACKS runs on each node, finds the
+        processes that carry the attempt's token there, dumps them (py-spy, else
+        faulthandler) and prints them as JSON."""
+        budget = self.cfg.forensics.stacks_budget_s
+        argv = [
+            sys.executable, "-c", NODE_STACKS, handle.token,
+            str(handle.attempt_dir / STACKS_DIR), str(budget),
+        ]  # fmt: skip
+        out: list[ProcessStack] = []
+        for node in self.engine.on_each_node(handle, argv, budget + 15.0):
+            try:
+                rows = json.loads(node.stdout) if node.returncode == 0 else None
+            except ValueError:
+                rows = None
+            if not isinstance(rows, list):
+                why = (node.stderr.strip() or "no output")[-300:]
+                self.say(Level.WARN, f"no stacks from node {node.host}: {why}")
+                continue
+            for row in rows:
+                with contextlib.suppress(TypeError, KeyError):
+                    out.append(ProcessStack(**{**row, "threads": ()}))
+        return out
 
     # -- looking at a hung attempt -------------------------------------------------------------
 

@@ -4,6 +4,7 @@
     nodes.preflight(attempt=3)                         # doctor's checks; a failure bans this node
     hostfile, hosts, banned = nodes.hosts(attempt_dir) # raises NodesExhausted
     nodes.blame(3, host="gpu-17", why="NCCL error ...", category="nccl_error")
+    nodes.blame(3, "gpu-17", "rank 17 ... a ban candidate", "throughput_drop", kind="straggler")
 
 Host names are compared by their registry key (records.node_key: `GPU-3.cluster.local.` is
 `gpu-3`), and handed back to the engine in its own spelling: a host the hostfile (or the engine)
@@ -16,12 +17,15 @@ operator. Nothing here may stop the supervision: a failed read is reported and t
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 
 from babysit.config import Config
+from babysit.engines import NodeResult
 from babysit.errors import ConfigError, LaunchError, NodesExhausted, StoreError
 from babysit.policy.nodes import ban_for, usable_hosts
 from babysit.records import Ban, CheckStatus, EventKind, Level, Say, node_key
@@ -30,8 +34,13 @@ from babysit.store.writes import AddBan, AddNodeEvent
 from babysit.supervise.journal import Journal
 from babysit.supervise.prepare import HostLine, read_hostfile, resolve_path, write_hostfile
 
+EachNode = Callable[[Sequence[str], float], list[NodeResult]]
 HOSTFILE_NAME = "hostfile"
 NODE_CHECKS = frozenset({"gpu", "matmul"})  # failures that condemn the node itself
+# Node events the ban rule counts: failures blamed on the host, and stragglers that persisted
+# over the long window (detect/straggler.py: its own steps came late for hundreds of steps, the
+# node's own evidence, not a peer's word). Either counts once toward nodes.ban_after.
+BAN_EVIDENCE = frozenset({"failure", "straggler"})
 
 
 class Nodes:
@@ -55,6 +64,9 @@ class Nodes:
         self.host = host or os.uname().nodename  # this node: where babysit launches
         self.rule = cfg.nodes  # the section is the ban rule
         self.hostfile: list[HostLine] | None = None
+        # A multi-node engine's way to run a command on every node of the attempt (Slurm: srun
+        # --overlap); preflight then checks those nodes, not this one. Set by run.py.
+        self.each_node: EachNode | None = None
         if cfg.nodes.hostfile:
             self.hostfile = read_hostfile(resolve_path(cfg.nodes.hostfile, cwd))
             if cfg.nodes.min_nodes > len(self.hostfile):
@@ -75,6 +87,9 @@ class Nodes:
         """The doctor's checks of this node before an attempt. A failure is recorded against
         the node and bans it (the launch then refuses a banned node without a hostfile)."""
         if not self.cfg.health.preflight:
+            return
+        if self.each_node is not None:
+            self._preflight_nodes(attempt, self.each_node)  # a multi-node engine (Slurm)
             return
         try:
             ok, results = preflight(self.targets, self.cfg.health.preflight_budget_s)
@@ -124,6 +139,50 @@ class Nodes:
                 "not banning this node for that (its disk, filesystem or memory, not its "
                 "hardware); launching anyway: free the space or fix the mount",
             )
+
+    def _preflight_nodes(self, attempt: int, each_node: EachNode) -> None:
+        """`babysit doctor --json` on every node of the allocation, through the engine (srun
+        --overlap); a node whose own hardware fails (gpu, matmul) is banned before the attempt
+        uses it, one whose surroundings fail is said. A node that cannot be checked is said,
+        not blamed."""
+        budget = self.cfg.health.preflight_budget_s
+        argv = [sys.executable, "-m", "babysit", "doctor", "--json"]
+        try:
+            answers = each_node(argv, budget + 30.0)
+        except Exception as exc:  # preflight must never stop the run
+            self.say(Level.WARN, f"preflight could not run on the nodes ({exc}); skipped")
+            return
+        passed: list[str] = []
+        for node in answers:
+            try:
+                doc = json.loads(node.stdout)
+                checks = doc["checks"]
+            except (ValueError, KeyError, TypeError):
+                why = (node.stderr.strip() or "no answer")[-200:]
+                self.say(Level.WARN, f"preflight of node {node.host} could not run: {why}")
+                continue
+            failed = [c for c in checks if c.get("status") == "fail"]
+            sick = [c for c in failed if c.get("name") in NODE_CHECKS]
+            words = "; ".join(f"{c.get('name')}: {c.get('summary')}" for c in failed)
+            ok = not failed
+            msg = f"preflight of {node.host} " + ("passed" if ok else f"FAILED: {words}")
+            self.journal.event(
+                EventKind.PREFLIGHT, msg, attempt, host=node.host, passed=ok, checks=checks
+            )
+            now = self.wall()
+            if ok:
+                passed.append(node.host)
+                self.journal.write(AddNodeEvent(now, node.host, "health_pass", msg, self.run,
+                                                attempt))
+            elif sick:
+                self.say(Level.ERROR, msg)
+                self.blame(attempt, node.host, words, None, kind="health_fail")
+            else:
+                self.say(Level.WARN, f"{msg} (its disk, filesystem or memory: not banned)")
+                self.journal.write(AddNodeEvent(now, node.host, "health_warn", msg, self.run,
+                                                attempt))
+        if passed:
+            self.say(Level.INFO, f"preflight passed on {len(passed)} node(s): {', '.join(passed)}")
 
     # -- the node registry ---------------------------------------------------------------------
 
@@ -188,10 +247,26 @@ class Nodes:
         category: str | None,
         gpu: str | None = None,
         kind: str = "failure",
+        peer: bool = False,
     ) -> Ban | None:
-        """Record a failure (or a failed health check) against `host`; ban it when the policy
-        says so (a failed health check bans at once). Returns the new ban."""
+        """Record a failure (or a failed health check, or a persistent straggler: kind
+        "straggler") against `host`; ban it when the policy says so (a failed health check bans
+        at once). Returns the new ban."""
         now = self.wall()
+        if peer and kind == "failure" and not self._corroborated(host, now):
+            # Named only by its peers, the first time: a suspect, not a culprit (a public
+            # report revised such a diagnosis). The same node again, a failed health check or
+            # its own error corroborates it; until then it counts toward no ban.
+            self.journal.write(
+                AddNodeEvent(now, host, "suspect", why, self.run, attempt, gpu, category)
+            )
+            self.say(
+                Level.INFO,
+                f"node {host} is a suspect, not a culprit (a network error between nodes "
+                "names it, and the fault may be its peer's): not banned unless corroborated "
+                "(the same node again, a failed health check, its own error)",
+            )
+            return None
         self.journal.write(AddNodeEvent(now, host, kind, why, self.run, attempt, gpu, category))
         if kind == "health_fail":
             ban: Ban | None = Ban(
@@ -212,7 +287,12 @@ class Nodes:
         else:
             try:
                 store = self.journal.store
-                failures = [e["ts"] for e in store.node_events(host) if e["kind"] == "failure"]
+                events = store.node_events(host)
+                # This failure counts: it corroborates the earlier suspicions of the node
+                # (named by its peers), which then count toward the ban as well.
+                failures = [
+                    e["ts"] for e in events if e["kind"] in BAN_EVIDENCE or e["kind"] == "suspect"
+                ]
                 last = store.last_bans().get(node_key(host))
             except StoreError as exc:
                 self.say(Level.WARN, f"cannot read the node registry ({exc}); not banning {host}")
@@ -239,6 +319,19 @@ class Nodes:
             by=new_ban.by,
         )
         return new_ban
+
+
+    def _corroborated(self, host: str, now: float) -> bool:
+        """Whether anything but this peer's word already speaks against `host` within the ban
+        window: an earlier suspicion, failure or failed health check."""
+        try:
+            events = self.journal.store.node_events(host)
+        except StoreError:
+            return False
+        kinds = {"suspect", "failure", "health_fail"}
+        return any(
+            e["kind"] in kinds and e["ts"] >= now - self.rule.window_s for e in events
+        )
 
 
 short = node_key  # the registry key of a host name (the older name, kept for callers)

@@ -13,6 +13,12 @@ counter going back; the hang clock is shared: progress anywhere is progress (the
 counts each source's steps apart, by the source's name). Memory is bounded:
 the detectors keep fixed windows, `errors` keeps the last 20, `latest` at most 512 names.
 A line that makes a parser or a detector fail is counted and skipped: supervision goes on.
+
+Stragglers (detect/straggler.py): the parser keeps every rank's step lines, each at the time
+of the read that brought it (the Follower stamps a read with one time), so a rank whose lines
+come a read or more later than the others' is seen late. set_hosts() names the ranks' hosts
+when the engine knows them; ban_evidence(incident) is what supervise counts against a host
+(supervise/nodes.py, node events of kind "straggler").
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import dataclasses
 from collections import deque
 
 from babysit.detect.hang import HangDetector
+from babysit.detect.straggler import StragglerDetector, StragglerIncident, StragglerRule
 from babysit.detect.vitals import VitalSigns, VitalsRules
 from babysit.parse.lines import LineParser, Record
 from babysit.records import Activity, Incident, Metric, OutputLine, Progress, PythonError
@@ -30,9 +37,14 @@ MAX_SOURCES = 64
 
 
 class Pipeline:
-    def __init__(self, rules: VitalsRules | None = None) -> None:
+    def __init__(
+        self, rules: VitalsRules | None = None, straggler: StragglerRule | None = None
+    ) -> None:
         self.rules = rules or VitalsRules()
-        self.parser = LineParser()
+        rule = straggler or StragglerRule()
+        # Stragglers: off, the parser does not even look for other ranks' steps.
+        self.straggler = StragglerDetector(rule) if rule.enabled else None
+        self.parser = LineParser(rank_steps=self.straggler is not None)
         self.hang = HangDetector(self.rules.hang)
         self.vitals: dict[str, VitalSigns] = {}
         self.errors: deque[PythonError] = deque(maxlen=20)
@@ -59,7 +71,9 @@ class Pipeline:
     def new_attempt(
         self, ts: float, first_step: int | None = None, last_step: int | None = None
     ) -> None:
-        self.parser = LineParser()
+        self.parser = LineParser(rank_steps=self.straggler is not None)
+        if self.straggler is not None:
+            self.straggler.new_attempt()
         self.hang.new_attempt(ts)
         for v in self.vitals.values():
             v.new_attempt(ts)
@@ -85,6 +99,31 @@ class Pipeline:
                     out += self._records(records, line.stream)
             except Exception as exc:
                 self._failed(exc, f"{line.stream}.log line {line.number}")
+        if self.parser.rank_steps:
+            out += self._rank_steps()
+        return out
+
+    def set_hosts(self, rank_hosts: dict[int, str], host: str | None = None) -> None:
+        """Name the ranks' hosts for the straggler incidents (rank -> host, as the engine maps
+        them; `host`: the host of every other rank, for a job on one node)."""
+        if self.straggler is not None:
+            self.straggler.hosts, self.straggler.host = dict(rank_hosts), host
+
+    def _rank_steps(self) -> list[Incident]:
+        """Feed the read's rank step lines to the straggler detector, each at its line's time:
+        the time of the read. Lines are not spread over the time between reads: ranks may print
+        a step's lines in the same order every time, and spreading a read's lines over its span
+        would make the last rank of every read look late."""
+        steps, detector = self.parser.rank_steps or [], self.straggler
+        self.parser.rank_steps = []
+        out: list[Incident] = []
+        if detector is None:
+            return out
+        try:
+            for rank, step, ts, _ in steps:
+                out += detector.feed(rank, step, ts)
+        except Exception as exc:
+            self._failed(exc, "a rank's step line")
         return out
 
     def _failed(self, exc: Exception, where: str) -> None:
@@ -158,6 +197,20 @@ class Pipeline:
         inc = self.hang.check(now)
         return [inc] if inc is not None else []
 
+    def stragglers(self) -> list[int]:
+        """The ranks flagged as stragglers now."""
+        return self.straggler.stragglers() if self.straggler is not None else []
+
     @property
     def metric_names(self) -> list[str]:
         return sorted(set().union(*(v.metric_names for v in self.vitals.values())))
+
+
+def ban_evidence(inc: Incident) -> list[tuple[str, str]]:
+    """(host, why) for each host a straggler incident counts against: the hosts of its ban
+    candidates, where known, once each (8 slow ranks of one node are one piece of evidence
+    against it; supervise/nodes.py records it as a node event of kind "straggler")."""
+    if not isinstance(inc, StragglerIncident):
+        return []
+    hosts = dict.fromkeys(s.host for s in inc.ban_candidates if s.host)
+    return [(host, inc.message) for host in hosts if host]

@@ -44,7 +44,7 @@ from babysit.store import Store
 from babysit.store.home import restore_umask, set_umask
 from babysit.store.writes import ReleaseRun, SetBudgetFrom, UpdateAttempt
 from babysit.supervise import judge
-from babysit.supervise.attempt import Attempts, Live
+from babysit.supervise.attempt import Attempts, Live, StatusSink
 from babysit.supervise.context import RunContext, Seams
 from babysit.supervise.doctor import targets_from_config, training_python
 from babysit.supervise.forensics import Forensics
@@ -76,6 +76,7 @@ class Supervisor:
         say: Say,
         seams: Seams | None = None,
         engine: Engine | None = None,
+        status: StatusSink | None = None,
     ) -> None:
         self.ctx = ctx = RunContext(
             cfg, command, name, home, cwd, say, seams or Seams(), engine or LocalEngine()
@@ -97,9 +98,12 @@ class Supervisor:
         self.nodes = Nodes(
             cfg, name, cwd, say, ctx.get_journal, ctx.seams.wall, targets, ctx.engine.host
         )
+        # Slurm: preflight on every node of the allocation (engines/slurm.py), not this one.
+        self.nodes.each_node = getattr(ctx.engine, "preflight_nodes", None)
         self.forensics = Forensics(ctx)
         self.telemetry = Telemetry(ctx, self.nodes.targets, self.nodes.host)
         self.attempts = Attempts(ctx, self.rollbacks, self.nodes, self.forensics, self.telemetry)
+        self.attempts.status = status  # the live status line (the CLI draws and closes it)
         rules = [cwd / cfg.triage.rules] if cfg.triage.rules else []
         self.postmortem = Postmortem(load_knowledge(rules), say, cfg.triage.kernel_log)
         ctx.open_alerts()  # a notify URL apprise refuses stops babysit here (exit 2)
@@ -241,12 +245,18 @@ class Supervisor:
                     self.journal.state(RunState.FAILED, str(exc), ExitCode.BUDGET_EXHAUSTED)
                     return ExitCode.BUDGET_EXHAUSTED
                 except LaunchError as exc:
+                    if ctx.stop_signals:  # stopped while the launch waited (a Slurm queue)
+                        return self._stopped(None)
                     self.say(Level.ERROR, str(exc))
                     self.journal.state(RunState.FAILED, str(exc), ExitCode.NEEDS_HUMAN)
                     return ExitCode.NEEDS_HUMAN
             status = self.attempts.watch(live)
             if status is None:  # the operator stopped it
                 return self._stopped(live)
+            if _cancelled_outside(live, status):  # a human's scancel (Slurm): an operator stop
+                return self._cancelled(live, status)
+            if (status.scheduler_state or "").startswith(CANNOT_START):
+                return self._cannot_start(live, status)  # no restart can help: say why
             decision = self._ended(live, status)
             code = self._decided(decision)
             if code is not None:
@@ -271,12 +281,19 @@ class Supervisor:
         j = judge.judge(live, status, self.postmortem.diagnose)
         judge.record(self.ctx, self.postmortem, j)
         self.history = [a for a in self.history if a.number != j.number] + [j.record]
-        if j.suspect_host is not None and j.verdict is not None:
+        host = j.suspect_host or self._host_of_rank(live, j)
+        if host is not None and j.verdict is not None:
             d = j.verdict.diagnosis
             gpu = d.suspect.gpu if d is not None else None
-            self.nodes.blame(
-                j.number, j.suspect_host, j.verdict.summary, j.verdict.category.value, gpu
+            # A node named only by its peers (a reset connection, an InfiniBand peer in a
+            # timeout) is a suspect until the evidence is corroborated (supervise/nodes.py).
+            peer = d is not None and d.suspect.kind == "network"
+            ban = self.nodes.blame(
+                j.number, host, j.verdict.summary, j.verdict.category.value, gpu, peer=peer
             )
+            drain = getattr(self.ctx.engine, "drain", None)
+            if ban is not None and drain is not None and getattr(self.ctx.engine, "drains", False):
+                self.say(Level.WARN, drain(host, j.verdict.summary))  # --drain (Slurm)
         anomaly_step = j.record.anomaly_step
         if anomaly_step is not None and not _pages(j.pending):
             self.rollbacks.ended_for_anomaly(anomaly_step, status.ended, j.number)
@@ -292,6 +309,53 @@ class Supervisor:
         if decision.kind == DecisionKind.ROLLBACK:
             self.rollbacks.rolled_back(decision, anomaly_step)
         return decision
+
+    def _host_of_rank(self, live: Live, j: judge.Judgement) -> str | None:
+        """The node of the rank triage blamed, where the engine knows it (Slurm: srun's task
+        reports, the step's nodes); None elsewhere."""
+        d = j.verdict.diagnosis if j.verdict is not None else None
+        of_rank = getattr(self.ctx.engine, "host_of_rank", None)
+        if d is None or d.suspect.rank is None or of_rank is None:
+            return None
+        if d.suspect.kind not in ("node", "network"):
+            return None
+        host = of_rank(live.handle, d.suspect.rank)
+        return host if isinstance(host, str) else None
+
+    def _cancelled(self, live: Live, status: ExitStatus) -> ExitCode:
+        """The job was cancelled outside babysit (`scancel` by a human): an operator stop."""
+        who = status.scheduler_state or "CANCELLED"
+        msg = f"attempt {live.number} stopped by the operator: Slurm job {who} (scancel)"
+        self.journal.write(
+            UpdateAttempt(
+                self.name,
+                live.number,
+                {
+                    "ended": status.ended,
+                    "outcome": Outcome.STOPPED,
+                    "exit_code": status.exit_code,
+                    "signal": status.signal,
+                    "summary": msg,
+                },
+            )
+        )
+        self.journal.event(EventKind.STOPPED, msg, live.number, scheduler_state=who)
+        self.journal.state(RunState.STOPPED, msg, ExitCode.STOPPED)
+        self.say(Level.INFO, msg)
+        return ExitCode.STOPPED
+
+    def _cannot_start(self, live: Live, status: ExitStatus) -> ExitCode:
+        """The scheduler will never start the job as asked (more nodes than the partition
+        has, ...): a human must change the request; restarting would only queue it again."""
+        why = (status.scheduler_state or "").partition(":")[2].strip() or "no reason given"
+        msg = f"Slurm cannot start attempt {live.number}'s job: {why}"
+        fields = {"ended": status.ended, "outcome": Outcome.FAILED, "summary": msg}
+        self.journal.write(UpdateAttempt(self.name, live.number, fields))
+        code = ExitCode.NEEDS_HUMAN
+        self.say(Level.ERROR, f"giving up: {msg} (change the request; exit code {int(code)})")
+        self.journal.event(EventKind.GAVE_UP, msg, live.number, exit_code=int(code))
+        self.journal.state(RunState.FAILED, msg, code)
+        return code
 
     def _decided(self, decision: Decision) -> ExitCode | None:
         """Record and announce the decision; the exit code when the run is over."""
@@ -418,6 +482,15 @@ class Supervisor:
         self.journal.state(RunState.STOPPED, msg, ExitCode.STOPPED)
         self.say(Level.INFO, msg)
         return ExitCode.STOPPED
+
+
+CANNOT_START = "CANNOT_START"  # engines/slurmfollow.py: a pending job that can never start
+
+
+def _cancelled_outside(live: Live, status: ExitStatus) -> bool:
+    """Slurm says the job was cancelled, and not by babysit (no stop passed on, not killed)."""
+    state = status.scheduler_state or ""
+    return state.startswith("CANCELLED") and not status.signals_received and not live.killed
 
 
 def _pages(pending: Decision | None) -> bool:

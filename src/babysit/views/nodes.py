@@ -4,7 +4,9 @@
     console.print(nodes_table(docs))
 
 A host is `banned` (a ban in force), `probation` (a ban ended less than its probation ago: one
-more failure bans it again), or `ok`. Failures are counted over the last `window_s`.
+more failure bans it again), or `ok`. Failures are counted over the last `window_s`, and so are
+stragglers (a rank on the host whose step lines lagged the median rank's for the long window:
+`last_straggler` says which rank and by how much; each also counts toward a ban).
 """
 
 from __future__ import annotations
@@ -45,12 +47,25 @@ def nodes_document(
                 "last_health": None,
                 "ban": None,
                 "bans_total": 0,
+                "stragglers": 0,
+                "last_straggler": None,
+                "suspects": 0,  # named by its peers only, not (yet) corroborated
             },
         )
 
-    for e in events:
+    # A suspicion (the node named only by its peers) becomes a failure of the node once a later
+    # failure corroborates it: supervise/nodes.py counts them so toward a ban.
+    suspected: dict[str, list[float]] = {}
+    for e in sorted(events, key=lambda e: e["ts"]):
         h = host(e["host"])
+        if e["kind"] == "suspect":
+            suspected.setdefault(e["host"], []).append(e["ts"])
+            h["suspects"] += 1
         if e["kind"] == "failure":
+            for ts in suspected.pop(e["host"], []):
+                h["suspects"] -= 1
+                h["failures_total"] += 1
+                h["failures"] += ts >= now - window_s
             h["failures_total"] += 1
             if e["ts"] >= now - window_s:
                 h["failures"] += 1
@@ -61,6 +76,9 @@ def nodes_document(
                 "category": e["category"],
                 "reason": e["reason"],
             }
+        elif e["kind"] == "straggler":  # the step lag of one of its ranks (detect/straggler.py)
+            h["stragglers"] += e["ts"] >= now - window_s
+            h["last_straggler"] = {"ts": e["ts"], "run": e["run"], "reason": e["reason"]}
         elif e["kind"].startswith("health_"):
             h["last_health"] = {
                 "ts": e["ts"],
@@ -107,8 +125,10 @@ def nodes_table(docs: Sequence[dict[str, Any]], window_s: float) -> Table:
             why = f"on probation after: {ban['reason']}"
         else:
             until = "-"
-            last = d["last_failure"]
+            last, lag = d["last_failure"], d.get("last_straggler")
             why = f"last failure: {last['reason']}" if last else ""
+            if lag is not None and (last is None or lag["ts"] >= last["ts"]):
+                why = f"straggler: {lag['reason']}"
         health = d["last_health"]
         if health is not None and not health["passed"] and d["state"] == "ok":
             why = f"last health check failed: {health['reason']}"
@@ -133,7 +153,7 @@ def nodes_json(docs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             **d,
             **{
                 k: convert(d[k])
-                for k in ("ban", "last_failure", "last_health")
+                for k in ("ban", "last_failure", "last_health", "last_straggler")
                 if isinstance(d.get(k), dict)
             },
         }

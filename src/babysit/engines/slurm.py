@@ -1,0 +1,584 @@
+"""The Slurm engines: attempts as jobs (from a login node) or as steps (inside an allocation).
+
+    # inside an allocation (an sbatch script that runs `babysit run -- srun python train.py`):
+    engine = SlurmStepEngine.from_env(os.environ)
+    # from a login node, one sbatch job per attempt:
+    engine = SlurmJobEngine(SlurmRequest(nodes=2, partition="gpu", time="4:00:00"))
+    # from a login node with spares: one allocation of N+K nodes, an srun step per attempt:
+    engine = SlurmAllocEngine(SlurmRequest(nodes=2, spares=1))
+
+All three start their attempt under babysit's launcher, like the local engine (re-attach, exit
+records and output files work the same way):
+- SlurmStepEngine runs the user's `srun ...` on the batch host with `--exclude=<banned nodes>`
+  (Slurm's hostlist spelling) and `--label` (ranks on every line) added (engines/srun.py); a
+  task that ends badly ends the step a few seconds later (slurmfollow.BadExit: srun's own
+  --kill-on-bad-exit loses the dying task's last lines). Stacks and checks reach every node
+  through `srun --overlap --jobid $SLURM_JOB_ID -w NODE`. A ban that leaves fewer nodes than
+  the step needs raises NodesExhausted (exit 4), and `finish` requeues the job (requeuehold,
+  the banned nodes added to its ExcNodeList, release) when babysit gives up with exit 4 or was
+  warned of the time limit (`--signal=B:USR1@90`), if the job is requeueable.
+- SlurmJobEngine submits each attempt with `sbatch --parsable` (the command wrapped in a batch
+  script that runs `srun`, or the user's own sbatch script), its output into the attempt's
+  stdout.log and stderr.log, banned nodes in `--exclude`; engines/slurmfollow.py follows the
+  job under the launcher. Slurm's verdict is ExitStatus.scheduler_state.
+- SlurmAllocEngine asks once for N+K nodes (`sbatch --no-kill`, a job that only holds the
+  allocation) and runs each attempt as an `srun --jobid` step on N of them: a bad node is left
+  out of the next step without queueing again. A new allocation is asked for only when the
+  held one ended (its time limit) or has too few good nodes left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import signal
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from babysit.engines import process
+from babysit.engines.base import LaunchSpec, NodeResult, RankProcess
+from babysit.engines.hostlist import compress, expand
+from babysit.engines.local import LocalEngine
+from babysit.engines.process import Handle
+from babysit.engines.slurmctl import JobInfo, SlurmCtl, pending_problem, run_command
+from babysit.engines.slurmfollow import (
+    CANNOT_START,
+    BadExit,
+    read_state,
+    write_state,
+)
+from babysit.engines.srun import (
+    NODES_FLAGS,
+    TASK_FLAGS,
+    flag_value,
+    has_flag,
+    is_srun,
+    min_nodes,
+    srun_argv,
+    srun_options,
+    task_hosts,
+)
+from babysit.errors import LaunchError, NodesExhausted
+from babysit.records import ExitCode, ExitStatus
+
+NODE_TIMEOUT_S = 30.0  # srun --overlap on one node, at most
+HOLDER_LOG = "slurm-allocation-%j.log"
+ALLOCATION_DIR = "slurm-allocation"  # in the run's directory: slurm.json of the held allocation
+# srun's own report of a task's end names the node: `srun: error: node2: task 1: Exited ...`
+
+
+@dataclass(frozen=True)
+class SlurmRequest:
+    """What `babysit run --launcher slurm` asks of Slurm (flags of cli/run.py)."""
+
+    nodes: int | None = None
+    partition: str | None = None
+    time: str | None = None
+    spares: int = 0
+    sbatch_args: tuple[str, ...] = ()
+    drain: bool = False
+    poll_s: float = 0.5
+
+
+def _tail(path: Path, limit: int = 1 << 20) -> str:
+    try:
+        with path.open("rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - limit))
+            return fh.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def on_nodes(
+    job_id: str, nodes: Sequence[str], argv: Sequence[str], timeout_s: float
+) -> list[NodeResult]:
+    """argv on every node of the job at once (`srun --overlap --jobid J -w NODE -N1 -n1`), each
+    killed at timeout_s."""
+    def one(node: str) -> NodeResult:
+        cmd = ["srun", "--overlap", f"--jobid={job_id}", "-w", node, "-N1", "-n1", "--quiet",
+               *argv]
+        try:
+            res = run_command(cmd, timeout_s)
+        except LaunchError as exc:
+            return NodeResult(node, None, "", str(exc))
+        if res.returncode is None:
+            why = f"did not finish on {node} within {timeout_s:g}s and was killed"
+            return NodeResult(node, None, res.stdout, why)
+        return NodeResult(node, res.returncode, res.stdout, res.stderr)
+
+    if not nodes:
+        return []
+    with ThreadPoolExecutor(max_workers=min(64, len(nodes))) as pool:
+        return list(pool.map(one, nodes))
+
+
+class _SlurmBase(LocalEngine):
+    """What the three share: bans into --exclude, ranks to nodes, per-node commands."""
+
+    name = "slurm"
+    remote = True  # forensics: stacks come from every node (on_each_node), not local pids
+
+    def __init__(self, ctl: SlurmCtl | None = None, host: str | None = None) -> None:
+        super().__init__(host)
+        self.ctl = ctl or SlurmCtl()
+        self.attempt_nodes: dict[Path, list[str]] = {}  # attempt_dir -> the nodes it may use
+        self.warned = False  # Slurm's warning signal before the time limit came
+        self.drains = False  # --drain: a node babysit bans is drained in Slurm too
+        self.bad_exits: dict[Path, BadExit] = {}
+
+    def job_of(self, handle: Handle) -> str | None:
+        raise NotImplementedError
+
+    def nodes_of(self, handle: Handle) -> list[str]:
+        return self.attempt_nodes.get(handle.attempt_dir, [])
+
+    def host_of_rank(self, handle: Handle, rank: int) -> str | None:
+        """The node rank `rank` ran on: srun's own report of its tasks; else block
+        distribution of one task per node (srun's default) over the attempt's nodes."""
+        text = "".join(_tail(handle.attempt_dir / n) for n in ("stderr.log", "stdout.log"))
+        found = task_hosts(text).get(rank)
+        if found is not None:
+            return found
+        nodes = self.nodes_of(handle)
+        return nodes[rank] if 0 <= rank < len(nodes) and self._one_task_per_node else None
+
+    _one_task_per_node = True
+
+    def on_each_node(
+        self, handle: Handle | None, argv: Sequence[str], timeout_s: float
+    ) -> list[NodeResult]:
+        if handle is None:
+            return super().on_each_node(handle, argv, timeout_s)
+        job = self.job_of(handle)
+        if job is None:
+            return []
+        return on_nodes(job, self.nodes_of(handle), argv, min(timeout_s, NODE_TIMEOUT_S))
+
+    def drain(self, node: str, reason: str) -> str:
+        """`scontrol update State=DRAIN` with the triage as the reason; the words to say."""
+        try:
+            self.ctl.drain(node, f"babysit: {reason}")
+        except LaunchError as exc:
+            return f"could not drain {node}: {exc}"
+        return f"drained {node} in Slurm (reason: babysit: {reason[:120]})"
+
+    def finish(self, code: ExitCode) -> str | None:
+        """At the end of the run: what the engine did about it (requeue, release), in words."""
+        return None
+
+
+class SlurmStepEngine(_SlurmBase):
+    """Inside an allocation: the attempt is the user's srun, a step of $SLURM_JOB_ID."""
+
+    def __init__(
+        self,
+        job_id: str,
+        alloc: Sequence[str],
+        ctl: SlurmCtl | None = None,
+        host: str | None = None,
+        requeue: bool | None = None,
+    ) -> None:
+        super().__init__(ctl, host)
+        self.job_id = job_id
+        self.alloc = list(alloc)
+        self.requeue = requeue  # None: ask Slurm (scontrol show job: Requeue=1)
+        self.banned: list[str] = []
+        self.launched = False  # an attempt started in this allocation (finish: no requeue loop)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str], ctl: SlurmCtl | None = None) -> SlurmStepEngine:
+        job = env.get("SLURM_JOB_ID") or env.get("SLURM_JOBID")
+        if not job:
+            raise LaunchError("not inside a Slurm allocation: SLURM_JOB_ID is not set")
+        nodelist = env.get("SLURM_JOB_NODELIST") or env.get("SLURM_NODELIST") or ""
+        try:
+            alloc = expand(nodelist)
+        except ValueError as exc:
+            raise LaunchError(f"SLURM_JOB_NODELIST: {exc}") from exc
+        host = env.get("SLURMD_NODENAME") or None
+        return cls(job, alloc, ctl, host)
+
+    def job_of(self, handle: Handle) -> str | None:
+        return self.job_id
+
+    def poll(self, handle: Handle) -> ExitStatus | None:
+        status = handle.poll()
+        if status is None:
+            watch = self.bad_exits.setdefault(
+                handle.attempt_dir, BadExit(handle.attempt_dir / process.STDERR_NAME)
+            )
+            pid = handle.training_pid()
+            if watch.due(time.monotonic()) and pid is not None:
+                # srun, not the launcher's group: the launcher must not note a stop.
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGTERM)
+        return status
+
+    def apply_bans(self, spec: LaunchSpec, banned: Sequence[str]) -> LaunchSpec:
+        out = [h for h in self.alloc if h in set(banned)]
+        usable = [h for h in self.alloc if h not in set(out)]
+        wanted = flag_value(srun_options(spec.argv[1:]), NODES_FLAGS)
+        need = min_nodes(wanted) if wanted else len(self.alloc)
+        self.banned = out  # the requeue leaves them out too (finish)
+        if len(usable) < need:
+            raise NodesExhausted(
+                f"the bans leave {len(usable)} of the allocation's {len(self.alloc)} nodes "
+                f"({compress(self.alloc)}), the step needs {need}: banned {compress(out)}"
+            )
+        self.launched = True
+        self._one_task_per_node = not has_flag(srun_options(spec.argv[1:]), TASK_FLAGS)
+        self.attempt_nodes[spec.attempt_dir] = usable
+        argv = srun_argv(spec.argv, out)
+        return replace(spec, argv=argv, exclude=tuple(out))
+
+    def preflight_nodes(self, argv: Sequence[str], timeout_s: float) -> list[NodeResult]:
+        """argv on every node of the allocation not banned yet (preflight, supervise/nodes.py)."""
+        nodes = [h for h in self.alloc if h not in set(self.banned)]
+        return on_nodes(self.job_id, nodes, argv, timeout_s)
+
+    def finish(self, code: ExitCode) -> str | None:
+        """Requeue the job when babysit gave up on transient failures (exit 4) or Slurm warned
+        of the time limit, if the job may be requeued; the banned nodes join its ExcNodeList."""
+        if code != ExitCode.BUDGET_EXHAUSTED and not self.warned:
+            return None
+        try:
+            info = self.ctl.job(self.job_id)
+            requeueable = self.requeue if self.requeue is not None else bool(
+                info is not None and info.requeue
+            )
+            if not requeueable:
+                return (
+                    f"Slurm job {self.job_id} is not requeueable (sbatch --requeue): not "
+                    "requeued; submit it again"
+                )
+            excluded = set(info.exclude) if info is not None else set()
+            if not self.launched and not self.warned and set(self.banned) <= excluded:
+                # Nothing ran here, and a requeue would ask for what it asked before: a loop.
+                return (
+                    f"not requeueing Slurm job {self.job_id}: it already leaves out "
+                    f"{compress(self.banned)} and still got too few good nodes"
+                )
+            self.banned = sorted(set(self.banned) | excluded)
+            if self.banned:
+                # A running job's ExcNodeList cannot change: requeue it held, set it while it
+                # is pending, release it. Slurm is killing this batch shell (babysit) by then,
+                # with KillWait to spare (30 s by default); the two calls take milliseconds.
+                self.ctl.requeue(self.job_id, hold=True)
+                self._exclude_when_pending(compress(self.banned))
+                self.ctl.release(self.job_id)
+            else:
+                self.ctl.requeue(self.job_id)
+        except LaunchError as exc:
+            return f"could not requeue Slurm job {self.job_id}: {exc}"
+        left = f" without {compress(self.banned)}" if self.banned else ""
+        return f"requeued Slurm job {self.job_id}{left} (scontrol requeue)"
+
+
+    def _exclude_when_pending(self, hostlist: str, timeout_s: float = 5.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                self.ctl.update_job(self.job_id, f"ExcNodeList={hostlist}")
+                return
+            except LaunchError:
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.05)  # still completing: pending in a moment
+
+
+class SlurmJobEngine(_SlurmBase):
+    """From a login node: each attempt is one sbatch job, followed by engines/slurmfollow.py."""
+
+    def __init__(
+        self, request: SlurmRequest, ctl: SlurmCtl | None = None, host: str | None = None
+    ) -> None:
+        super().__init__(ctl, host)
+        self.request = request
+        self.exclude: list[str] = []
+
+    def job_of(self, handle: Handle) -> str | None:
+        job = read_state(handle.attempt_dir).get("job_id")
+        return str(job) if job else None
+
+    def nodes_of(self, handle: Handle) -> list[str]:
+        nodes = read_state(handle.attempt_dir).get("nodes")
+        return [str(n) for n in nodes] if isinstance(nodes, list) else []
+
+    def _check_pool(self, banned: Sequence[str]) -> list[str]:
+        """The banned nodes of the partition; NodesExhausted when too few are left, a
+        LaunchError for a partition that does not exist."""
+        r = self.request
+        pool = self.ctl.partition_nodes(r.partition)
+        if pool is None:
+            what = f"partition {r.partition!r}" if r.partition else "a default partition"
+            raise LaunchError(
+                f"Slurm has no {what} (sinfo lists none such): pass --partition with one that "
+                "`sinfo` shows"
+            )
+        out = [h for h in pool if h in set(banned)]
+        need = (r.nodes or 1) + r.spares
+        usable = len(pool) - len(out)
+        if usable < (r.nodes or 1):
+            raise NodesExhausted(
+                f"the bans leave {usable} of the partition's {len(pool)} nodes "
+                f"({compress(pool)}), the job needs {r.nodes or 1}: banned {compress(out)}"
+            )
+        if usable < need:
+            self.spares_left = usable - (r.nodes or 1)
+        return out
+
+    spares_left: int | None = None
+
+    def apply_bans(self, spec: LaunchSpec, banned: Sequence[str]) -> LaunchSpec:
+        self.exclude = self._check_pool(banned)
+        return replace(spec, exclude=tuple(self.exclude))
+
+    def _sbatch_args(self, attempt_dir: Path, nodes: int | None, name: str) -> list[str]:
+        r = self.request
+        args = [f"--job-name={name}"]
+        if nodes is not None:
+            args.append(f"--nodes={nodes}")
+        if r.partition:
+            args.append(f"--partition={r.partition}")
+        if r.time:
+            args.append(f"--time={r.time}")
+        if self.exclude:
+            args.append(f"--exclude={compress(self.exclude)}")
+        return [*args, *r.sbatch_args]
+
+    def launch(self, spec: LaunchSpec) -> Handle:
+        d = spec.attempt_dir
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LaunchError(f"cannot create {d}: {exc}") from exc
+        script = self._script(spec)
+        args = [
+            *self._sbatch_args(d, self.request.nodes, f"babysit-{d.parent.name}"),
+            f"--output={d / process.STDOUT_NAME}",
+            f"--error={d / process.STDERR_NAME}",
+            "--open-mode=append",
+            f"--chdir={spec.cwd}",
+            str(script),
+        ]
+        env = {**spec.env, process.TOKEN_VAR: spec.token}
+        job = self.ctl.submit(args, env)
+        write_state(d, {"job_id": job, "state": "PENDING", "exclude": self.exclude})
+        follower = [
+            sys.executable, "-m", "babysit.engines.slurmfollow", "--job", job, "--dir", str(d),
+            "--grace", str(spec.grace_s), "--poll", str(self.request.poll_s),
+        ]
+        return process.launch(follower, spec.env, spec.cwd, d, spec.grace_s, spec.token)
+
+    def _script(self, spec: LaunchSpec) -> Path:
+        """The user's sbatch script, or a batch script that runs the command under srun."""
+        argv = spec.argv
+        if len(argv) == 1 and Path(spec.cwd, argv[0]).is_file() and not is_srun(argv):
+            path = Path(spec.cwd, argv[0])
+            try:
+                first = path.read_text(errors="replace").split("\n", 1)[0]
+            except OSError as exc:
+                raise LaunchError(f"cannot read the sbatch script {path}: {exc}") from exc
+            if not first.startswith("#!"):
+                raise LaunchError(
+                    f"{argv[0]} does not look like a batch script: its first line must start "
+                    "with #! (e.g. #!/bin/bash), as sbatch requires"
+                )
+            self._one_task_per_node = False  # its own srun lines: trust srun's reports only
+            return path
+        step = srun_argv(argv, ())
+        self._one_task_per_node = not has_flag(srun_options(step[1:]), TASK_FLAGS)
+        path = spec.attempt_dir / "job.sbatch"
+        path.write_text(f"#!/bin/bash\nexec {shlex.join(step)}\n", encoding="utf-8")
+        path.chmod(0o755)
+        return path
+
+    def poll(self, handle: Handle) -> ExitStatus | None:
+        status = handle.poll()
+        if status is None:
+            return None
+        state = read_state(handle.attempt_dir)
+        job_state = state.get("state")
+        if isinstance(job_state, str):
+            uid = state.get("cancelled_by")
+            if job_state == "CANCELLED" and isinstance(uid, int):
+                job_state = f"CANCELLED by {uid}"
+            if job_state == CANNOT_START:
+                job_state = f"{CANNOT_START}: {state.get('why') or 'no reason given'}"
+            return replace(status, scheduler_state=job_state)
+        return status
+
+    def ranks(self, handle: Handle) -> list[RankProcess]:
+        return []  # the follower is not the training: its processes are on the job's nodes
+
+    def _cancel(self, handle: Handle) -> None:
+        job = self.job_of(handle)
+        if job is None:
+            return
+        with contextlib.suppress(LaunchError):
+            info = self.ctl.job(job)
+            if info is not None and info.active:
+                self.ctl.cancel(job)
+
+    def kill(self, handle: Handle, spare_launcher: bool = False) -> None:
+        self._cancel(handle)
+        process.kill_all(handle, spare_launcher)
+
+    def sweep(self, handle: Handle) -> list[int]:
+        self._cancel(handle)
+        return process.sweep(handle)
+
+
+class SlurmAllocEngine(SlurmStepEngine):
+    """From a login node with spares: one allocation of N+K nodes held by a job of babysit's,
+    each attempt an srun step on N of them."""
+
+    def __init__(
+        self,
+        request: SlurmRequest,
+        run_dir: Path,
+        ctl: SlurmCtl | None = None,
+        host: str | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        stopping: Callable[[], bool] = lambda: False,
+    ) -> None:
+        super().__init__("", [], ctl, host, requeue=False)
+        self.request = request
+        self.run_dir = run_dir
+        self.sleep = sleep
+        self.stopping = stopping
+        self.holder: JobInfo | None = None
+        # The allocation a babysit before this one held (it was killed, or the run resumed):
+        # used again while it runs, instead of queueing for another.
+        held = read_state(run_dir / ALLOCATION_DIR).get("job_id")
+        self.job_id = str(held) if held else ""
+
+    def _holder_alive(self) -> JobInfo | None:
+        if not self.job_id:
+            return None
+        info = self.ctl.job(self.job_id)
+        return info if info is not None and info.active else None
+
+    def _allocate(self, banned: Sequence[str]) -> None:
+        r = self.request
+        need = (r.nodes or 1) + r.spares
+        pool = SlurmJobEngine(r, self.ctl)._check_pool(banned)  # raises for too few, no partition
+        args = [f"--nodes={need}", "--no-kill", "--job-name=babysit-allocation"]
+        if r.partition:
+            args.append(f"--partition={r.partition}")
+        if r.time:
+            args.append(f"--time={r.time}")
+        if pool:
+            args.append(f"--exclude={compress(pool)}")
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        args += [*r.sbatch_args, f"--output={self.run_dir / HOLDER_LOG}"]
+        args += ["--wrap", "exec sleep 2147483647"]
+        self.job_id = self.ctl.submit(args)
+        (self.run_dir / ALLOCATION_DIR).mkdir(parents=True, exist_ok=True)
+        write_state(self.run_dir / ALLOCATION_DIR, {"job_id": self.job_id})
+        told = None
+        while True:
+            info = self.ctl.job(self.job_id)
+            if info is None:
+                raise LaunchError(f"the allocation's job {self.job_id} vanished from Slurm")
+            if info.state == "RUNNING":
+                self.holder = info
+                self.alloc = list(info.nodes)
+                return
+            if not info.active:
+                raise LaunchError(f"the allocation's job {self.job_id} ended {info.state}")
+            problem = pending_problem(info.reason)
+            if problem is not None and problem[0]:
+                self.ctl.cancel(self.job_id)
+                raise LaunchError(
+                    f"Slurm job {self.job_id} (the allocation) cannot start: {info.reason} "
+                    f"({problem[1]}); cancelled it"
+                )
+            if problem is not None and told != info.reason:
+                told = info.reason
+                print(f"babysit: allocation {self.job_id} pending: {info.reason} ({problem[1]})",
+                      file=sys.stderr, flush=True)
+            if self.stopping():
+                self.ctl.cancel(self.job_id)
+                raise LaunchError("stopped while waiting for the allocation")
+            self.sleep(self.request.poll_s / 2)
+
+    def apply_bans(self, spec: LaunchSpec, banned: Sequence[str]) -> LaunchSpec:
+        r = self.request
+        need = r.nodes or 1
+        alive = self._holder_alive()
+        good = [h for h in (alive.nodes if alive else ()) if h not in set(banned)]
+        if alive is None or len(good) < need:
+            if alive is not None:  # too few good nodes left in it: a new allocation
+                self.ctl.cancel(self.job_id)
+            self._allocate(banned)
+        else:
+            self.alloc = list(alive.nodes)  # a failed node leaves a --no-kill allocation
+        out = [h for h in self.alloc if h in set(banned)]
+        usable = [h for h in self.alloc if h not in set(out)]
+        self.banned = out
+        self.attempt_nodes[spec.attempt_dir] = usable[:need]
+        self._one_task_per_node = not has_flag(srun_options(spec.argv[1:]), TASK_FLAGS)
+        argv = srun_argv(spec.argv, out, jobid=self.job_id, nodes=need)
+        return replace(spec, argv=argv, exclude=tuple(out))
+
+    def preflight_nodes(self, argv: Sequence[str], timeout_s: float) -> list[NodeResult]:
+        """argv on every node of the allocation (asked for now if there is none yet)."""
+        alive = self._holder_alive()
+        if alive is None:
+            self._allocate(self.banned)
+        else:
+            self.alloc = list(alive.nodes)
+        return super().preflight_nodes(argv, timeout_s)
+
+    def finish(self, code: ExitCode) -> str | None:
+        if not self.job_id:
+            return None
+        with contextlib.suppress(LaunchError):
+            info = self.ctl.job(self.job_id)
+            if info is not None and info.active:
+                self.ctl.cancel(self.job_id)
+                return f"released the allocation (Slurm job {self.job_id})"
+        return None
+
+
+def slurm_engine(
+    launcher: str | None,
+    command: Sequence[str],
+    env: Mapping[str, str],
+    request: SlurmRequest,
+    run_dir: Path,
+    stopping: Callable[[], bool] = lambda: False,
+) -> _SlurmBase | None:
+    """The Slurm engine for `babysit run`, or None for another engine:
+    - `--launcher slurm` inside an allocation (SLURM_JOB_ID set), or a command that starts with
+      srun there: the attempt is a step of that job (SlurmStepEngine);
+    - `--launcher slurm` elsewhere: a job per attempt (SlurmJobEngine), or with --spares one
+      allocation of N+K nodes and a step per attempt (SlurmAllocEngine)."""
+    inside = bool(env.get("SLURM_JOB_ID") or env.get("SLURM_JOBID"))
+    if launcher not in (None, "slurm"):
+        return None
+    engine: _SlurmBase
+    if launcher is None:
+        if not (inside and is_srun(command)):
+            return None
+        engine = SlurmStepEngine.from_env(env)
+    elif inside and request.nodes is None and request.spares == 0:
+        engine = SlurmStepEngine.from_env(env)
+    elif request.spares > 0:
+        if len(command) == 1 and not is_srun(command) and Path(command[0]).is_file():
+            raise LaunchError(
+                "--spares runs the command as srun steps in one allocation: give the command "
+                "(e.g. -- python train.py), not an sbatch script"
+            )
+        engine = SlurmAllocEngine(request, run_dir, stopping=stopping)
+    else:
+        engine = SlurmJobEngine(request)
+    engine.drains = request.drain
+    return engine

@@ -17,6 +17,10 @@ records and output files work the same way):
   the step needs raises NodesExhausted (exit 4), and `finish` requeues the job (requeuehold,
   the banned nodes added to its ExcNodeList, release) when babysit gives up with exit 4 or was
   warned of the time limit (`--signal=B:USR1@90`), if the job is requeueable.
+  `srun torchrun ...` composes with the torchrun engine (`prepare`): torchrun's --max-restarts
+  becomes 0 and its per-rank files go under the attempt (torchrun_args.rewrite on what follows
+  srun's options), and its workers' lines carry their global rank inside srun's label
+  (`1: [rank3]: ...`, TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE), so a blamed rank finds its node.
 - SlurmJobEngine submits each attempt with `sbatch --parsable` (the command wrapped in a batch
   script that runs `srun`, or the user's own sbatch script), its output into the attempt's
   stdout.log and stderr.log, banned nodes in `--exclude`; engines/slurmfollow.py follows the
@@ -55,20 +59,30 @@ from babysit.engines.slurmfollow import (
 from babysit.engines.srun import (
     NODES_FLAGS,
     TASK_FLAGS,
+    TORCHRUN_PREFIX,
+    TORCHRUN_PREFIX_VAR,
     flag_value,
     has_flag,
     is_srun,
     min_nodes,
+    rank_tasks,
     srun_argv,
     srun_options,
+    srun_torchrun,
     task_hosts,
 )
+from babysit.engines.torchrun import LOG_SUBDIR, MAX_RESTARTS_NOTE
 from babysit.errors import LaunchError, NodesExhausted
 from babysit.records import ExitCode, ExitStatus
 
 NODE_TIMEOUT_S = 30.0  # srun --overlap on one node, at most
 HOLDER_LOG = "slurm-allocation-%j.log"
 ALLOCATION_DIR = "slurm-allocation"  # in the run's directory: slurm.json of the held allocation
+SRUN_LOGS_NOTE = (
+    "torchrun's per-rank output and error files go to <attempt directory>/{sub} (babysit "
+    "added --log-dir and --tee 3; console lines carry srun's task label and torchrun's "
+    "global rank: `1: [rank3]:`)"
+)
 # srun's own report of a task's end names the node: `srun: error: node2: task 1: Exited ...`
 
 
@@ -131,6 +145,8 @@ class _SlurmBase(LocalEngine):
         self.warned = False  # Slurm's warning signal before the time limit came
         self.drains = False  # --drain: a node babysit bans is drained in Slurm too
         self.bad_exits: dict[Path, BadExit] = {}
+        self.torchrun_attempts: set[Path] = set()  # attempts that run `srun ... torchrun ...`
+        self._told: set[str] = set()
 
     def job_of(self, handle: Handle) -> str | None:
         raise NotImplementedError
@@ -142,6 +158,12 @@ class _SlurmBase(LocalEngine):
         """The node rank `rank` ran on: srun's own report of its tasks; else block
         distribution of one task per node (srun's default) over the attempt's nodes."""
         text = "".join(_tail(handle.attempt_dir / n) for n in ("stderr.log", "stdout.log"))
+        if handle.attempt_dir in self.torchrun_attempts:
+            # `srun torchrun`: a rank is a worker of one task (one torchrun agent per node).
+            task = rank_tasks(text).get(rank)
+            if task is None:
+                return None  # no line of that rank: better no node than the wrong one
+            rank = task
         found = task_hosts(text).get(rank)
         if found is not None:
             return found
@@ -236,6 +258,24 @@ class SlurmStepEngine(_SlurmBase):
         self.attempt_nodes[spec.attempt_dir] = usable
         argv = srun_argv(spec.argv, out)
         return replace(spec, argv=argv, exclude=tuple(out))
+
+    def prepare(self, spec: LaunchSpec) -> tuple[LaunchSpec, list[str]]:
+        """`srun ... torchrun ...` as babysit runs it (srun.srun_torchrun), and what to tell the
+        operator once; other commands as given."""
+        found = srun_torchrun(spec.argv, spec.env, spec.attempt_dir / LOG_SUBDIR)
+        if found is None:
+            return spec, []
+        argv, env, plan = found
+        if env[TORCHRUN_PREFIX_VAR] == TORCHRUN_PREFIX:  # a prefix of the user's: no ranks
+            self.torchrun_attempts.add(spec.attempt_dir)
+        notes = []
+        if plan.user_max_restarts:
+            notes.append(MAX_RESTARTS_NOTE.format(n=plan.user_max_restarts))
+        if plan.added_logs:
+            notes.append(SRUN_LOGS_NOTE.format(sub=LOG_SUBDIR))
+        fresh = [n for n in notes if n not in self._told]
+        self._told.update(fresh)
+        return replace(spec, argv=argv, env=env), fresh
 
     def preflight_nodes(self, argv: Sequence[str], timeout_s: float) -> list[NodeResult]:
         """argv on every node of the allocation not banned yet (preflight, supervise/nodes.py)."""

@@ -3,6 +3,7 @@
     srun_argv(["srun", "-N2", "python", "t.py"], exclude=["node3"])
     # -> ["srun", "--exclude=node3", "--label", "-N2", "python", "t.py"]
     task_hosts("srun: error: node2: task 1: Exited with exit code 1")   # -> {1: "node2"}
+    rank_tasks("1: [rank3]: step 4")                  # -> {3: 1}: torchrun's rank 3 is task 1
 
 Only srun's own options count (those before the program it runs): a trainer's `-l` is not
 srun's `--label`. The user's flags win over babysit's.
@@ -13,11 +14,18 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from babysit.engines.hostlist import compress
+from babysit.engines.torchrun_args import Plan, rewrite, torchrun_split
 
 _SRUN_TASK = re.compile(r"srun: error: (\S+): tasks? ([\d,\-]+): ")
+# `srun torchrun ...`: srun's --label (the task, one torchrun agent per node) in front of
+# torchrun's per-worker prefix, when its template gives the global rank (TORCHRUN_PREFIX).
+_TASK_RANK = re.compile(r"^ *(\d+): \[rank(\d+)\]:", re.MULTILINE)
+TORCHRUN_PREFIX_VAR = "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE"
+TORCHRUN_PREFIX = "[rank${rank}]:"  # torchrun substitutes the worker's global rank
 NODES_FLAGS = ("-N", "--nodes")
 TASK_FLAGS = ("-n", "--ntasks", "--ntasks-per-node", "--ntasks-per-gpu")
 
@@ -40,6 +48,11 @@ _TAKES_VALUE = frozenset(
         "--network", "-B", "--extra-node-info",
     }
 )
+
+
+def program_start(argv: Sequence[str]) -> int:
+    """Where the program srun runs starts in an `srun ...` argv (srun itself at 0)."""
+    return 1 + len(srun_options(argv[1:]))
 
 
 def srun_options(argv: Sequence[str]) -> list[str]:
@@ -126,3 +139,33 @@ def min_nodes(text: str) -> int:
         return int(text.split("-")[0])
     except ValueError:
         return 1
+
+
+def rank_tasks(text: str) -> dict[int, int]:
+    """global rank -> srun task, from `srun --label` lines with torchrun's `[rankN]:` prefix
+    inside (`srun torchrun`: a node's agent is one task, its workers' lines carry their rank).
+    Torchrun's c10d rendezvous numbers the nodes in its own order, not Slurm's, so a rank's
+    node is learnt from its lines, not computed as node_rank * nproc + local_rank."""
+    out: dict[int, int] = {}
+    for m in _TASK_RANK.finditer(text):
+        out.setdefault(int(m.group(2)), int(m.group(1)))
+    return out
+
+
+def srun_torchrun(
+    argv: Sequence[str], env: Mapping[str, str], log_dir: Path
+) -> tuple[list[str], dict[str, str], Plan] | None:
+    """`srun [opts] torchrun ...` as babysit runs it: the torchrun part rewritten as the torchrun
+    engine does (torchrun_args.rewrite: --max-restarts 0, per-rank files in log_dir), and
+    torchrun's line prefix set to the global rank (TORCHRUN_PREFIX) unless the environment
+    already chose one (srun passes it to every task). None when argv is not srun running
+    torchrun."""
+    if not is_srun(argv):
+        return None
+    start = program_start(argv)
+    if torchrun_split(argv[start:]) is None:
+        return None
+    plan = rewrite(argv[start:], log_dir, env)
+    out_env = dict(env)
+    out_env.setdefault(TORCHRUN_PREFIX_VAR, TORCHRUN_PREFIX)
+    return [*argv[:start], *plan.argv], out_env, plan

@@ -110,7 +110,12 @@ class LineParser:
                         self._rank_step(digits, text, line, end + 2)
                     return _NOTHING
         rank, raw = split_prefix(text)
-        if rank is not None and not text.startswith("[") and rank not in self._labels:
+        if (
+            rank is not None
+            and not text.startswith("[")
+            and ": [rank" not in text[:16]  # `3: [rank7]:`: srun's label, torchrun's prefix inside
+            and rank not in self._labels
+        ):
             # srun-style `N: `: a label only when N came before (ranks repeat, steps do not).
             if len(self._labels) < 4096:
                 self._labels.add(rank)

@@ -57,7 +57,14 @@ def split_prefix(text: str) -> tuple[int | None, str]:
         m = _PREFIX.match(text)
         if m is not None:
             rank = m.group(1) or m.group(2) or m.group(3)
-            return int(rank), text[m.end() :]
+            rest = text[m.end() :]
+            if m.group(3) is not None and rest.startswith("[rank"):
+                # `srun torchrun`: srun's label is the node's task; torchrun's [rankN]: inside
+                # it is the worker's global rank, the one to name.
+                inner, body = split_prefix(rest)
+                if inner is not None:
+                    return inner, body
+            return int(rank), rest
     return None, text
 
 

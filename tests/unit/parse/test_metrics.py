@@ -64,7 +64,8 @@ def check(values: Mapping[str, float], expected: Mapping[str, float], exact: boo
         ("[1,3]<stdout>:step=1 loss=2", 3, "step=1 loss=2"),
         ("[1,3]<stderr>: step=1 loss=2", 3, "step=1 loss=2"),
         ("\x1b[1m[rank3]:\x1b[0m step: 14  loss: 7.1", 3, "step: 14  loss: 7.1"),
-        ("0: [rank3]: x", 0, "[rank3]: x"),  # one prefix only
+        ("0: [rank3]: x", 3, "x"),  # srun torchrun: the global rank inside the task label
+        ("0: [default3]: x", 0, "[default3]: x"),  # a local rank is not the rank
         ("iter 1: loss 2.0", None, "iter 1: loss 2.0"),
         ("[titan] 2025-06-16 22:30:50,322 - root", None, "[titan] 2025-06-16 22:30:50,322 - root"),
         ("[2025-01-01 12:00:00] iteration 1/ 2 |", None, "[2025-01-01 12:00:00] iteration 1/ 2 |"),

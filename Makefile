@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test setup setup-test lint bench clean
+.PHONY: demo test setup setup-test lint bench chaos clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ test: lint
 
 bench: setup-test
 	$(BIN)/python benchmarks/run_all.py
+
+# The chaos suite in full (about an hour on 2 cores): three repeats, docs/chaos.md + .svg
+chaos: setup-test
+	$(BIN)/python benchmarks/chaos.py --repeats 3 --docs docs/chaos.md
 
 clean:
 	rm -rf $(VENV) babysit-demo .babysit .pytest_cache .mypy_cache .ruff_cache

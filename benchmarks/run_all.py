@@ -33,6 +33,7 @@ BENCHES = [
     ("report_speed.py", "report over 100 runs / 10,000 attempts <= 2 s (per run and --nodes)"),
     ("hang_evidence.py", "frozen restarted <= detection + 15 s; 0 kills: 40 s eval, 60 s save"),
     ("straggler.py", "512 ranks >= 100k lines/s with stragglers on; held-out P >= .95, R >= .9"),
+    ("chaos.py", "babysit finishes every fault schedule; rate >= 95% fault-free, >= 1.5x loop"),
     ("slurm_overhead.py", "Slurm: overhead per attempt <= 2 s; relaunch with spares <= 5 s"),
 ]
 

@@ -5,6 +5,7 @@ Usage:
     python examples/tinygpt/train.py --out-dir runs/tg --crash-at 60   # fires once
     python examples/tinygpt/train.py --out-dir runs/tg --nan-at 60     # a bad batch: every time
     BABYSIT_SKIP_STEPS=120-160 BABYSIT_LR_SCALE=0.5 python train.py --out-dir runs/tg
+    torchrun --standalone --nproc-per-node 2 train.py --out-dir runs/tg   # gloo, on the CPU
 
 The training text is the standard library's own ``.py`` sources (sorted, first ~2 MB),
 so nothing is downloaded. The batch for step ``s`` comes from a generator seeded by
@@ -13,7 +14,17 @@ so nothing is downloaded. The batch for step ``s`` comes from a generator seeded
 Progress (stdout): ``iter {step}: loss {loss:.4f}, time {dt_ms:.2f}ms``; evals print
 ``step {step}: train loss {x:.4f}, val loss {y:.4f}``. Checkpoints are
 ``{out_dir}/ckpt_{completed_steps:06d}.pt``. Faults fired are recorded in
-``{out_dir}/faults_fired.json`` so none fires twice in the same out-dir.
+``{out_dir}/faults_fired.json`` so none fires twice in the same out-dir; the exceptions are
+the faults that are a property of the data, the node or the code, not an event: ``--nan-at``,
+``--spike-data-at`` (every time that data is trained on), ``--bad-host`` (every attempt the
+host is part of) and ``--bug-at`` (every attempt that reaches the step).
+
+Under torchrun (WORLD_SIZE > 1) it joins a gloo process group and averages the gradients with
+one all_reduce per step; rank ``r`` trains on its own batch for step ``s`` (rank 0's is the
+single-process one). Rank 0 prints, evaluates and writes the checkpoints; every rank resumes
+from the same one. The one-rank faults (crash, kill, the hangs, the bug) fire on
+``--fault-rank`` / ``--hang-rank``. ``--events-log FILE`` appends one JSON line per start,
+step, save, fault and finish, with wall-clock times: the chaos benchmark measures from it.
 """
 
 from __future__ import annotations
@@ -78,8 +89,8 @@ def load_text() -> Tensor:
     return torch.frombuffer(buf, dtype=torch.uint8).long()
 
 
-def get_batch(data: Tensor, seed: int, step: int, batch: int, block: int) -> Pair:
-    gen = torch.Generator().manual_seed((seed * 1_000_000_007 + step) % 2**63)
+def get_batch(data: Tensor, seed: int, step: int, batch: int, block: int, rank: int = 0) -> Pair:
+    gen = torch.Generator().manual_seed((seed * 1_000_000_007 + step + rank * 100_000_007) % 2**63)
     ix = torch.randint(len(data) - block - 1, (batch,), generator=gen)
     offs = ix[:, None] + torch.arange(block)
     return data[offs], data[offs + 1]
@@ -176,22 +187,48 @@ class AdamW:
             dst.copy_(src)
 
 
-class Faults:
-    """Faults, recorded in faults_fired.json before firing, fire at most once per out-dir."""
+class Events:
+    """--events-log: one JSON line per event, appended and flushed at once (O_APPEND: lines
+    from several ranks do not interleave). Off (no file) without the flag."""
 
-    def __init__(self, out_dir: Path) -> None:
+    def __init__(self, path: str | None, rank: int) -> None:
+        self.path, self.rank = path, rank
+
+    def emit(self, kind: str, **fields: Any) -> None:
+        if self.path is None:
+            return
+        line = json.dumps({"t": time.time(), "kind": kind, "rank": self.rank, **fields}) + "\n"
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line.encode())
+        finally:
+            os.close(fd)
+
+
+class Faults:
+    """Faults, recorded in faults_fired.json before firing, fire at most once per out-dir.
+
+    Under torchrun every rank reads the file at start and decides alike; only `writer` (the
+    rank the fault is for) records a firing, so that the ranks never race on the file."""
+
+    def __init__(self, out_dir: Path, events: Events | None = None) -> None:
         self.path = out_dir / "faults_fired.json"
         self.fired: dict[str, int] = json.loads(self.path.read_text()) if self.path.exists() else {}
         self.this_run: set[str] = set()
+        self.events = events
 
-    def fire(self, name: str, step: int) -> bool:
+    def fire(self, name: str, step: int, writer: bool = True) -> bool:
         if name in self.fired:
             return False
         self.fired[name] = step
         self.this_run.add(name)
-        tmp = self.path.with_suffix(".json.tmp")
+        if not writer:
+            return True
+        tmp = self.path.with_suffix(f".json.{os.getpid()}.tmp")
         tmp.write_text(json.dumps(self.fired, indent=1) + "\n")
         os.replace(tmp, self.path)
+        if self.events is not None:
+            self.events.emit("fault", fault=name, step=step)
         return True
 
 
@@ -224,6 +261,11 @@ def parse_args() -> argparse.Namespace:
         "GPU job's, whatever the speed of the CPU",
     )
     p.add_argument("--resume", default=None, help="checkpoint to resume from")
+    p.add_argument(
+        "--events-log",
+        default=None,
+        help="append JSON lines (start, step, save, fault, done; wall-clock 't') to this file",
+    )
     g = p.add_argument_group("fault injection (each fires at most once per out-dir)")
     g.add_argument("--crash-at", type=int, default=None)
     g.add_argument("--crash-message", default=NCCL_MESSAGE)
@@ -234,6 +276,46 @@ def parse_args() -> argparse.Namespace:
     g.add_argument("--slow-ckpt-at", type=int, default=None)
     g.add_argument("--slow-ckpt-s", type=float, default=30.0)
     g.add_argument("--ignore-sigterm", action="store_true")
+    g.add_argument(
+        "--fault-rank",
+        type=int,
+        default=0,
+        help="the rank that crashes, is killed, or hits --bug-at (under torchrun)",
+    )
+    g.add_argument("--hang-rank", type=int, default=0, help="the rank that hangs (under torchrun)")
+    g.add_argument(
+        "--hang-in-collective-at",
+        type=int,
+        default=None,
+        help="--hang-rank enters an all_reduce the other ranks never join (needs torchrun)",
+    )
+    g.add_argument(
+        "--hang-in-data-at",
+        type=int,
+        default=None,
+        help="--hang-rank blocks forever reading its shard (no collective; the others wait)",
+    )
+    g.add_argument(
+        "--spike-data-at",
+        type=int,
+        default=None,
+        help="garbage batches for --spike-data-steps steps from here: the loss spikes and stays "
+        "up for a while, every time this data is trained on (until BABYSIT_SKIP_STEPS skips it)",
+    )
+    g.add_argument("--spike-data-steps", type=int, default=20)
+    g.add_argument(
+        "--bad-host",
+        default=None,
+        help="a rank on this host fails at the first step of every attempt (a GPU with ECC "
+        "errors); the rank's host: $BABYSIT_CHAOS_HOST, else line RANK of --hostfile",
+    )
+    g.add_argument("--hostfile", default=None, help="the hosts, one per line; rank r is on line r")
+    g.add_argument(
+        "--bug-at",
+        type=int,
+        default=None,
+        help="a KeyError in the code at this step, on every attempt that gets there (a user bug)",
+    )
     g.add_argument("--eval-pause-s", type=float, default=0.0, help="extra seconds per eval")
     g.add_argument(
         "--eval-s",
@@ -292,13 +374,79 @@ def all_reduce_gradients(step: int, message: str) -> None:
     raise DistBackendError(message)
 
 
+def read_shard(step: int) -> None:
+    """--hang-in-data-at: a read from storage that never answers (a dead NFS server): the
+    process sleeps in read(2), in no collective, while the other ranks wait for it."""
+    r, w = os.pipe()  # nobody ever writes to `w`, and it stays open
+    print(f"injecting a hang in data loading at step {step}", file=sys.stderr, flush=True)
+    os.read(r, 1)
+    os.close(w)
+
+
+def wait_in_collective(step: int, group: Any) -> None:
+    """--hang-in-collective-at: this rank enters an all_reduce the others never join; they
+    block in the step's own all_reduce, so every rank sits in a collective (an NCCL hang)."""
+    import torch.distributed as dist
+
+    print(f"injecting a hang inside a collective at step {step}", file=sys.stderr, flush=True)
+    dist.all_reduce(torch.zeros(1), group=group)
+    while True:  # gloo's timeout gives up at last: stay hung, as NCCL's hangs do
+        time.sleep(3600)
+
+
+def lr_at(step: int, base: float, bug_at: int | None) -> float:
+    """The learning rate; --bug-at: a schedule change that reads a key the config lacks."""
+    if bug_at is not None and step == bug_at:
+        schedule: dict[str, float] = {"warmup_iters": 0.0}
+        return base * schedule["lr_decay_iters"]  # KeyError: a bug, the same on every attempt
+    return base
+
+
+def host_of(rank: int, hostfile: str | None) -> str | None:
+    """This rank's host: $BABYSIT_CHAOS_HOST (set per rank), else line `rank` of --hostfile."""
+    if host := os.environ.get("BABYSIT_CHAOS_HOST"):
+        return host
+    if hostfile is None:
+        return None
+    hosts = [ln.split()[0] for ln in Path(hostfile).read_text().splitlines() if ln.strip()]
+    return hosts[rank] if rank < len(hosts) else None
+
+
+def fail_bad_host(host: str, rank: int) -> None:
+    """--bad-host: what a GPU with uncorrectable ECC errors prints, every attempt."""
+    print(
+        f"{host}:{os.getpid()}:{os.getpid()} [{rank}] NCCL WARN Cuda failure 'uncorrectable "
+        f"ECC error encountered'",
+        file=sys.stderr,
+        flush=True,
+    )
+    raise RuntimeError(
+        "CUDA error: uncorrectable ECC error encountered\nCUDA kernel errors might be "
+        "asynchronously reported at some other API call, so the stacktrace below might be "
+        "incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1"
+    )
+
+
 def main() -> None:
     args = parse_args()
     on_sigterm(args.ignore_sigterm)
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    rank = int(os.environ.get("RANK", "0"))
+    side_group: Any = None
+    if world > 1:
+        import torch.distributed as dist
+
+        dist.init_process_group("gloo")
+        side_group = dist.new_group(backend="gloo")  # for --hang-in-collective-at only
+    elif args.hang_in_collective_at is not None:
+        die("--hang-in-collective-at needs ranks to wait for: run under torchrun")
+    lead = rank == 0
+    events = Events(args.events_log, rank)
     out_dir = Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    for stale in out_dir.glob("ckpt_*.pt.tmp"):
-        stale.unlink()
+    if lead:
+        for stale in out_dir.glob("ckpt_*.pt.tmp"):
+            stale.unlink()
     raw_skip = os.environ.get("BABYSIT_SKIP_STEPS", "")
     raw_scale = os.environ.get("BABYSIT_LR_SCALE", "")
     skip = parse_skip(raw_skip) if raw_skip else []
@@ -327,17 +475,44 @@ def main() -> None:
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["optimizer"])
         step = int(state["step"])
-        print(f"resuming from {resume} at step {step}", flush=True)
-    for later, path in list_ckpts(out_dir):  # a rollback: newer checkpoints are another timeline
+        if lead:
+            print(f"resuming from {resume} at step {step}", flush=True)
+    for later, path in list_ckpts(out_dir) if lead else []:  # a rollback: another timeline
         if later > step:
             print(f"setting aside {path} (newer than step {step}) as {path}.abandoned", flush=True)
             os.replace(path, f"{path}.abandoned")
-    if lr_scale != 1.0:
+    if lr_scale != 1.0 and lead:
         print(f"scaling lr by {lr_scale:g} (BABYSIT_LR_SCALE): {args.lr * lr_scale:g}", flush=True)
-    faults = Faults(out_dir)
+    faults = Faults(out_dir, events)
+    if world > 1:
+        import torch.distributed as dist
+
+        dist.barrier()  # every rank read the same faults_fired.json before any fault fires
+    restart = os.environ.get("TORCHELASTIC_RESTART_COUNT")  # torchrun's own relaunches
+    events.emit("start", step=step, world=world, attempt=os.environ.get("BABYSIT_ATTEMPT"),
+                restart=restart)  # fmt: skip
+    host = host_of(rank, args.hostfile) if args.bad_host is not None else None
+    params = list(model.parameters())
 
     def batch(d: Tensor, s: int) -> Pair:
-        return get_batch(d, args.seed, s, args.batch_size, args.block_size)
+        return get_batch(d, args.seed, s, args.batch_size, args.block_size, rank)
+
+    def sync(loss: Tensor) -> float:
+        """Average the gradients (and the loss, for the log) over the ranks: one all_reduce."""
+        if world == 1:
+            return float(loss.item())
+        import torch.distributed as dist
+
+        grads = [p.grad for p in params]
+        flat = torch.cat([g.reshape(-1) for g in grads if g is not None] + [loss.detach()[None]])
+        dist.all_reduce(flat)
+        flat /= world
+        at = 0
+        for g in grads:
+            if g is not None:
+                g.copy_(flat[at : at + g.numel()].view_as(g))
+                at += g.numel()
+        return float(flat[-1].item())
 
     @torch.no_grad()
     def evaluate() -> tuple[float, float]:
@@ -355,6 +530,8 @@ def main() -> None:
         return out[0], out[1]
 
     def save(done: int) -> None:
+        if not lead:
+            return
         path = out_dir / f"ckpt_{done:06d}.pt"
         tmp = Path(f"{path}.tmp")
         if not args.silent:
@@ -370,6 +547,7 @@ def main() -> None:
         if slow and faults.fire("slow_ckpt", done):  # after the tmp write, before the rename
             time.sleep(args.slow_ckpt_s)
         os.replace(tmp, path)
+        events.emit("save", step=done)
         if args.keep_ckpts:
             for _, old in list_ckpts(out_dir)[: -args.keep_ckpts]:
                 old.unlink(missing_ok=True)
@@ -384,25 +562,44 @@ def main() -> None:
                 announced.add(window)
                 a, b = window
                 print(f"skipping data for steps {a}-{b} (BABYSIT_SKIP_STEPS)", flush=True)
+                if lead:
+                    events.emit("skip", step=step, window=[a, b])
         else:
-            if step == args.crash_at and faults.fire("crash", step):
+            me, hanger = rank == args.fault_rank, rank == args.hang_rank
+            if host is not None and host == args.bad_host:
+                events.emit("fault", fault="bad_node", step=step, host=host)
+                fail_bad_host(host, rank)
+            if step == args.crash_at and faults.fire("crash", step, me) and me:
                 all_reduce_gradients(step, args.crash_message)
-            if step == args.kill_at and faults.fire("kill", step):
+            if step == args.kill_at and faults.fire("kill", step, me) and me:
                 print(f"injecting SIGKILL at step {step}", file=sys.stderr, flush=True)
                 os.kill(os.getpid(), signal.SIGKILL)
-            if step == args.hang_at and faults.fire("hang", step):
+            if step == args.hang_at and faults.fire("hang", step, hanger) and hanger:
                 print(f"injecting hang at step {step}", file=sys.stderr, flush=True)
                 while True:
                     time.sleep(3600)
+            at = args.hang_in_collective_at
+            if step == at and faults.fire("hang_collective", step, hanger) and hanger:
+                wait_in_collective(step, side_group)
+            at = args.hang_in_data_at
+            if step == at and faults.fire("hang_data", step, hanger) and hanger:
+                read_shard(step)
+            if step == args.bug_at and me:
+                events.emit("fault", fault="bug", step=step)
+            lr = lr_at(step, args.lr, args.bug_at if me else None)
             # --nan-at: a bad batch, not a one-off: the step's data poisons the run every time
             # it is trained on, until a rollback skips it (BABYSIT_SKIP_STEPS).
             poison = step == args.nan_at
             if poison:
-                faults.fire("nan", step)
+                faults.fire("nan", step, lead)
             if step == args.spike_at:
-                faults.fire("spike", step)
+                faults.fire("spike", step, lead)
             s0 = args.spike_at
             spiking = "spike" in faults.this_run and s0 <= step < s0 + SPIKE_STEPS
+            d0 = args.spike_data_at
+            if d0 is not None and d0 <= step < d0 + args.spike_data_steps:
+                faults.fire("spike_data", step, lead)  # logged once; the data does it each time
+                spiking = True
             t0 = time.perf_counter()
             x, y = batch(train_data, step)
             if spiking:  # garbage batch (targets: bytes 128-255, absent from the text) + lr x10:
@@ -412,28 +609,38 @@ def main() -> None:
             loss = model(x, y, poison=poison)
             model.zero_grad(set_to_none=True)
             loss.backward()
-            opt.step(args.lr * lr_scale * (SPIKE_LR_MULT if spiking else 1.0))
-            lossf = loss.item()
+            lossf = sync(loss)
+            opt.step(lr * lr_scale * (SPIKE_LR_MULT if spiking else 1.0))
             rest = args.min_step_s - (time.perf_counter() - t0)
             if rest > 0:
                 time.sleep(rest)
             dt_ms = (time.perf_counter() - t0) * 1000
-            if step % args.log_every == 0:
+            if step % args.log_every == 0 and lead:
                 print(f"iter {step}: loss {lossf:.4f}, time {dt_ms:.2f}ms", flush=True)
+            if lead:
+                events.emit("step", step=step, loss=lossf)
         step += 1
-        if args.eval_every and step % args.eval_every == 0:
+        if args.eval_every and step % args.eval_every == 0 and lead:
             if not args.silent:
                 print(f"evaluating at step {step}", flush=True)
             if args.eval_pause_s:
                 time.sleep(args.eval_pause_s)  # a slow eval (a big val set, generation)
             tl, vl = evaluate()
             print(f"step {step}: train loss {tl:.4f}, val loss {vl:.4f}", flush=True)
+            events.emit("eval", step=step, train_loss=tl, val_loss=vl)
         if args.ckpt_every and step % args.ckpt_every == 0:
             save(step)
             last_saved = step
     if last_saved != step:
         save(step)
-    print(f"training done: {step} steps", flush=True)
+    if lead:
+        events.emit("done", step=step)
+        print(f"training done: {step} steps", flush=True)
+    if world > 1:
+        import torch.distributed as dist
+
+        dist.barrier()  # no rank leaves before the final checkpoint is written
+        dist.destroy_process_group()
 
 
 if __name__ == "__main__":

@@ -36,9 +36,11 @@ def _setup_cluster(workdir: Path) -> Path:
 
 
 def _node_run(workdir: Path, home: Path, *flags: str) -> Any:
+    trainer = [f for f in flags if f == "--at-start"]
+    ours = [f for f in flags if f != "--at-start"]
     return run_babysit(
         "run", "--home", str(home), "--backoff", "0", "--name", "dist", "--hostfile",
-        "hosts.txt", *flags, "--", PY, fixture("node_failer.py"), "--bad", "node-b",
+        "hosts.txt", *ours, "--", PY, fixture("node_failer.py"), "--bad", "node-b", *trainer,
         cwd=workdir, timeout=60,
     )
 
@@ -81,6 +83,20 @@ def test_failing_node_is_banned_and_left_out(workdir: Path) -> None:
     banned = [e for e in doc["events"] if e["kind"] == "banned"]
     assert len(banned) == 1 and banned[0]["attempt"] == 3
     assert banned[0]["data"]["host"] == "node-b"
+
+
+def test_node_that_fails_before_any_step_is_banned_not_called_a_loop(workdir: Path) -> None:
+    # Regression (chaos suite, bad node): the same error without progress on attempts 1 and 2
+    # gave up (exit 3) before nodes.ban_after = 3 could leave node-b out, and with a checkpoint
+    # glob "no checkpoint progress" gave up on attempt 3 as the ban was made (exit 4).
+    home = _setup_cluster(workdir)
+    res = _node_run(workdir, home, "--min-nodes", "2", "--checkpoint", "ckpt_*.pt", "--at-start")
+    assert res.returncode == 0, res.stderr
+    doc = status_json(home, "dist", workdir)
+    assert [a["outcome"] for a in doc["attempts"]] == ["failed"] * 3 + ["succeeded"]
+    assert [a["first_step"] for a in doc["attempts"][:3]] == [None] * 3
+    assert "banned node node-b" in res.stderr
+    assert "Restarting again would loop" not in res.stderr
 
 
 def test_too_few_hosts_left_gives_up(workdir: Path) -> None:

@@ -14,11 +14,16 @@ requeue). Rules, in order:
    gives up even when the verdict was too weak to say so the first time.
 3. the same error fingerprint as the attempt before, and no progress this time (it was not
    healthy, see 6, and its step counter did not move) -> give up: it is a loop, not bad luck.
+   Unless both blamed the same node and a ban took it out, or still can (`node_ban_pending`):
+   the ban rule is counting, and the run should get to the attempt without the node.
 4. the category's budget spent: more than budgets[category] attempts of that category ended
    within budget_window_s (BudgetRule, the [budget] section) -> give up.
-5. a restart storm: storm_attempts failed attempts started within storm_window_s -> give up.
+5. a restart storm: storm_attempts attempts that failed fast (no step counter moved, and not
+   ended by babysit for a rollback, which has its own budget) started within storm_window_s ->
+   give up. An attempt that trained is not part of a storm however soon it failed.
    No checkpoint progress: the last no_checkpoint_progress attempts all started from the
-   checkpoint the next one would start from (newest_checkpoint_step) -> give up.
+   checkpoint the next one would start from (newest_checkpoint_step) -> give up; not while they
+   all blamed one node that a ban takes out (`node_ban_pending`, as in 3).
 6. more than max_restarts failed attempts in a row without a healthy one -> give up, budget spent.
    An attempt is healthy when it reached a step no earlier attempt reached, or ran for at least
    reset_after_s.
@@ -144,11 +149,14 @@ def decide(
     checkpoints: bool = False,
     budgets: Mapping[str, int] | None = None,
     budget_window_s: float = 86400.0,
+    node_ban_pending: bool = False,
 ) -> Decision:
     """`history` ends with the attempt that just ended; `uniform` is a random number in [0, 1);
     `checkpoints`: the run has a checkpoint glob, so checkpoint progress can be judged, with
     `newest_checkpoint_step` the step the next attempt would start from (None: scratch);
-    `budgets`: category -> restarts allowed within `budget_window_s` (BudgetRule.limits())."""
+    `budgets`: category -> restarts allowed within `budget_window_s` (BudgetRule.limits());
+    `node_ban_pending`: the node this attempt was blamed on was just banned, or can still be,
+    and left out of a later attempt (a ban rule is on and there are other nodes to run on)."""
     current = history[-1]
     charged_before = [a for a in history[:-1] if charged(a)]
     previous = history[-2] if len(history) > 1 else None
@@ -184,6 +192,7 @@ def decide(
         and current.fingerprint == previous.fingerprint
         and not current.made_progress
         and not healthy(current, history[:-1], policy.reset_after_s)
+        and not (node_ban_pending and _same_node(current, previous))
     ):
         return Decision(
             DecisionKind.GIVE_UP_NEEDS_HUMAN,
@@ -197,7 +206,9 @@ def decide(
     if storm is not None:
         return Decision(DecisionKind.GIVE_UP_BUDGET, f"{storm}; last: {what}")
     if checkpoints:
-        stuck = _no_checkpoint_progress(history, policy, newest_checkpoint_step)
+        stuck = _no_checkpoint_progress(
+            history, policy, newest_checkpoint_step, node_ban_pending
+        )
         if stuck is not None:
             return Decision(DecisionKind.GIVE_UP_BUDGET, f"{stuck}; last: {what}")
     n = failures_in_a_row(history, policy.reset_after_s)
@@ -241,23 +252,36 @@ def _budget_spent(
     )
 
 
+def _same_node(a: AttemptRecord, b: AttemptRecord) -> bool:
+    return a.suspect_host is not None and a.suspect_host == b.suspect_host
+
+
+def failed_fast(attempt: AttemptRecord) -> bool:
+    """A charged attempt that trained nothing and was not stopped for a rollback."""
+    return charged(attempt) and not attempt.made_progress and attempt.anomaly_step is None
+
+
 def _storm(
     current: AttemptRecord, history: Sequence[AttemptRecord], policy: RestartPolicy
 ) -> str | None:
     if policy.storm_attempts <= 0:
         return None
     end = current.ended if current.ended is not None else current.started
-    recent = [a for a in history if charged(a) and a.started >= end - policy.storm_window_s]
+    recent = [a for a in history if failed_fast(a) and a.started >= end - policy.storm_window_s]
     if len(recent) < policy.storm_attempts:
         return None
     return (
-        f"restart storm: {len(recent)} failed attempts within {duration(policy.storm_window_s)} "
-        f"(restart.storm_attempts = {policy.storm_attempts}); something keeps failing fast"
+        f"restart storm: {len(recent)} attempts failed without training a step within "
+        f"{duration(policy.storm_window_s)} (restart.storm_attempts = {policy.storm_attempts}); "
+        "something keeps failing fast"
     )
 
 
 def _no_checkpoint_progress(
-    history: Sequence[AttemptRecord], policy: RestartPolicy, newest: int | None
+    history: Sequence[AttemptRecord],
+    policy: RestartPolicy,
+    newest: int | None,
+    node_ban_pending: bool = False,
 ) -> str | None:
     n = policy.no_checkpoint_progress
     if n <= 0:
@@ -265,6 +289,8 @@ def _no_checkpoint_progress(
     tail = [a for a in history if charged(a)][-n:]
     if len(tail) < n or any(a.resume_step != newest for a in tail):
         return None
+    if node_ban_pending and all(_same_node(a, history[-1]) for a in tail):
+        return None  # the next attempt runs without the node they all failed on
     if any(a.anomaly_step is not None for a in tail):
         return None  # rollbacks resume from older checkpoints on purpose; their own rule pages
     where = f"checkpoint step {newest}" if newest is not None else "scratch (no checkpoint yet)"

@@ -239,6 +239,15 @@ class Nodes:
             ) from exc
         return path, kept, banned
 
+    def can_ban(self, host: str) -> bool:
+        """Whether a ban could still take `host` out of the next attempt: automatic bans are
+        on, it is not banned yet, and it is not the one node there is."""
+        if self.rule.ban_after <= 0:
+            return False
+        if self.hostfile is None and node_key(host) == node_key(self.host):
+            return False
+        return not any(node_key(b.host) == node_key(host) for b in self._active())
+
     def blame(
         self,
         attempt: int,

@@ -19,6 +19,7 @@ import fcntl
 import os
 import shlex
 import signal
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -280,8 +281,10 @@ class Supervisor:
             )
         j = judge.judge(live, status, self.postmortem.diagnose)
         judge.record(self.ctx, self.postmortem, j)
-        self.history = [a for a in self.history if a.number != j.number] + [j.record]
         host = j.suspect_host or self._host_of_rank(live, j)
+        record = j.record if host == j.record.suspect_host else replace(j.record, suspect_host=host)
+        self.history = [a for a in self.history if a.number != j.number] + [record]
+        ban_pending = False
         if host is not None and j.verdict is not None:
             d = j.verdict.diagnosis
             gpu = d.suspect.gpu if d is not None else None
@@ -294,6 +297,7 @@ class Supervisor:
             drain = getattr(self.ctx.engine, "drain", None)
             if ban is not None and drain is not None and getattr(self.ctx.engine, "drains", False):
                 self.say(Level.WARN, drain(host, j.verdict.summary))  # --drain (Slurm)
+            ban_pending = ban is not None or self.nodes.can_ban(host)  # out of the next one
         anomaly_step = j.record.anomaly_step
         if anomaly_step is not None and not _pages(j.pending):
             self.rollbacks.ended_for_anomaly(anomaly_step, status.ended, j.number)
@@ -305,6 +309,7 @@ class Supervisor:
             newest,
             j.pending,
             live.hung_s(status.ended),
+            ban_pending,
         )
         if decision.kind == DecisionKind.ROLLBACK:
             self.rollbacks.rolled_back(decision, anomaly_step)

@@ -52,6 +52,7 @@ def attempt(
     fingerprint: str | None = None,
     resume_step: int | None = None,
     anomaly_step: int | None = None,
+    suspect_host: str | None = None,
 ) -> AttemptRecord:
     """An attempt that made progress (steps 100n..100n+50) unless told otherwise."""
     t0 = started if started is not None else number * 100.0
@@ -70,7 +71,7 @@ def attempt(
         fingerprint if fingerprint is not None else f"fp{number}",
         f"attempt {number} failed",
         resume_step,
-        None,
+        suspect_host,
         anomaly_step,
     )
 
@@ -204,11 +205,12 @@ def test_restart_storm_gives_up() -> None:
     policy = RestartPolicy(
         jitter=0.0, storm_attempts=3, storm_window_s=1800.0, no_checkpoint_progress=0
     )
-    fast = [attempt(n, started=60.0 * n, duration=5.0) for n in (1, 2)]
+    fast = [attempt(n, started=60.0 * n, duration=5.0, steps=(None, None)) for n in (1, 2)]
     assert decide(fast, policy, 0.5).kind == DecisionKind.RESTART
-    d = decide([*fast, attempt(3, started=180.0, duration=5.0)], policy, 0.5)
+    third = attempt(3, started=180.0, duration=5.0, steps=(40, 40))  # resumed, trained nothing
+    d = decide([*fast, third], policy, 0.5)
     assert d.kind == DecisionKind.GIVE_UP_BUDGET
-    assert "restart storm: 3 failed attempts within 30 min" in d.reason
+    assert "restart storm: 3 attempts failed without training a step within 30 min" in d.reason
     assert "restart.storm_attempts = 3" in d.reason
 
 
@@ -216,17 +218,66 @@ def test_no_storm_when_failures_are_spread_out_or_uncharged() -> None:
     policy = RestartPolicy(
         jitter=0.0, storm_attempts=3, storm_window_s=1800.0, no_checkpoint_progress=0
     )
-    spread = [attempt(n, started=n * 1000.0, duration=5.0) for n in (1, 2, 3)]
+    idle = (None, None)
+    spread = [attempt(n, started=n * 1000.0, duration=5.0, steps=idle) for n in (1, 2, 3)]
     assert decide(spread, policy, 0.5).kind == DecisionKind.RESTART
     preempted = [
-        attempt(1, started=60.0),
-        attempt(2, Category.PREEMPTION, started=120.0),
-        attempt(3, started=180.0),
+        attempt(1, started=60.0, steps=idle),
+        attempt(2, Category.PREEMPTION, started=120.0, steps=idle),
+        attempt(3, started=180.0, steps=idle),
     ]
     assert decide(preempted, policy, 0.5).kind == DecisionKind.RESTART
     off = RestartPolicy(jitter=0.0, storm_attempts=0, no_checkpoint_progress=0)
-    many = [attempt(n, started=float(n)) for n in range(1, 8)]
+    many = [attempt(n, started=float(n), steps=idle) for n in range(1, 8)]
     assert decide(many, off, 0.5).kind == DecisionKind.RESTART
+
+
+def test_attempts_that_trained_or_were_rolled_back_are_no_storm() -> None:
+    # Regression (chaos suite, mixed schedule): a run of faults 2-3 minutes apart, each
+    # attempt training from its checkpoint before the next fault, gave up at step 892 of 1000
+    # as a "restart storm"; the NaN rollback's stop was counted too.
+    policy = RestartPolicy(
+        jitter=0.0, storm_attempts=3, storm_window_s=1800.0, no_checkpoint_progress=0
+    )
+    trained = [
+        attempt(n, started=60.0 * n, duration=50.0, steps=(100 * n, 100 * n + 80))
+        for n in range(1, 6)
+    ]
+    assert decide(trained, policy, 0.5).kind == DecisionKind.RESTART
+    rolled = [
+        attempt(1, started=60.0, steps=(None, None)),
+        attempt(2, Category.NUMERICAL, started=120.0, steps=(300, 300), anomaly_step=300),
+        attempt(3, started=180.0, steps=(None, None)),
+    ]
+    assert decide(rolled, policy, 0.5).kind == DecisionKind.RESTART
+
+
+def test_same_error_on_the_same_node_waits_for_the_ban() -> None:
+    # Regression (chaos suite, bad node with a spare host): attempt 2 gave up as "the same
+    # error without progress" before nodes.ban_after=3 could leave the node out.
+    ecc = Category.GPU_HARDWARE
+    bad = [
+        attempt(n, ecc, steps=(None, None), fingerprint="ecc", suspect_host="node-b")
+        for n in (1, 2)
+    ]
+    d = decide(bad, QUIET, 0.5, node_ban_pending=True)
+    assert d.kind == DecisionKind.RESTART
+    # Nowhere else to run (one node, or bans off): it is a loop.
+    assert decide(bad, QUIET, 0.5).kind == DecisionKind.GIVE_UP_NEEDS_HUMAN
+    # The same error on another node after the ban: not the node's fault, a loop.
+    moved = [bad[0], attempt(2, ecc, steps=(None, None), fingerprint="ecc", suspect_host="node-c")]
+    moved_d = decide(moved, QUIET, 0.5, node_ban_pending=True)
+    assert moved_d.kind == DecisionKind.GIVE_UP_NEEDS_HUMAN
+    # Nor does "no checkpoint progress" stop it while the attempts all failed on that node.
+    policy = RestartPolicy(jitter=0.0, storm_attempts=0, no_checkpoint_progress=3)
+    three = [
+        attempt(n, ecc, steps=(None, None), fingerprint=f"ecc{n}", suspect_host="node-b")
+        for n in (1, 2, 3)
+    ]
+    banned = decide(three, policy, 0.5, None, checkpoints=True, node_ban_pending=True)
+    assert banned.kind == DecisionKind.RESTART
+    stuck = decide(three, policy, 0.5, None, checkpoints=True)
+    assert stuck.kind == DecisionKind.GIVE_UP_BUDGET and "no checkpoint progress" in stuck.reason
 
 
 def test_no_checkpoint_progress_over_n_attempts_gives_up() -> None:

@@ -6,7 +6,9 @@
     python benchmarks/quality_vitals.py --quick      # smoke test: 40 synthetic curves, same targets
 
 Targets (issue 3): precision and recall >= 0.95 for loss spikes, grad-norm spikes and
-non-finite values; zero false spikes on real healthy runs (issue 11); zero false hang alarms
+non-finite values; zero false spikes on real healthy runs (issue 11); loss divergence (a spike
+that does not settle, issue 15): recall >= 0.95 on jumps that stay up, climb or sit on a
+plateau, and zero on spikes that decay back or on any curve above; zero false hang alarms
 on runs that pause 10x the step time for checkpoints and evals; a real hang flagged within 3x
 the median step interval + 5 s. Exit status 1 when a target is missed. The shipped defaults
 are measured (`VitalsRules()`), through `VitalSigns.feed` and `.tick`, with the time carried by
@@ -40,6 +42,11 @@ Definitions:
   with nothing injected, read as `babysit watch` reads them (the parser, then the detectors);
   every loss or grad-norm spike flagged in them is false. The `heldout-*` files were not looked
   at while the rules were chosen and are reported apart.
+- divergence (seeded, apart from the above): a synthetic loss jumps to 2-6x its level at a
+  random step after 60, then either stays there, climbs, or falls back to a plateau of 1.5x up
+  to 60% of the peak for the rest of the curve (each a divergence: LOSS_DIVERGED must follow),
+  or decays back to the level with a half-life of 1-8 values (none must follow). Every
+  LOSS_DIVERGED on the curves above is false too: their spikes last 10 steps at most.
 - hangs: steps every 0.05, 1 or 10 s (+-20% jitter) with a pause of 10x the step time every 50
   or 200 steps, announced by Activity("checkpoint"|"eval") or showing only as
   Activity("checkpoint_write") every second of the pause (the first as the save starts); `tick`
@@ -418,6 +425,51 @@ def detect(curve: Curve, rules: VitalsRules) -> list[tuple[str, int, str]]:
     return found
 
 
+def diverged_lines(curve: Curve, rules: VitalsRules) -> list[int]:
+    """Line indices where LOSS_DIVERGED was reported."""
+    v = VitalSigns(rules)
+    v.new_attempt(curve.rows[0].ts - 1.0)
+    found = []
+    for i, row in enumerate(curve.rows):
+        if row.new_attempt:
+            v.new_attempt(row.ts)
+        for values in row.values:
+            for inc in v.feed(Metric(row.step, values, row.ts, "quality", line=i)):
+                if inc.kind == IncidentKind.LOSS_DIVERGED:
+                    found.append(i)
+    return found
+
+
+DIVERGING = ("stays", "climbs", "plateau")
+
+
+def divergence_curve(rng: random.Random, index: int, n: int) -> tuple[Curve, str]:
+    """A loss that jumps at a random step and then does one of DIVERGING or "decays"."""
+    level, desc = loss_level(rng, n)
+    sigma = math.exp(rng.uniform(math.log(0.005), math.log(0.05)))
+    noise, _ = noise_sampler(rng)
+    shape = (*DIVERGING, "decays")[index % 4]
+    at, peak = rng.randint(60, n - 80), rng.uniform(2.0, 6.0)
+    floor = rng.uniform(1.5, max(1.5, 0.6 * peak))
+    half_life = rng.uniform(1.0, 8.0)
+    rows = []
+    for i in range(n):
+        k = i - at
+        if k < 0:
+            mult = 1.0
+        elif shape == "stays":
+            mult = peak
+        elif shape == "climbs":
+            mult = peak * (1 + 0.02 * k)
+        elif shape == "plateau":
+            mult = floor + (peak - floor) * 0.5 ** k  # falls to the plateau within a few values
+        else:
+            mult = 1 + (peak - 1) * 0.5 ** (k / half_life)
+        loss = max(0.2, 1 + sigma * noise()) * level[i] * mult
+        rows.append(Row(i, [{"loss": loss}], 1000.0 + i))
+    return Curve(f"diverge-{index}-{shape}-{desc}", rows), shape
+
+
 def score(curve: Curve, found: list[tuple[str, int, str]], log: list[str]) -> dict[str, Score]:
     scores = {c: Score() for c in CATEGORIES}
     hit: set[int] = set()
@@ -606,6 +658,26 @@ def main() -> int:
         print(f"  {'all':10}{cat:16}{row(total)}  {'MISSED' if miss else 'ok'}")
     print("  (dup: more detections in a counted window; dc: don't-care windows, flagged/all)")
 
+    false_div = [c.name for cs in sets.values() for c in cs if diverged_lines(c, rules)]
+    drng = random.Random(args.seed + 1)
+    div_set = [divergence_curve(drng, i, args.steps) for i in range(args.curves)]
+    caught = [c.name for c, shape in div_set if shape in DIVERGING and diverged_lines(c, rules)]
+    settling = [c.name for c, shape in div_set if shape == "decays" and diverged_lines(c, rules)]
+    want = sum(1 for _, shape in div_set if shape in DIVERGING)
+    recall = len(caught) / want if want else 1.0
+    miss = recall < TARGET or bool(false_div) or bool(settling)
+    ok &= not miss
+    print(
+        f"loss divergence: caught {len(caught)}/{want} that stay up, climb or plateau "
+        f"(recall {recall:.3f}); false on {len(settling)} spikes that decay back and on "
+        f"{len(false_div)} spike curves above  {'MISSED' if miss else 'ok'}"
+    )
+    log += [f"  FP divergence {name}" for name in settling + false_div]
+    log += [
+        f"  FN divergence {c.name}"
+        for c, shape in div_set
+        if shape in DIVERGING and c.name not in caught
+    ]
     print("healthy runs (tests/fixtures/healthy): every spike flagged is false; target: none")
     for part, runs in healthy_runs(rules).items():
         steps = sum(r.steps for r in runs)

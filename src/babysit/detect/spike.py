@@ -41,10 +41,14 @@ once. Measured by benchmarks/quality_vitals.py.
 
 A spike that does not settle (the loss) is a second incident, LOSS_DIVERGED: its episode has
 lasted `diverge_after` values (0: never; at most `max_episode`, while the level is still the one
-from before it) and the median of its last 4 values is still above half the episode's peak
-excess over the level (a spike that decays back, even slowly, is settling; a loss that stays
-up or climbs is not). The rollback policy acts on that one. Its step is the step where the
-episode began, so a rollback goes back past the start of the trouble.
+from before it), and the median of its last 4 values (its excess e over the level) is still
+well up: above half the episode's peak excess, or `min_rise` (30%) of the level or more, and
+not coming down: e shrank by less than a quarter over the last half of `diverge_after` values.
+So a loss that stays up, climbs, or falls back from a jump to 3.5x to a plateau at 2x and sits
+there is not settling; a spike that decays back, even slowly (its excess halving within ~20
+values), is, however high it still is.
+The rollback policy acts on that one. Its step is the step where the episode began, so a
+rollback goes back past the start of the trouble.
 """
 
 from __future__ import annotations
@@ -74,6 +78,7 @@ class SpikeRule:
 LOSS_RULE = SpikeRule(diverge_after=16)
 GRAD_NORM_RULE = SpikeRule(z=6.0, min_rise=4.0)  # 5x the median: see the module docstring
 EVIDENCE = 16  # (step, value) pairs kept before the spike, as its evidence
+PLATEAU_SHRINK = 0.75  # an excess still this much of itself half an episode ago: a plateau
 SQRT2 = math.sqrt(2.0)
 
 
@@ -95,6 +100,7 @@ class SpikeDetector:
         self.began: tuple[int | None, float, float] | None = None  # (step, value, median)
         self.peak = 0.0  # the highest value of the current episode
         self.diverged = False  # LOSS_DIVERGED was reported for the current episode
+        self.episode: list[float] = []  # the current episode's values (up to max_episode)
         self._approx: float | None = None
         self._since = 0
 
@@ -123,6 +129,18 @@ class SpikeDetector:
         if not self._s_log > 0:  # too few values yet, or no noise at all
             return math.inf
         return math.log(value / med) / self._s_log
+
+    def _unsettled(self, med: float) -> bool:
+        """The episode so far is well above the level and not coming down: it stays up,
+        climbs, or sits on a plateau."""
+        now = _median4(self.episode, len(self.episode)) - med
+        if now < min(0.5 * (self.peak - med), self.rule.min_rise * abs(med)):
+            return False
+        back = max(self.rule.diverge_after // 2, 4)
+        if len(self.episode) < back + 4:
+            return True
+        then = _median4(self.episode, len(self.episode) - back) - med
+        return now >= PLATEAU_SHRINK * then
 
     def _diverged(
         self, step: int | None, value: float, med: float, ts: float, line: int
@@ -188,6 +206,7 @@ class SpikeDetector:
                 self.in_spike = 1
                 self.began = (step, value, med)
                 self.peak, self.diverged = value, False
+                self.episode = [value]
                 at = f" at step {step}" if step is not None else ""
                 incident = Incident(
                     self.kind,
@@ -208,12 +227,13 @@ class SpikeDetector:
             elif self.in_spike:
                 self.in_spike += 1
                 self.peak = max(self.peak, value)
-                last = [v for _, v in list(self.recent)[-3:]] + [value]
+                if self.in_spike <= self.rule.max_episode:
+                    self.episode.append(value)
                 if (
                     self.rule.diverge_after
                     and self.rule.diverge_after <= self.in_spike <= self.rule.max_episode
                     and not self.diverged
-                    and sorted(last)[len(last) // 2] >= med + 0.5 * (self.peak - med)
+                    and self._unsettled(med)
                 ):
                     self.diverged = True
                     incident = self._diverged(step, value, med, ts, line)
@@ -227,3 +247,9 @@ class SpikeDetector:
         self.level.add(value)
         self.last_value = value
         return incident
+
+
+def _median4(values: list[float], end: int) -> float:
+    """The median of the (up to) 4 values before index `end`."""
+    last = sorted(values[max(end - 4, 0) : end])
+    return last[len(last) // 2]

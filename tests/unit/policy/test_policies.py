@@ -562,3 +562,35 @@ def test_divergence_off_by_default_rule() -> None:
     feed_flat(d, range(40))
     kinds = [i.kind for s in range(40, 80) if (i := d.feed(s, 9.0, ts=float(s))) is not None]
     assert kinds == [IncidentKind.LOSS_SPIKE]
+
+
+def test_jump_then_plateau_at_twice_the_level_diverges() -> None:
+    # Regression (chaos suite, --spike-data-at): the loss jumped from 2.5 to 8.7 and sat at 5.0
+    # (under half the peak's excess) for 20 steps; it was never judged diverged, no rollback,
+    # and the final loss stayed well above a fault-free run's.
+    d = SpikeDetector("loss", LOSS_RULE, IncidentKind.LOSS_SPIKE)
+    assert feed_flat(d, range(40)) == []
+    wobble = [5.02, 4.98, 5.05, 4.97]
+    values = [8.7] + [wobble[i % 4] for i in range(30)]
+    incidents = [i for s, v in enumerate(values, 40) if (i := d.feed(s, v, float(s)))]
+    kinds = [i.kind for i in incidents]
+    assert kinds == [IncidentKind.LOSS_SPIKE, IncidentKind.LOSS_DIVERGED]
+    assert incidents[1].step == 40
+
+
+@pytest.mark.parametrize("half_life", [3.0, 8.0])
+def test_spike_decaying_back_is_settling(half_life: float) -> None:
+    d = SpikeDetector("loss", LOSS_RULE, IncidentKind.LOSS_SPIKE)
+    feed_flat(d, range(40))
+    values = [2.0 + 7.0 * 0.5 ** (k / half_life) for k in range(40)]
+    kinds = [i.kind for s, v in enumerate(values, 40) if (i := d.feed(s, v, float(s)))]
+    assert kinds == [IncidentKind.LOSS_SPIKE]
+
+
+def test_plateau_only_a_little_above_the_level_is_not_divergence() -> None:
+    # A new level 15% above the old one after a spike (a data mix change): not a rollback.
+    d = SpikeDetector("loss", LOSS_RULE, IncidentKind.LOSS_SPIKE)
+    feed_flat(d, range(40))
+    values = [9.0] + [2.3 + 0.01 * (k % 3) for k in range(30)]
+    kinds = [i.kind for s, v in enumerate(values, 40) if (i := d.feed(s, v, float(s)))]
+    assert kinds == [IncidentKind.LOSS_SPIKE]

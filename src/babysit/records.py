@@ -163,7 +163,7 @@ class Activity:
     """A sign of life that is not a step: a checkpoint save or an eval under way, a write in the
     checkpoint directory. While one is recent, a hang needs the longer pause allowance."""
 
-    kind: str  # "checkpoint" | "eval" | "checkpoint_write"
+    kind: str  # "checkpoint" | "eval" | "checkpoint_write" | "checkpoint_saved"
     ts: float
     text: str = ""
     line: int = 0

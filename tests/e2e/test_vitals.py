@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import TINYGPT, run_babysit, status_json
+from tests.conftest import TINYGPT, free_port, run_babysit, status_json
 
 pytest.importorskip("torch")
 pytestmark = [pytest.mark.e2e, pytest.mark.torch]
@@ -61,6 +61,35 @@ def test_hang_is_detected_killed_and_restarted(workdir: Path) -> None:
     # The message names the steps' cadence (10 ms and up here), not the reads' (0.2 s).
     assert hang["baseline"] < 0.2, hang  # the steps' cadence, not the 0.2 s between reads
     assert f"steps usually come every {hang['baseline'] * 1000:.3g}ms" in hang["message"], hang
+
+
+def test_hang_right_after_a_checkpoint_save_is_flagged_on_the_cadence(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression (chaos suite): under torchrun, rank 1 hung in its data just as rank 0 said
+    "saving checkpoint to ...", and nothing after it: babysit waited for the 30-minute pause
+    allowance. The finished save (a complete checkpoint of that step) now ends the allowance,
+    and the hang is flagged on the learned cadence."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    home = workdir / "h"
+    (workdir / "babysit.toml").write_text("[hang]\nkill_after_s = 0\n[stop]\ngrace_s = 10\n")
+    res = run_babysit(
+        "run", "--home", str(home), "--name", "t", "--backoff", "0", "--checkpoint",
+        "out/ckpt_*.pt", "--", sys.executable, "-m", "torch.distributed.run",
+        "--nproc-per-node", "2", "--master-port", str(free_port()),
+        *tinygpt(workdir, "--hang-in-data-at", "40", "--hang-rank", "1", "--min-step-s", "0.02",
+                 steps=60)[1:],
+        cwd=workdir, timeout=240,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr[-3000:]
+    doc = status_json(home, "t", workdir)
+    assert [a["outcome"] for a in doc["attempts"]] == ["killed", "succeeded"]
+    assert doc["attempts"][1]["resume_from"].endswith("ckpt_000040.pt")
+    hang = next(i for i in doc["incidents"] if i["kind"] == "hang")
+    # The learned timeout after the save is seen finished: checkpoint.settle_s (2 s) and a
+    # look every 2 s, then ~3x the step interval + 3 s; far from the 30-minute allowance.
+    assert hang["value"] <= 3 * hang["baseline"] + 5 + 2 + 2 + 5, hang
+    assert "learned cadence" in hang["message"], hang
 
 
 def test_announced_pauses_are_not_hangs(workdir: Path) -> None:

@@ -227,8 +227,9 @@ def _all_parked(
         return Evidence(
             HangVerdict.STUCK,
             "odd_rank",
-            f"{_who(p)} sits in {describe(telling(frames))} while {rest} rank"
-            f"{'s' if rest > 1 else ''} wait in a collective for it, unchanged for {dt:.0f}s",
+            f"{_who(p)} sits in {describe(telling(frames))} while "
+            f"{f'{rest} ranks wait' if rest > 1 else 'the other rank waits'} in a collective "
+            f"for it, unchanged for {dt:.0f}s",
             dt,
             p.rank,
             p.pid,

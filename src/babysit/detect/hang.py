@@ -26,9 +26,12 @@ between consecutive stamped steps are taken as they are. Before the first step o
 and until `min_intervals` (5) step intervals are known, the start-up allowance `startup_s`
 (30 min) applies instead. While a checkpoint save or an eval is announced in the output (a line
 saying so since the last step), the pause allowance `pause_s` (30 min) applies, counted from the
-announcement; a read after one teaches nothing. A write in the checkpoint directory (a save in
-progress grows its file) is a sign of life: the learned timeout counts from the latest one
-instead of from the last step. The step counter going back (a restart, a rollback) is not an
+announcement, until the save is seen finished: a complete checkpoint written since it
+appeared (Activity "checkpoint_saved"); the learned timeout then counts from that moment, so a
+rank that hangs right after a save is flagged as quickly as anywhere else. A read after an
+announcement teaches nothing. A write in the checkpoint directory (a save in progress grows its
+file) is a sign of life: the learned timeout counts from the latest one instead of from the
+last step. The step counter going back (a restart, a rollback) is not an
 anomaly. Time comes only from the records and from `now`, never from a clock.
 """
 
@@ -203,9 +206,18 @@ class HangDetector:
         read = self._read
         return list(self.intervals) + (read.intervals(self.rule.per_read) if read else [])
 
+    def saving_since(self) -> float | None:
+        """When the checkpoint save under way was announced (None: no save announced)."""
+        return self.pause.ts if self.pause is not None and self.pause.kind == "checkpoint" else None
+
     def activity(self, act: Activity) -> None:
         if act.kind == "checkpoint_write":
             self.alive_ts = act.ts
+        elif act.kind == "checkpoint_saved":
+            if self.saving_since() is None:
+                return
+            self.pause = None  # the announced save is done: back to the learned cadence
+            self.alive_ts = max(self.alive_ts or act.ts, act.ts)
         else:
             self.pause = act
         self.flagged = False

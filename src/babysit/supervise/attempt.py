@@ -49,6 +49,7 @@ from babysit.records import (
     RunState,
     StackReport,
 )
+from babysit.sources.checkpoints import scan_checkpoints
 from babysit.sources.follow import Follower
 from babysit.sources.pulse import DirectoryPulse
 from babysit.sources.tensorboard import TensorBoardSource
@@ -64,6 +65,8 @@ from babysit.supervise.telemetry import Telemetry
 
 PROGRESS_FLUSH_S = 2.0  # how often the last step, log offsets and metrics are committed
 PULSE_S = 1.0  # how often the checkpoint directory is looked at for writes
+SAVED_SCAN_S = 2.0  # during an announced save: how often to look for the finished checkpoint
+SAVED_SLACK_S = 2.0  # a finished save's file may predate the read of its announcement by this
 TENSORBOARD_S = 2.0  # how often the TensorBoard event files are read
 LOW_DISK_BYTES = 1 << 30
 CLIENT_METRICS = "metrics.jsonl"  # in the attempt's directory: what babysit.client writes
@@ -95,6 +98,7 @@ class Live:
     pipeline: Pipeline
     flushed_at: float = 0.0
     pulsed_at: float = 0.0
+    saved_scan_at: float = 0.0  # the next look for a finished save (monotonic)
     metrics_flushed: int = -1  # pipeline.metric_records at the last metrics sample
     hang: Incident | None = None  # set when the hang detector fired
     rollback: Decision | None = None  # a NaN or unsettled spike: end it, roll back (or page)
@@ -424,6 +428,30 @@ class Attempts:
             self._pulse_watch = DirectoryPulse(pattern, skip=str(self.ctx.home.resolve()))
         if self._pulse_watch.changed():
             live.pipeline.activity(Activity("checkpoint_write", seams.wall()))
+        self._save_finished(live, pattern)
+
+    def _save_finished(self, live: Live, pattern: str) -> None:
+        """While a save is announced: a complete checkpoint of at least the last step seen,
+        written since the announcement, ends the pause allowance (a rank that hangs right after
+        the save is then flagged on the run's own cadence, not after 30 minutes). Looked for
+        every SAVED_SCAN_S, less often when a scan is costly (a directory of 100,000 files)."""
+        hang = live.pipeline.hang
+        since = hang.saving_since()
+        seams = self.ctx.seams
+        if since is None or seams.monotonic() < live.saved_scan_at:
+            return
+        t0 = seams.monotonic()
+        settle = self.cfg.checkpoint.settle_s
+        found = scan_checkpoints(pattern, seams.wall(), settle)
+        live.saved_scan_at = seams.monotonic() + max(SAVED_SCAN_S, 50 * (seams.monotonic() - t0))
+        last = hang.last_step
+        if any(
+            c.complete
+            and c.mtime >= since - SAVED_SLACK_S
+            and (c.step is None or last is None or c.step >= last)
+            for c in found
+        ):
+            live.pipeline.activity(Activity("checkpoint_saved", seams.wall()))
 
     def _poll_tensorboard(self, live: Live) -> None:
         seams = self.ctx.seams

@@ -150,6 +150,25 @@ def test_hang_allowances_startup_pause_and_checkpoint_writes() -> None:
     assert h.check(321.0) is None
 
 
+def test_a_finished_save_ends_the_pause_allowance() -> None:
+    h = HangDetector(HangRule(pause_s=1800.0))
+    h.new_attempt(0.0)
+    for s in range(20):
+        h.progress(s, 1.0 + s)
+    h.activity(Activity("checkpoint", 20.5))
+    assert h.saving_since() == 20.5
+    h.activity(Activity("checkpoint_saved", 23.0))  # the checkpoint of step 20 is complete
+    assert h.saving_since() is None
+    timeout = h.learned_timeout_s()
+    assert timeout is not None and timeout < 10.0
+    assert h.check(23.0 + timeout - 0.1) is None  # counted from the finished save
+    assert h.check(23.0 + timeout + 0.1) is not None
+    # Without an announced save it means nothing.
+    h.progress(20, 100.0)
+    h.activity(Activity("checkpoint_saved", 100.5))
+    assert h.check(100.0 + timeout + 0.1) is not None
+
+
 def test_hang_longest_survived_pause_is_not_flagged_again() -> None:
     h = HangDetector(HangRule())
     h.new_attempt(0.0)

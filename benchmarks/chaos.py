@@ -267,7 +267,7 @@ def main() -> None:
         for r in range(0 if args.render_from else args.repeats):
             print(f"repeat {r + 1}/{args.repeats}", flush=True)
             work = Path(tmp) / f"r{r}"
-            work.mkdir()
+            work.mkdir(parents=True, exist_ok=bool(args.workdir))
             reps.append(one_repeat(scheds, cfg, work, ways))
             suite_s = time.monotonic() - t0
             if args.json:  # after each repeat: a long suite cut short keeps what it measured

@@ -434,3 +434,26 @@ def test_signal_sent_to_babysit_reaches_the_trainer(slurm: SlurmLab, workdir: Pa
     assert "got SIGUSR1: checkpointing" in log.read_text()
     text = out.read_text()
     assert "requeued Slurm job" in text and "run 1" in text, text
+
+
+def test_time_limit_without_a_warning_signal_requeues(slurm: SlurmLab, workdir: Path) -> None:
+    """Regression: without `--signal=B:USR1@...`, Slurm's SIGTERM at the time limit was taken
+    for an operator stop, and the job was not requeued. babysit now asks Slurm (Reason=
+    TimeLimit while the job completes) and requeues at once: the lab's KillWait is 2 s."""
+    home = workdir / "h"
+    script = workdir / "limit.sbatch"
+    out = workdir / "limit.out"
+    script.write_text(
+        f"#!/bin/bash\n#SBATCH --requeue\n#SBATCH --time=1\n#SBATCH --output={out}\n"
+        f"#SBATCH --open-mode=append\ncd {workdir}\necho run $SLURM_RESTART_COUNT\n"
+        f"if [ \"$SLURM_RESTART_COUNT\" = 1 ]; then exit 0; fi\n"
+        f"exec {PY} -m babysit run --home {home} -q --name t --grace 5 -- srun {PY} {TRAINER} "
+        "--sleep 300\n"
+    )
+    job = slurm.run("sbatch", "--parsable", str(script)).stdout.strip()
+    assert job.isdigit()
+    # The time limit is a minute (Slurm's smallest); the requeued job waits for its BeginTime.
+    wait_for(lambda: "JobState=COMPLETED" in _job(slurm, job), 200, "the requeued job")
+    text = out.read_text()
+    assert "DUE TO TIME LIMIT" in text and "run 1" in text, text
+    assert f"requeued Slurm job {job} at its time limit" in text, text

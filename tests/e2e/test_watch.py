@@ -32,6 +32,27 @@ def test_follow_records_incidents_as_the_log_grows(workdir: Path) -> None:
     assert doc["state"] == "stopped"
 
 
+def test_watch_reads_babysit_toml_like_run(workdir: Path) -> None:
+    # Regression: `watch` ignored babysit.toml's [hang] and [straggler] (only [alerts] was
+    # read): a start-up allowance of 2 s here flags the log that never shows a step.
+    log = workdir / "job.out"
+    log.write_text("loading the model\n")
+    (workdir / "babysit.toml").write_text("[hang]\nstartup_s = \"2s\"\n")
+    home = workdir / "h"
+    err = workdir / "w.err"
+    proc = start_babysit("watch", "--follow", str(log), "--home", str(home), cwd=workdir,
+                         stderr_path=err)  # fmt: skip
+    try:
+        wait_for(lambda: "hang" in file_text(err), what="the start-up allowance to run out")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+    assert [i["kind"] for i in status_json(home, "job", workdir)["incidents"]] == ["hang"]
+    (workdir / "babysit.toml").write_text("[straggler]\nlag = \"soon\"\n")
+    bad = run_babysit("watch", str(log), cwd=workdir)
+    assert bad.returncode == 2 and "straggler.lag" in bad.stderr, bad.stderr
+
+
 def test_watch_bad_input(workdir: Path) -> None:
     missing = run_babysit("watch", str(workdir / "nope.log"), cwd=workdir)
     assert missing.returncode == 2 and "no such log file" in missing.stderr

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -234,6 +235,13 @@ def run_command(
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda s, _f: sup.request_stop(s))
         if slurm is not None:
+
+            def terminated(s: int, _f: object) -> None:
+                sup.request_stop(s)
+                # Slurm's time limit without a warning signal: requeue at once (KillWait).
+                threading.Thread(target=slurm.on_stop_signal, daemon=True).start()
+
+            signal.signal(signal.SIGTERM, terminated)
             # Slurm's warning before the time limit (--signal=B:USR1@90 reaches babysit, the
             # batch shell): passed to the trainer like a stop, so it checkpoints; then requeued.
             def warned(s: int, _f: object) -> None:

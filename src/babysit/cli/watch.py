@@ -30,6 +30,7 @@ from babysit.views.safe import markup
 
 if TYPE_CHECKING:
     from babysit.alerts import Alerts
+    from babysit.alerts.settings import AlertRule
 
 
 @click.command("watch")
@@ -73,18 +74,22 @@ def watch_command(
     With --follow, a file that does not exist yet is waited for (a pending job's
     slurm-%j.out), until Ctrl-C.
     """
+    from babysit.detect.vitals import VitalsRules
     from babysit.supervise.watch import follow as follow_logs
     from babysit.supervise.watch import replay
 
     paths = list(logs)
     try:
+        # babysit.toml's [hang] and [straggler] (and [alerts] below) apply as under `run`.
+        cfg = load_config(config_path, {"alerts.notify": notify or None})
+        rules, straggler = VitalsRules(hang=cfg.hang), cfg.straggler
         if follow and as_json:
             raise UsageError(
                 "--json prints a replay's report; with --follow, incidents go to "
                 "the store: read them with `babysit status RUN --json`"
             )
         if not follow:
-            report = replay(paths)
+            report = replay(paths, rules, straggler=straggler)
             if as_json:
                 click.echo(json.dumps(report, indent=2, allow_nan=False))
             else:
@@ -97,13 +102,14 @@ def watch_command(
 
         run_name = name or derive_run_name([paths[0].stem])  # slurm-1234.out -> slurm-1234
         say = ConsoleReporter()
-        alerts = _alerts(config_path, notify, run_name, home, say)  # a bad URL: exit 2 now
+        alerts = _alerts(cfg.alerts, run_name, home, say)  # a bad URL: exit 2 now
         if alerts is not None:
             alerts.start()
         with Store.open(home_dir(home)) as store:
             count = follow_logs(
-                paths, store, run_name, say, lambda: bool(stop), alerts=alerts
-            )
+                paths, store, run_name, say, lambda: bool(stop), rules, alerts=alerts,
+                straggler=straggler,
+            )  # fmt: skip
         if count is None:
             click.echo("babysit: stopped before the log appeared; nothing recorded", err=True)
         else:
@@ -116,8 +122,7 @@ def watch_command(
 
 
 def _alerts(
-    config_path: Path | None,
-    notify: tuple[str, ...],
+    rule: AlertRule,
     run_name: str,
     home: Path | None,
     say: ConsoleReporter,
@@ -128,7 +133,6 @@ def _alerts(
 
     from babysit.alerts import Alerts
 
-    rule = load_config(config_path, {"alerts.notify": notify or None}).alerts
     more = f"babysit logbook {run_name}" + (f" --home {home}" if home else "")
     return Alerts.open(rule, run_name, os.uname().nodename, more, None, say, watching=True)
 

@@ -38,6 +38,7 @@ import os
 import shlex
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -194,6 +195,9 @@ class _SlurmBase(LocalEngine):
         """At the end of the run: what the engine did about it (requeue, release), in words."""
         return None
 
+    def on_stop_signal(self) -> None:
+        """A SIGTERM reached babysit (called in a thread of its own)."""
+
 
 class SlurmStepEngine(_SlurmBase):
     """Inside an allocation: the attempt is the user's srun, a step of $SLURM_JOB_ID."""
@@ -212,6 +216,9 @@ class SlurmStepEngine(_SlurmBase):
         self.requeue = requeue  # None: ask Slurm (scontrol show job: Requeue=1)
         self.banned: list[str] = []
         self.launched = False  # an attempt started in this allocation (finish: no requeue loop)
+        self.timed_out = False  # Slurm ended the job at its time limit (no warning signal)
+        self.requeued: str | None = None  # what the requeue did, once done (in words)
+        self._requeue_lock = threading.Lock()
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], ctl: SlurmCtl | None = None) -> SlurmStepEngine:
@@ -283,10 +290,31 @@ class SlurmStepEngine(_SlurmBase):
         return on_nodes(self.job_id, nodes, argv, timeout_s)
 
     def finish(self, code: ExitCode) -> str | None:
-        """Requeue the job when babysit gave up on transient failures (exit 4) or Slurm warned
-        of the time limit, if the job may be requeued; the banned nodes join its ExcNodeList."""
-        if code != ExitCode.BUDGET_EXHAUSTED and not self.warned:
-            return None
+        """Requeue the job when babysit gave up on transient failures (exit 4), Slurm warned
+        of the time limit, or the stop was Slurm's own at the time limit (see on_stop_signal),
+        if the job may be requeued; the banned nodes join its ExcNodeList."""
+        with self._requeue_lock:
+            if self.requeued is not None:
+                return self.requeued
+            if code == ExitCode.STOPPED and not self.warned and self._at_time_limit():
+                self.warned = self.timed_out = True
+            if code != ExitCode.BUDGET_EXHAUSTED and not self.warned:
+                return None
+            self.requeued = self._requeue()
+            return self.requeued
+
+    def on_stop_signal(self) -> None:
+        """A SIGTERM reached babysit (in a thread of its own): when it is Slurm ending the job
+        at its time limit without the warning signal (scontrol: Reason=TimeLimit while the job
+        completes), requeue the job now. Slurm allows that while the job completes, and kills
+        what is left after KillWait, which may be seconds: too soon to wait for the trainer."""
+        with self._requeue_lock:
+            if self.requeued is not None or self.warned or not self._at_time_limit():
+                return
+            self.warned = self.timed_out = True
+            self.requeued = self._requeue()
+
+    def _requeue(self) -> str:
         try:
             info = self.ctl.job(self.job_id)
             requeueable = self.requeue if self.requeue is not None else bool(
@@ -317,8 +345,18 @@ class SlurmStepEngine(_SlurmBase):
         except LaunchError as exc:
             return f"could not requeue Slurm job {self.job_id}: {exc}"
         left = f" without {compress(self.banned)}" if self.banned else ""
-        return f"requeued Slurm job {self.job_id}{left} (scontrol requeue)"
+        why = " at its time limit" if self.timed_out else ""
+        return f"requeued Slurm job {self.job_id}{why}{left} (scontrol requeue)"
 
+
+    def _at_time_limit(self) -> bool:
+        """The job is ending at its time limit (scontrol: TIMEOUT, or Reason=TimeLimit while it
+        completes)."""
+        try:
+            info = self.ctl.job(self.job_id)
+        except LaunchError:
+            return False
+        return info is not None and (info.state == "TIMEOUT" or info.reason == "TimeLimit")
 
     def _exclude_when_pending(self, hostlist: str, timeout_s: float = 5.0) -> None:
         deadline = time.monotonic() + timeout_s

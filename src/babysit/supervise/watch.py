@@ -21,6 +21,7 @@ from typing import Any
 
 from babysit.alerts import Alerts
 from babysit.detect.outcome import TRUSTED
+from babysit.detect.straggler import StragglerRule
 from babysit.detect.vitals import VitalsRules
 from babysit.errors import UsageError
 from babysit.records import Event, EventKind, Incident, Level, RunState, Say
@@ -86,12 +87,15 @@ def incident_document(inc: Incident, file: str | None = None) -> dict[str, Any]:
 
 
 def replay(
-    paths: list[Path], rules: VitalsRules | None = None, kb: Knowledge | None = None
+    paths: list[Path],
+    rules: VitalsRules | None = None,
+    kb: Knowledge | None = None,
+    straggler: StragglerRule | None = None,
 ) -> dict[str, Any]:
     """Read every file to its end through the pipeline; the JSON report of `watch --json`
     (its `triage` is the verdict on a failure in the files, null when triage found none)."""
     _check(paths)
-    pipeline = Pipeline(rules)
+    pipeline = Pipeline(rules, straggler)
     incidents: list[dict[str, Any]] = []
     now = time.time()
     pipeline.new_attempt(now)
@@ -138,6 +142,7 @@ def follow(
     kb: Knowledge | None = None,
     quiet_s: float = QUIET_S,
     alerts: Alerts | None = None,
+    straggler: StragglerRule | None = None,
 ) -> int | None:
     """Follow the files (from their start, once they exist) until stop() says so; record
     incidents in the store under run `name` (and tell `alerts`, opened with watching=True).
@@ -148,7 +153,7 @@ def follow(
     store.start_run(name, ["babysit", "watch", *map(str, paths)], str(Path.cwd()), {})
     store.set_run_state(name, RunState.RUNNING, "watched (babysit watch --follow)")
     followers = [Follower(p, str(p)) for p in paths]
-    pipeline = Pipeline(rules)
+    pipeline = Pipeline(rules, straggler)
     pipeline.new_attempt(time.time())
     pm = Postmortem(kb or load_knowledge(), say, kernel=False)
     count = 0

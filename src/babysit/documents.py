@@ -163,6 +163,7 @@ def _group(g: StackGroup, odd: bool) -> dict[str, Any]:
         "count": len(g.pids),
         "pids": list(g.pids),
         "ranks": list(g.ranks),
+        "hosts": list(g.hosts),
         "odd": odd,
         "frames": _frames(g.frames),
     }
@@ -193,6 +194,13 @@ def stacks_document(report: StackReport, full: bool = False) -> dict[str, Any]:
     }
 
 
+def _hosts(hosts: Sequence[str], multi: bool) -> str:
+    if not multi or not hosts:
+        return ""
+    shown = ", ".join(hosts[:8]) + (f", ... ({len(hosts)} nodes)" if len(hosts) > 8 else "")
+    return f"on {shown}; "
+
+
 def _traceback(frames: Sequence[Mapping[str, Any]], indent: str = "    ") -> list[str]:
     """Frames innermost last, as Python prints a traceback."""
     out = []
@@ -220,6 +228,8 @@ def stacks_text(doc: Mapping[str, Any]) -> str:
     if doc.get("summary"):
         lines.append(str(doc["summary"]))
     grouped: set[int] = set()
+    # Across several nodes a group says where its processes ran (pids repeat across nodes).
+    multi = len({p.get("host") for p in processes if p.get("host")}) > 1
     for g in doc.get("groups") or []:
         grouped.update(g["pids"])
         pids = g["pids"]
@@ -227,7 +237,8 @@ def stacks_text(doc: Mapping[str, Any]) -> str:
         count = f"{g['count']} process{'es' if g['count'] != 1 else ''}"
         shown = ", ".join(map(str, pids[:16])) + (", ..." if len(pids) > 16 else "")
         lines.append("")
-        lines.append(f"{head}{count} in {g['where']} ({_ranks(g['ranks'])}pid {shown}):")
+        on = _hosts(g.get("hosts") or [], multi)
+        lines.append(f"{head}{count} in {g['where']} ({_ranks(g['ranks'])}{on}pid {shown}):")
         lines.extend(_traceback(g["frames"]))
     others = [p for p in processes if p["pid"] not in grouped]
     if others:

@@ -435,6 +435,7 @@ class StackGroup:
     frames: tuple[Frame, ...]  # innermost first
     pids: tuple[int, ...]
     ranks: tuple[int, ...]
+    hosts: tuple[str, ...] = ()  # the nodes its processes ran on, sorted
 
 
 @dataclass(frozen=True)

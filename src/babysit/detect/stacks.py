@@ -115,12 +115,14 @@ def _ranks(ps: Sequence[ProcessStack]) -> tuple[int, ...]:
     return tuple(sorted(p.rank for p in ps if p.rank is not None))
 
 
-def _who(ps: Sequence[ProcessStack]) -> str:
-    """ "rank 1 (pid 4242)", "3 ranks", "2 ranks (1, 5)", "process 4242", "3 processes"."""
+def _who(ps: Sequence[ProcessStack], multi: bool = False) -> str:
+    """ "rank 1 (pid 4242)", "3 ranks", "2 ranks (1, 5)", "process 4242", "3 processes";
+    `multi` (the processes span several nodes): "rank 1 (pid 4242 on node2)"."""
     ranks = _ranks(ps)
     if len(ps) == 1:
         p = ps[0]
-        return f"rank {p.rank} (pid {p.pid})" if p.rank is not None else f"process {p.pid}"
+        pid = f"pid {p.pid} on {p.host}" if multi and p.host else f"pid {p.pid}"
+        return f"rank {p.rank} ({pid})" if p.rank is not None else f"process {pid[4:]}"
     if len(ranks) == len(ps):
         listed = f" ({', '.join(map(str, ranks))})" if len(ranks) <= 8 else ""
         return f"{len(ps)} ranks{listed}"
@@ -136,8 +138,8 @@ def _verb(ps: Sequence[ProcessStack], frames: Sequence[Frame]) -> str:
     return "are in" if plural else "is in"
 
 
-def _phrase(ps: Sequence[ProcessStack], g: StackGroup) -> str:
-    return f"{_who(ps)} {_verb(ps, g.frames)} {g.where}"
+def _phrase(ps: Sequence[ProcessStack], g: StackGroup, multi: bool = False) -> str:
+    return f"{_who(ps, multi)} {_verb(ps, g.frames)} {g.where}"
 
 
 def _suspect_kind(frames: Sequence[Frame]) -> str:
@@ -172,6 +174,7 @@ def group_stacks(processes: Sequence[ProcessStack], ts: float) -> StackReport:
                 frames=members[0][1].frames,
                 pids=tuple(p.pid for p, _ in members),
                 ranks=_ranks([p for p, _ in members]),
+                hosts=tuple(sorted({p.host for p, _ in members if p.host})),
             )
             for members in buckets.values()
         ),
@@ -193,11 +196,12 @@ def group_stacks(processes: Sequence[ProcessStack], ts: float) -> StackReport:
         ):
             odd = tuple(g for g in groups if not waiting(g.frames) or len(g.pids) < top)
 
-    summary, suspect = _summarize(groups, odd, members, with_stack)
+    multi = len({p.host for p in processes if p.host}) > 1
+    summary, suspect = _summarize(groups, odd, members, with_stack, multi)
     if failed:
         p = failed[0]
         more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
-        note = f"no stack for {_who([p])}{more}: {p.error or 'no Python frames'}"
+        note = f"no stack for {_who([p], multi)}{more}: {p.error or 'no Python frames'}"
         summary = f"{summary}; {note}" if summary else note
         if not groups and len(failed) == 1:
             # Only a process stuck in the kernel blames its node; one that exited says nothing.
@@ -218,6 +222,7 @@ def _summarize(
     odd: Sequence[StackGroup],
     members: Callable[[StackGroup], list[ProcessStack]],
     with_stack: Sequence[tuple[ProcessStack, ThreadStack]],
+    multi: bool = False,
 ) -> tuple[str, Suspect]:
     if not groups:
         return "", Suspect()
@@ -226,7 +231,7 @@ def _summarize(
         ps = members(g)
         everyone = f"all {len(ps)} ranks" if g.ranks else f"all {len(ps)} processes"
         if len(ps) == 1:
-            everyone = _who(ps)
+            everyone = _who(ps, multi)
         if waiting(g.frames):
             return (
                 f"{everyone} {_verb(ps, g.frames)} {g.where}: a collective no rank finished "
@@ -242,8 +247,8 @@ def _summarize(
         kind = _suspect_kind(g.frames)
         return f"{everyone} {_verb(ps, g.frames)} {g.where}", Suspect(kind=kind)
     majority = [g for g in groups if g not in odd]
-    parts = [_phrase(members(g), g) for g in odd]
-    rest = ", ".join(_phrase(members(g), g) for g in majority)
+    parts = [_phrase(members(g), g, multi) for g in odd]
+    rest = ", ".join(_phrase(members(g), g, multi) for g in majority)
     if not odd:  # split evenly, nothing tells which side is wrong
         return f"the ranks are split: {rest}", Suspect()
     summary = f"{', '.join(parts)} while {rest}"

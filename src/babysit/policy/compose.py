@@ -84,11 +84,13 @@ def on_ended(
     pending: Decision | None = None,
     hung_s: float = 0.0,
     node_ban_pending: bool = False,
+    node_banned: bool = False,
 ) -> Decision:
     """After an attempt ended (the last of `run.attempts`): `newest` is the checkpoint the next
     attempt would start from; `pending` the decision of the anomaly the attempt was ended for;
     `hung_s` how long it sat hung before babysit killed it (it counts toward the backoff).
-    `node_ban_pending`: the node it was blamed on can still be banned (restart.decide).
+    `node_ban_pending`: the node it was blamed on can still be banned, `node_banned`: it was
+    just banned (restart.decide).
     A page is final; a rollback replaces a plain restart, never a give-up."""
     if pending is not None and pending.kind == DecisionKind.GIVE_UP_NEEDS_HUMAN:
         return pending
@@ -103,6 +105,7 @@ def on_ended(
         rules.budget.limits(),
         rules.budget.window_s,
         node_ban_pending,
+        node_banned,
     )
     if pending is not None and decision.kind == DecisionKind.RESTART:
         return pending

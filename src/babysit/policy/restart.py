@@ -28,7 +28,8 @@ requeue). Rules, in order:
    An attempt is healthy when it reached a step no earlier attempt reached, or ran for at least
    reset_after_s.
 7. otherwise restart after backoff_s * backoff_factor^(n-1) (capped at backoff_max_s), scaled by a
-   jitter factor in [1 - jitter, 1 + jitter], n being the failures in a row.
+   jitter factor in [1 - jitter, 1 + jitter], n being the failures in a row; n is 1 when the
+   node the attempt failed on was just banned (`node_banned`): the next attempt runs elsewhere.
 """
 
 from __future__ import annotations
@@ -150,6 +151,7 @@ def decide(
     budgets: Mapping[str, int] | None = None,
     budget_window_s: float = 86400.0,
     node_ban_pending: bool = False,
+    node_banned: bool = False,
 ) -> Decision:
     """`history` ends with the attempt that just ended; `uniform` is a random number in [0, 1);
     `checkpoints`: the run has a checkpoint glob, so checkpoint progress can be judged, with
@@ -218,11 +220,12 @@ def decide(
             f"{n} failed attempt{'s' if n != 1 else ''} in a row since the last one that made "
             f"progress (restart budget max_restarts={policy.max_restarts} spent); last: {what}",
         )
-    delay = backoff_delay(n, policy, uniform)
+    delay = backoff_delay(1 if node_banned else n, policy, uniform)
+    without = " without the banned node" if node_banned else ""
     return Decision(
         DecisionKind.RESTART,
-        f"restarting in {delay:.1f}s (restart {n} of {policy.max_restarts} allowed in a row "
-        "without progress)",
+        f"restarting in {delay:.1f}s{without} (restart {n} of {policy.max_restarts} allowed in "
+        "a row without progress)",
         delay,
     )
 

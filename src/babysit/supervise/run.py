@@ -284,7 +284,7 @@ class Supervisor:
         host = j.suspect_host or self._host_of_rank(live, j)
         record = j.record if host == j.record.suspect_host else replace(j.record, suspect_host=host)
         self.history = [a for a in self.history if a.number != j.number] + [record]
-        ban_pending = False
+        ban_pending = banned = False
         if host is not None and j.verdict is not None:
             d = j.verdict.diagnosis
             gpu = d.suspect.gpu if d is not None else None
@@ -298,6 +298,7 @@ class Supervisor:
             if ban is not None and drain is not None and getattr(self.ctx.engine, "drains", False):
                 self.say(Level.WARN, drain(host, j.verdict.summary))  # --drain (Slurm)
             ban_pending = ban is not None or self.nodes.can_ban(host)  # out of the next one
+            banned = ban is not None
         anomaly_step = j.record.anomaly_step
         if anomaly_step is not None and not _pages(j.pending):
             self.rollbacks.ended_for_anomaly(anomaly_step, status.ended, j.number)
@@ -310,6 +311,7 @@ class Supervisor:
             j.pending,
             live.hung_s(status.ended),
             ban_pending,
+            banned,
         )
         if decision.kind == DecisionKind.ROLLBACK:
             self.rollbacks.rolled_back(decision, anomaly_step)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -364,6 +365,28 @@ def test_document_and_text() -> None:
     assert "ODD ONE OUT: 1 process in load_batch (tr.py:4) (rank 2; pid 3):" in text
     inner_last = text.splitlines()[-1]
     assert inner_last == '    File "/tmp/st/tr.py", line 4, in load_batch'
+
+
+def test_across_nodes_the_host_is_named_where_pids_repeat() -> None:
+    # Regression: stacks.txt and the summary named pids only; across nodes the same pid
+    # appears on every node, and the reader could not tell which node the odd rank was on.
+    def on(host: str, pid: int, rank: int, frames: list[tuple[str, str, int]]) -> ProcessStack:
+        return dataclasses.replace(_p(pid, rank, frames), host=host)
+
+    r = group_stacks(
+        [on("node1", 500, 0, ALL_REDUCE), on("node1", 501, 1, ALL_REDUCE),
+         on("node2", 500, 2, ALL_REDUCE), on("node2", 501, 3, LOAD)],
+        ts=1.0,
+    )  # fmt: skip
+    assert r.summary.startswith("rank 3 (pid 501 on node2) is in load_batch")
+    doc = stacks_document(r)
+    assert [g["hosts"] for g in doc["groups"]] == [["node1", "node2"], ["node2"]]
+    text = stacks_text(doc)
+    assert "3 processes in all_reduce" in text and "(ranks 0, 1, 2; on node1, node2; pid" in text
+    assert "ODD ONE OUT: 1 process in load_batch (tr.py:4) (rank 3; on node2; pid 501):" in text
+    # One node: as before, no host in the way.
+    one = stacks_text(stacks_document(group_stacks([_p(1, 0, ALL_REDUCE), _p(2, 1, LOAD)], 1.0)))
+    assert "on node7" not in one
 
 
 def test_forensics_env_defaults_and_the_users_values_win(tmp_path: Path) -> None:

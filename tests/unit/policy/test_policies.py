@@ -280,6 +280,20 @@ def test_same_error_on_the_same_node_waits_for_the_ban() -> None:
     assert stuck.kind == DecisionKind.GIVE_UP_BUDGET and "no checkpoint progress" in stuck.reason
 
 
+def test_a_ban_starts_the_backoff_over() -> None:
+    # Three failures in a row on node-b, which is banned now: the next attempt runs without
+    # it, so it waits the first backoff (10 s), not the third (40 s; 47 s in the chaos suite).
+    bad = [
+        attempt(n, Category.GPU_HARDWARE, steps=(None, None), fingerprint="ecc",
+                suspect_host="node-b")
+        for n in (1, 2, 3)
+    ]  # fmt: skip
+    d = decide(bad, QUIET, 0.5, node_ban_pending=True, node_banned=True)
+    assert d.kind == DecisionKind.RESTART and d.delay_s == 10.0
+    assert "restarting in 10.0s without the banned node (restart 3 of 10" in d.reason
+    assert decide(bad, QUIET, 0.5, node_ban_pending=True).delay_s == 40.0
+
+
 def test_no_checkpoint_progress_over_n_attempts_gives_up() -> None:
     policy = RestartPolicy(jitter=0.0, storm_attempts=0, no_checkpoint_progress=3)
     stuck = [attempt(n, resume_step=1200, started=n * 5000.0) for n in (1, 2, 3)]

@@ -73,7 +73,7 @@ from pathlib import Path
 from _common import parse_args
 
 from babysit.detect.vitals import VitalSigns, VitalsRules
-from babysit.records import Activity, IncidentKind, Metric, OutputLine, Progress
+from babysit.records import Activity, Incident, IncidentKind, Metric, OutputLine, Progress
 from babysit.supervise.pipeline import Pipeline
 
 HERE = Path(__file__).resolve().parent
@@ -410,8 +410,8 @@ class Score:
         return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
 
 
-def detect(curve: Curve, rules: VitalsRules) -> list[tuple[str, int, str]]:
-    """(category, line index, message) of every detection of the three categories."""
+def incidents(curve: Curve, rules: VitalsRules) -> list[tuple[int, Incident]]:
+    """(line index, incident) of everything the detectors report on the curve."""
     v = VitalSigns(rules)
     v.new_attempt(curve.rows[0].ts - 1.0)
     found = []
@@ -419,25 +419,23 @@ def detect(curve: Curve, rules: VitalsRules) -> list[tuple[str, int, str]]:
         if row.new_attempt:
             v.new_attempt(row.ts)
         for values in row.values:
-            for inc in v.feed(Metric(row.step, values, row.ts, "quality", line=i)):
-                if (cat := KIND_CATEGORY.get(inc.kind)) is not None:
-                    found.append((cat, i, inc.message))
+            metric = Metric(row.step, values, row.ts, "quality", line=i)
+            found += [(i, inc) for inc in v.feed(metric)]
     return found
+
+
+def detect(curve: Curve, rules: VitalsRules) -> list[tuple[str, int, str]]:
+    """(category, line index, message) of every detection of the three categories."""
+    return [
+        (cat, i, inc.message)
+        for i, inc in incidents(curve, rules)
+        if (cat := KIND_CATEGORY.get(inc.kind)) is not None
+    ]
 
 
 def diverged_lines(curve: Curve, rules: VitalsRules) -> list[int]:
     """Line indices where LOSS_DIVERGED was reported."""
-    v = VitalSigns(rules)
-    v.new_attempt(curve.rows[0].ts - 1.0)
-    found = []
-    for i, row in enumerate(curve.rows):
-        if row.new_attempt:
-            v.new_attempt(row.ts)
-        for values in row.values:
-            for inc in v.feed(Metric(row.step, values, row.ts, "quality", line=i)):
-                if inc.kind == IncidentKind.LOSS_DIVERGED:
-                    found.append(i)
-    return found
+    return [i for i, inc in incidents(curve, rules) if inc.kind == IncidentKind.LOSS_DIVERGED]
 
 
 DIVERGING = ("stays", "climbs", "plateau")

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from babysit.engines.base import LaunchSpec, NodeResult, RankProcess, with_exclude
+from babysit.engines.base import LaunchSpec, NodeResult, NoExtras, RankProcess, with_exclude
 from babysit.engines.process import STDERR_NAME, STDOUT_NAME, Handle
 from babysit.records import ExitStatus, Level
 
@@ -139,7 +139,7 @@ class FakeAttempt:
         return self.status is None
 
 
-class FakeEngine:
+class FakeEngine(NoExtras):
     """The Engine protocol on scripts (see the module docstring). Scripts are used in launch
     order; when they run out, the last one repeats."""
 

@@ -11,9 +11,10 @@ tracking and no task plugin, so it runs in a container as root. Each slurmd is o
 own port with NodeHostname=localhost; the processes of a job see SLURMD_NODENAME=nodeN. Every
 file (config, state, spool, logs) lives under the lab's directory; the ports are picked free at
 start. Job credentials expire after 5 s (Slurm's default is 120 s, which is also how long a
-requeued job waits before it may start again); the scheduler runs every second. `missing()` says
-which binary is not installed (the tests skip only then, and only when BABYSIT_REQUIRE_SLURM is
-unset).
+requeued job waits before it may start again); the scheduler runs every second. A job in
+partition `urgent` preempts (cancels: PREEMPTED) jobs of the default partition `debug`.
+`missing()` says which binary is not installed (the tests skip only then, and only when
+BABYSIT_REQUIRE_SLURM is unset).
 """
 
 from __future__ import annotations
@@ -101,8 +102,11 @@ MinJobAge=600
 SlurmdTimeout=10
 InactiveLimit=0
 OverTimeLimit=0
+PreemptType=preempt/partition_prio
+PreemptMode=CANCEL
 {nodes}
-PartitionName=debug Nodes=node[1-{n}] Default=YES MaxTime=INFINITE State=UP
+PartitionName=debug Nodes=node[1-{n}] Default=YES MaxTime=INFINITE State=UP PriorityTier=1
+PartitionName=urgent Nodes=node[1-{n}] MaxTime=INFINITE State=UP PriorityTier=10
 """
 NODE_LINE = (
     "NodeName={name} NodeHostname=localhost NodeAddr=127.0.0.1 Port={port} CPUs=2 "

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from babysit.store import Store
-from tests.conftest import babysit_argv, fixture, run_babysit, wait_for
+from tests.conftest import babysit_argv, file_text, fixture, run_babysit, start_babysit, wait_for
 from tests.slurmlab import SlurmLab
 
 pytestmark = pytest.mark.e2e
@@ -457,3 +457,35 @@ def test_time_limit_without_a_warning_signal_requeues(slurm: SlurmLab, workdir: 
     text = out.read_text()
     assert "DUE TO TIME LIMIT" in text and "run 1" in text, text
     assert f"requeued Slurm job {job} at its time limit" in text, text
+
+
+def test_a_preempted_job_restarts_without_spending_the_failure_budget(
+    slurm: SlurmLab, workdir: Path
+) -> None:
+    # A job of the `urgent` partition preempts babysit's (PreemptMode=CANCEL: PREEMPTED).
+    # max_restarts = 0: any charged failure would end the run; a preemption must not.
+    cfg = str(workdir / "b.toml")
+    (workdir / "b.toml").write_text(CONFIG.replace("[restart]\n", "[restart]\nmax_restarts = 0\n"))
+    home = workdir / "h"
+    err = workdir / "pre.err"
+    proc = start_babysit(
+        "run", "--home", str(home), "-q", "--config", cfg, "--name", "pre", "--launcher",
+        "slurm", "--nodes", "3", "--", PY, TRAINER, "--sleep", "300", "--fault-attempt", "1",
+        cwd=workdir, stderr_path=err,
+    )  # fmt: skip
+    try:
+        log = home / "runs" / "pre" / "attempt-0001" / "stdout.log"
+        wait_for(lambda: "step 2" in (log.read_text() if log.exists() else ""), 60, "steps")
+        urgent = slurm.run(
+            "sbatch", "--parsable", "-p", "urgent", "-N", "3", "--exclusive", "--wrap", "sleep 2"
+        )
+        assert urgent.returncode == 0, urgent.stderr
+        assert proc.wait(timeout=180) == 0, file_text(err)[-3000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert _state(home, "pre", 1)["state"] == "PREEMPTED"
+    attempts = _attempts(home, "pre")
+    assert [a["outcome"] for a in attempts] == ["failed", "succeeded"]
+    assert attempts[0]["category"] == "preemption"
+    assert "not counted against any restart budget" in file_text(err)

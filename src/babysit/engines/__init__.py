@@ -1,7 +1,7 @@
 """Engines: how an attempt is launched and observed (see base.py for the interface)."""
 
 from babysit.engines.base import Engine, LaunchSpec, NodeResult, RankProcess
-from babysit.engines.extras import engine_for, evidence_files, prepare
+from babysit.engines.extras import engine_for
 from babysit.engines.local import LocalEngine
 from babysit.engines.torchrun import TorchrunEngine
 from babysit.engines.torchrun_args import is_torchrun
@@ -14,7 +14,5 @@ __all__ = [
     "RankProcess",
     "TorchrunEngine",
     "engine_for",
-    "evidence_files",
     "is_torchrun",
-    "prepare",
 ]

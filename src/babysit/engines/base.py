@@ -23,7 +23,10 @@ work through `srun --overlap --jobid`, the verdict from `scontrol`/`squeue`'s jo
 - `apply_bans` turns the ban list into the engine's own spelling (a hostfile without the banned
   hosts, `--exclude=...`);
 - `poll` reports how the attempt ended, with `ExitStatus.scheduler_state` set when a scheduler
-  gave its own verdict.
+  gave its own verdict;
+- what only some engines do has a no-op in LocalEngine, so supervise asks any engine:
+  `prepare` (torchrun rewrites its command), `evidence_files` (its error files),
+  `host_of_rank` and `drain` (Slurm), `preflight_nodes` (None: check this node), `remote`.
 Engines are a stage: they import records and errors only, never another stage.
 """
 
@@ -76,6 +79,30 @@ class Engine(Protocol):
 
     name: str
     host: str  # the node babysit runs on and launches from
+    remote: bool  # its ranks run on other nodes: stacks come through on_each_node
+    drains: bool  # --drain: a node babysit bans is drained in the scheduler too
+
+    def prepare(self, spec: LaunchSpec) -> tuple[LaunchSpec, list[str]]:
+        """The command as the engine runs it, and notes to say once (torchrun: its
+        --max-restarts is babysit's now)."""
+        ...
+
+    def evidence_files(self, handle: Handle) -> list[Path]:
+        """Files for triage beside stdout and stderr (torchrun: its workers' error files)."""
+        ...
+
+    def host_of_rank(self, handle: Handle, rank: int) -> str | None:
+        """The node a rank ran on, where the engine knows it."""
+        ...
+
+    def drain(self, node: str, reason: str) -> str:
+        """Drain a banned node in the scheduler (--drain); what was done, in words."""
+        ...
+
+    def preflight_nodes(self, argv: Sequence[str], timeout_s: float) -> list[NodeResult] | None:
+        """argv on every node the next attempt may use (preflight); None: the engine has no
+        nodes of its own, check this one."""
+        ...
 
     def apply_bans(self, spec: LaunchSpec, banned: Sequence[str]) -> LaunchSpec: ...
 
@@ -112,6 +139,29 @@ class Engine(Protocol):
     def on_each_node(
         self, handle: Handle | None, argv: Sequence[str], timeout_s: float
     ) -> list[NodeResult]: ...
+
+
+class NoExtras:
+    """What only some engines do, done by none: the local engine's answers (and a base for
+    engines and fakes that add none of it)."""
+
+    remote = False
+    drains = False
+
+    def prepare(self, spec: LaunchSpec) -> tuple[LaunchSpec, list[str]]:
+        return spec, []
+
+    def evidence_files(self, handle: Handle) -> list[Path]:
+        return []
+
+    def host_of_rank(self, handle: Handle, rank: int) -> str | None:
+        return None
+
+    def drain(self, node: str, reason: str) -> str:
+        return f"not draining {node}: no scheduler to drain it in"
+
+    def preflight_nodes(self, argv: Sequence[str], timeout_s: float) -> list[NodeResult] | None:
+        return None  # no nodes of its own: the doctor checks this one
 
 
 def with_exclude(spec: LaunchSpec, banned: Sequence[str]) -> LaunchSpec:

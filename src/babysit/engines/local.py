@@ -18,13 +18,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from babysit.engines import process
-from babysit.engines.base import LaunchSpec, NodeResult, RankProcess, with_exclude
+from babysit.engines.base import LaunchSpec, NodeResult, NoExtras, RankProcess, with_exclude
 from babysit.engines.process import Handle
 from babysit.records import ExitStatus
 from babysit.subproc import kill_session
 
 
-class LocalEngine:
+class LocalEngine(NoExtras):
     name = "local"
 
     def __init__(self, host: str | None = None) -> None:

@@ -373,6 +373,10 @@ class SlurmStepEngine(_SlurmBase):
 class SlurmJobEngine(_SlurmBase):
     """From a login node: each attempt is one sbatch job, followed by engines/slurmfollow.py."""
 
+    def preflight_nodes(self, argv: Sequence[str], timeout_s: float) -> list[NodeResult] | None:
+        """A job per attempt: no node is known before the job runs (not this login node)."""
+        return []
+
     def __init__(
         self, request: SlurmRequest, ctl: SlurmCtl | None = None, host: str | None = None
     ) -> None:

@@ -30,7 +30,7 @@ from babysit.act.echo import Echo
 from babysit.config import Config
 from babysit.detect.evidence import weigh
 from babysit.detect.vitals import CLIENT_SOURCE, VitalsRules
-from babysit.engines import LaunchSpec, evidence_files, prepare
+from babysit.engines import LaunchSpec
 from babysit.engines.process import STDERR_NAME, STDOUT_NAME, Handle
 from babysit.policy import compose
 from babysit.policy.rollback import format_windows
@@ -206,7 +206,7 @@ class Attempts:
         spec = LaunchSpec(argv, env, ctx.cwd, attempt_dir, cfg.stop.grace_s, token, tuple(hosts))
         # The engine's own rewrite of the command (torchrun: its --max-restarts set to 0, the
         # per-rank files under the attempt) is what the attempt records and runs.
-        spec, notes = prepare(ctx.engine, ctx.engine.apply_bans(spec, sorted(banned)))
+        spec, notes = ctx.engine.prepare(ctx.engine.apply_bans(spec, sorted(banned)))
         argv = spec.argv
         self._warn_if_disk_low(ctx.run_dir)
         started = ctx.seams.wall()
@@ -258,7 +258,7 @@ class Attempts:
         # the attempt before's, and a sample of them would carry its step at this one's time.
         live.metrics_flushed = self.pipeline.metric_records
         live.resume_step = resume_step
-        live.engine_logs = lambda: evidence_files(ctx.engine, handle)
+        live.engine_logs = lambda: ctx.engine.evidence_files(handle)
         return live
 
     def resume(self, row: dict[str, Any], handle: Handle) -> Live:
@@ -275,7 +275,7 @@ class Attempts:
         live = Live(row["number"], handle, followers, row["started"], self.pipeline)
         live.resume_step = row.get("resume_step")
         engine = self.ctx.engine
-        live.engine_logs = lambda: evidence_files(engine, handle)
+        live.engine_logs = lambda: engine.evidence_files(handle)
         return live
 
     def _warn_if_disk_low(self, directory: Path) -> None:

@@ -108,7 +108,7 @@ class Forensics:
         if not self.cfg.forensics.stacks:
             return None
         try:
-            if getattr(self.engine, "remote", False):
+            if self.engine.remote:
                 procs = self.node_stacks(handle)  # a multi-node engine: from every node
             else:
                 pids = [r.pid for r in self.engine.ranks(handle)]

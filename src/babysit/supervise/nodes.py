@@ -34,7 +34,7 @@ from babysit.store.writes import AddBan, AddNodeEvent
 from babysit.supervise.journal import Journal
 from babysit.supervise.prepare import HostLine, read_hostfile, resolve_path, write_hostfile
 
-EachNode = Callable[[Sequence[str], float], list[NodeResult]]
+EachNode = Callable[[Sequence[str], float], "list[NodeResult] | None"]
 HOSTFILE_NAME = "hostfile"
 NODE_CHECKS = frozenset({"gpu", "matmul"})  # failures that condemn the node itself
 # Node events the ban rule counts: failures blamed on the host, and stragglers that persisted
@@ -67,6 +67,7 @@ class Nodes:
         # A multi-node engine's way to run a command on every node of the attempt (Slurm: srun
         # --overlap); preflight then checks those nodes, not this one. Set by run.py.
         self.each_node: EachNode | None = None
+        self._told_no_nodes = False
         if cfg.nodes.hostfile:
             self.hostfile = read_hostfile(resolve_path(cfg.nodes.hostfile, cwd))
             if cfg.nodes.min_nodes > len(self.hostfile):
@@ -88,9 +89,8 @@ class Nodes:
         the node and bans it (the launch then refuses a banned node without a hostfile)."""
         if not self.cfg.health.preflight:
             return
-        if self.each_node is not None:
-            self._preflight_nodes(attempt, self.each_node)  # a multi-node engine (Slurm)
-            return
+        if self.each_node is not None and self._preflight_nodes(attempt, self.each_node):
+            return  # a multi-node engine (Slurm) checked its nodes
         try:
             ok, results = preflight(self.targets, self.cfg.health.preflight_budget_s)
         except Exception as exc:  # a bug in a check must not stop the run
@@ -140,18 +140,28 @@ class Nodes:
                 "hardware); launching anyway: free the space or fix the mount",
             )
 
-    def _preflight_nodes(self, attempt: int, each_node: EachNode) -> None:
+    def _preflight_nodes(self, attempt: int, each_node: EachNode) -> bool:
         """`babysit doctor --json` on every node of the allocation, through the engine (srun
         --overlap); a node whose own hardware fails (gpu, matmul) is banned before the attempt
         uses it, one whose surroundings fail is said. A node that cannot be checked is said,
-        not blamed."""
+        not blamed. False when the engine has no nodes of its own (then this node is checked)."""
         budget = self.cfg.health.preflight_budget_s
         argv = [sys.executable, "-m", "babysit", "doctor", "--json"]
         try:
             answers = each_node(argv, budget + 30.0)
         except Exception as exc:  # preflight must never stop the run
             self.say(Level.WARN, f"preflight could not run on the nodes ({exc}); skipped")
-            return
+            return True
+        if answers is None:
+            return False  # no nodes of its own: this node is checked
+        if not answers and not self._told_no_nodes:
+            self._told_no_nodes = True
+            self.say(
+                Level.INFO,
+                "preflight: no node to check before the job starts (a job per attempt: its "
+                "nodes are known once it runs; --spares holds an allocation whose nodes are "
+                "checked); skipped",
+            )
         passed: list[str] = []
         for node in answers:
             try:
@@ -183,6 +193,7 @@ class Nodes:
                                                 attempt))
         if passed:
             self.say(Level.INFO, f"preflight passed on {len(passed)} node(s): {', '.join(passed)}")
+        return True
 
     # -- the node registry ---------------------------------------------------------------------
 

@@ -100,7 +100,7 @@ class Supervisor:
             cfg, name, cwd, say, ctx.get_journal, ctx.seams.wall, targets, ctx.engine.host
         )
         # Slurm: preflight on every node of the allocation (engines/slurm.py), not this one.
-        self.nodes.each_node = getattr(ctx.engine, "preflight_nodes", None)
+        self.nodes.each_node = ctx.engine.preflight_nodes
         self.forensics = Forensics(ctx)
         self.telemetry = Telemetry(ctx, self.nodes.targets, self.nodes.host)
         self.attempts = Attempts(ctx, self.rollbacks, self.nodes, self.forensics, self.telemetry)
@@ -294,9 +294,8 @@ class Supervisor:
             ban = self.nodes.blame(
                 j.number, host, j.verdict.summary, j.verdict.category.value, gpu, peer=peer
             )
-            drain = getattr(self.ctx.engine, "drain", None)
-            if ban is not None and drain is not None and getattr(self.ctx.engine, "drains", False):
-                self.say(Level.WARN, drain(host, j.verdict.summary))  # --drain (Slurm)
+            if ban is not None and self.ctx.engine.drains:
+                self.say(Level.WARN, self.ctx.engine.drain(host, j.verdict.summary))  # --drain
             ban_pending = ban is not None or self.nodes.can_ban(host)  # out of the next one
             banned = ban is not None
         anomaly_step = j.record.anomaly_step
@@ -321,13 +320,9 @@ class Supervisor:
         """The node of the rank triage blamed, where the engine knows it (Slurm: srun's task
         reports, the step's nodes); None elsewhere."""
         d = j.verdict.diagnosis if j.verdict is not None else None
-        of_rank = getattr(self.ctx.engine, "host_of_rank", None)
-        if d is None or d.suspect.rank is None or of_rank is None:
+        if d is None or d.suspect.rank is None or d.suspect.kind not in ("node", "network"):
             return None
-        if d.suspect.kind not in ("node", "network"):
-            return None
-        host = of_rank(live.handle, d.suspect.rank)
-        return host if isinstance(host, str) else None
+        return self.ctx.engine.host_of_rank(live.handle, d.suspect.rank)
 
     def _cancelled(self, live: Live, status: ExitStatus) -> ExitCode:
         """The job was cancelled outside babysit (`scancel` by a human): an operator stop."""

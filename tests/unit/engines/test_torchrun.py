@@ -17,8 +17,6 @@ from babysit.engines import (
     LocalEngine,
     TorchrunEngine,
     engine_for,
-    evidence_files,
-    prepare,
 )
 from babysit.engines.torchrun import ERRORS_FILE, LOG_SUBDIR, worker_of
 
@@ -77,7 +75,10 @@ def test_prepare_rewrites_the_command_and_tells_once(tmp_path: Path) -> None:
 
 def test_engines_without_prepare_run_the_spec_as_it_is(tmp_path: Path) -> None:
     spec = _spec(tmp_path, ["torchrun", "--max-restarts", "3", "t.py"])
-    assert prepare(LocalEngine(), spec) == (spec, [])
+    local = LocalEngine(host="here")
+    assert local.prepare(spec) == (spec, [])
+    assert local.host_of_rank is not None and local.preflight_nodes(["true"], 1.0) is None
+    assert not local.remote and not local.drains
 
 
 def test_worker_of_reads_torchruns_variables() -> None:
@@ -107,7 +108,7 @@ def test_ranks_and_error_files_of_a_torchrun_shaped_tree(tmp_path: Path) -> None
         assert {r.host for r in ranks} == {"here"}
         [err] = engine.error_files(spec.attempt_dir)
         assert (err.rank, err.local_rank, err.message) == (5, 1, "ValueError: bad shard")
-        [path] = evidence_files(engine, handle)
+        [path] = engine.evidence_files(handle)
         assert path == spec.attempt_dir / ERRORS_FILE
         assert path.read_text().splitlines() == [
             "[rank5]: Traceback (most recent call last):", "[rank5]: ValueError: bad shard",

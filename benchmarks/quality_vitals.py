@@ -45,7 +45,8 @@ Definitions:
 - divergence (seeded, apart from the above): a synthetic loss jumps to 2-6x its level at a
   random step after 60, then either stays there, climbs, or falls back to a plateau of 1.5x up
   to 60% of the peak for the rest of the curve (each a divergence: LOSS_DIVERGED must follow),
-  or decays back to the level with a half-life of 1-8 values (none must follow). Every
+  or decays back to the level with a half-life of 1-16 values, half of them after a fast drop
+  to 1.5-3x within 3 values (none must follow). Every
   LOSS_DIVERGED on the curves above is false too: their spikes last 10 steps at most.
 - hangs: steps every 0.05, 1 or 10 s (+-20% jitter) with a pause of 10x the step time every 50
   or 200 steps, announced by Activity("checkpoint"|"eval") or showing only as
@@ -449,7 +450,9 @@ def divergence_curve(rng: random.Random, index: int, n: int) -> tuple[Curve, str
     shape = (*DIVERGING, "decays")[index % 4]
     at, peak = rng.randint(60, n - 80), rng.uniform(2.0, 6.0)
     floor = rng.uniform(1.5, max(1.5, 0.6 * peak))
-    half_life = rng.uniform(1.0, 8.0)
+    half_life = rng.uniform(1.0, 16.0)
+    two_phase = rng.random() < 0.5  # a fast drop first, then the slow decay
+    knee = rng.uniform(1.5, min(3.0, peak))
     rows = []
     for i in range(n):
         k = i - at
@@ -461,6 +464,10 @@ def divergence_curve(rng: random.Random, index: int, n: int) -> tuple[Curve, str
             mult = peak * (1 + 0.02 * k)
         elif shape == "plateau":
             mult = floor + (peak - floor) * 0.5 ** k  # falls to the plateau within a few values
+        elif two_phase and k < 3:
+            mult = knee + (peak - knee) * (1 - k / 3)
+        elif two_phase:
+            mult = 1 + (knee - 1) * 0.5 ** ((k - 3) / half_life)
         else:
             mult = 1 + (peak - 1) * 0.5 ** (k / half_life)
         loss = max(0.2, 1 + sigma * noise()) * level[i] * mult

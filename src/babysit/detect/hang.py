@@ -27,8 +27,9 @@ and until `min_intervals` (5) step intervals are known, the start-up allowance `
 (30 min) applies instead. While a checkpoint save or an eval is announced in the output (a line
 saying so since the last step), the pause allowance `pause_s` (30 min) applies, counted from the
 announcement, until the save is seen finished: a complete checkpoint written since it
-appeared (Activity "checkpoint_saved"); the learned timeout then counts from that moment, so a
-rank that hangs right after a save is flagged as quickly as anywhere else. A read after an
+appeared (Activity "checkpoint_saved"); the learned timeout, but at least as long as the save
+took (a save in several files may pause between them), then counts from that moment, so a rank
+that hangs right after a quick save is flagged as quickly as anywhere else. A read after an
 announcement teaches nothing. A write in the checkpoint directory (a save in progress grows its
 file) is a sign of life: the learned timeout counts from the latest one instead of from the
 last step. The step counter going back (a restart, a rollback) is not an
@@ -105,6 +106,9 @@ class HangDetector:
         self.started_ts: float | None = None
         self.pause: Activity | None = None
         self.alive_ts: float | None = None  # the latest write seen in the checkpoint directory
+        # How long the save seen finished since the last step took: until the next step, the
+        # timeout is at least that (a save in several files may pause between them).
+        self.save_s = 0.0
         self.flagged = False
         self.longest = 0.0  # the longest unannounced silence seen in the run
         self._read: _Read | None = None  # its intervals are learned when the next read comes
@@ -122,6 +126,7 @@ class HangDetector:
         self.last_step = None
         self.pause = None
         self.alive_ts = None
+        self.save_s = 0.0
         self.flagged = False
         self._version += 1
 
@@ -175,6 +180,7 @@ class HangDetector:
         self.last_progress_ts = ts
         self.pause = None
         self.alive_ts = None
+        self.save_s = 0.0
         self.flagged = False
         self._version += 1
 
@@ -214,10 +220,12 @@ class HangDetector:
         if act.kind == "checkpoint_write":
             self.alive_ts = act.ts
         elif act.kind == "checkpoint_saved":
-            if self.saving_since() is None:
+            since = self.saving_since()
+            if since is None:
                 return
             self.pause = None  # the announced save is done: back to the learned cadence
             self.alive_ts = max(self.alive_ts or act.ts, act.ts)
+            self.save_s = max(self.save_s, act.ts - since)
         else:
             self.pause = act
         self.flagged = False
@@ -253,6 +261,7 @@ class HangDetector:
             return self.pause.ts + self.rule.pause_s, f"{self.pause.kind} in progress"
         learned = self.learned_timeout_s()
         if self.last_progress_ts is not None and learned is not None:
+            learned = max(learned, self.save_s)
             alive = max(self.last_progress_ts, self.alive_ts or 0.0)
             restored = self._restored is not None and len(self._known()) < self.rule.min_intervals
             return alive + learned, "cadence learned before the re-attach" if restored else (

@@ -45,8 +45,8 @@ from before it), and the median of its last 4 values (its excess e over the leve
 well up: above half the episode's peak excess, or `min_rise` (30%) of the level or more, and
 not coming down: e shrank by less than a quarter over the last half of `diverge_after` values.
 So a loss that stays up, climbs, or falls back from a jump to 3.5x to a plateau at 2x and sits
-there is not settling; a spike that decays back, even slowly (its excess halving within ~20
-values), is, however high it still is.
+there is not settling; a spike that decays back, even slowly (its excess halving within ~19
+values: a quarter less over 8), is, however high it still is.
 The rollback policy acts on that one. Its step is the step where the episode began, so a
 rollback goes back past the start of the trouble.
 """

@@ -218,6 +218,7 @@ class SlurmStepEngine(_SlurmBase):
         self.launched = False  # an attempt started in this allocation (finish: no requeue loop)
         self.timed_out = False  # Slurm ended the job at its time limit (no warning signal)
         self.requeued: str | None = None  # what the requeue did, once done (in words)
+        self.finished = False  # finish() ran: the run is over, its outcome decided
         self._requeue_lock = threading.Lock()
 
     @classmethod
@@ -294,6 +295,7 @@ class SlurmStepEngine(_SlurmBase):
         of the time limit, or the stop was Slurm's own at the time limit (see on_stop_signal),
         if the job may be requeued; the banned nodes join its ExcNodeList."""
         with self._requeue_lock:
+            self.finished = True  # a SIGTERM from now on is not the run's to act on
             if self.requeued is not None:
                 return self.requeued
             if code == ExitCode.STOPPED and not self.warned and self._at_time_limit():
@@ -309,7 +311,9 @@ class SlurmStepEngine(_SlurmBase):
         completes), requeue the job now. Slurm allows that while the job completes, and kills
         what is left after KillWait, which may be seconds: too soon to wait for the trainer."""
         with self._requeue_lock:
-            if self.requeued is not None or self.warned or not self._at_time_limit():
+            if self.finished or self.requeued is not None or self.warned:
+                return
+            if not self._at_time_limit():
                 return
             self.warned = self.timed_out = True
             self.requeued = self._requeue()
@@ -520,6 +524,10 @@ class SlurmJobEngine(_SlurmBase):
 class SlurmAllocEngine(SlurmStepEngine):
     """From a login node with spares: one allocation of N+K nodes held by a job of babysit's,
     each attempt an srun step on N of them."""
+
+    def on_stop_signal(self) -> None:
+        """On a login node a SIGTERM is a human's (or the machine's), never a time limit of
+        the allocation: nothing to requeue."""
 
     def __init__(
         self,

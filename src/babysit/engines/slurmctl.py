@@ -259,7 +259,12 @@ def parse_squeue_json(text: str) -> list[JobInfo]:
     try:
         doc = json.loads(text)
     except ValueError as exc:
-        raise LaunchError(f"squeue --json printed something that is not JSON: {exc}") from exc
+        head = " ".join(text.split())[:120]
+        raise LaunchError(
+            f"squeue --json printed something that is not JSON ({exc}; it began: {head!r}). "
+            "Is squeue built with JSON support (Slurm 20.11+ with its data_parser/openapi "
+            "plugins)? Run `squeue --json --me` by hand to see what it says."
+        ) from exc
     jobs = doc.get("jobs") if isinstance(doc, dict) else None
     out: list[JobInfo] = []
     for j in jobs if isinstance(jobs, list) else []:

@@ -431,26 +431,32 @@ class Attempts:
         self._save_finished(live, pattern)
 
     def _save_finished(self, live: Live, pattern: str) -> None:
-        """While a save is announced: a complete checkpoint of at least the last step seen,
-        written since the announcement, ends the pause allowance (a rank that hangs right after
-        the save is then flagged on the run's own cadence, not after 30 minutes). Looked for
+        """While a save is announced: checkpoints of at least the last step seen, written since
+        the announcement, all complete, and no write in the directory for checkpoint.settle_s,
+        end the pause allowance (a rank that hangs right after the save is then flagged on the
+        run's own cadence, at least the save's own length, not after 30 minutes). Looked for
         every SAVED_SCAN_S, less often when a scan is costly (a directory of 100,000 files)."""
         hang = live.pipeline.hang
         since = hang.saving_since()
         seams = self.ctx.seams
         if since is None or seams.monotonic() < live.saved_scan_at:
             return
-        t0 = seams.monotonic()
         settle = self.cfg.checkpoint.settle_s
+        if hang.alive_ts is not None and seams.wall() - hang.alive_ts < settle:
+            return  # files are still being written: not finished, and no scan while they are
+        t0 = seams.monotonic()
         found = scan_checkpoints(pattern, seams.wall(), settle)
         live.saved_scan_at = seams.monotonic() + max(SAVED_SCAN_S, 50 * (seams.monotonic() - t0))
         last = hang.last_step
-        if any(
-            c.complete
-            and c.mtime >= since - SAVED_SLACK_S
-            and (c.step is None or last is None or c.step >= last)
+        fresh = [
+            c
             for c in found
-        ):
+            if c.mtime >= since - SAVED_SLACK_S
+            and (c.step is None or last is None or c.step >= last)
+        ]
+        # Every file (or directory) of the save complete: a save in several parts is finished
+        # when its last part is.
+        if fresh and all(c.complete for c in fresh):
             live.pipeline.activity(Activity("checkpoint_saved", seams.wall()))
 
     def _poll_tensorboard(self, live: Live) -> None:

@@ -251,13 +251,28 @@ class Nodes:
         return path, kept, banned
 
     def can_ban(self, host: str) -> bool:
-        """Whether a ban could still take `host` out of the next attempt: automatic bans are
-        on, it is not banned yet, and it is not the one node there is."""
+        """Whether a ban could still take `host` out and leave the run somewhere to go:
+        automatic bans are on, it is not banned yet, it is not the one node there is, and with
+        a hostfile it is listed there and the hosts left without it still make min_nodes (a
+        multi-node engine without one, Slurm, requeues the job elsewhere when they do not)."""
         if self.rule.ban_after <= 0:
             return False
         if self.hostfile is None and node_key(host) == node_key(self.host):
             return False
-        return not any(node_key(b.host) == node_key(host) for b in self._active())
+        try:
+            active = self.journal.store.active_bans(self.wall())
+        except StoreError:
+            return False  # nothing known: no promise of a ban
+        banned = {node_key(b.host) for b in active}
+        if node_key(host) in banned:
+            return False
+        if self.hostfile is None:
+            return True
+        listed = [line.host for line in self.hostfile]
+        if node_key(host) not in {node_key(h) for h in listed}:
+            return False
+        _, missing = usable_hosts(listed, banned | {node_key(host)}, self.cfg.nodes.min_nodes)
+        return missing == 0
 
     def blame(
         self,

@@ -280,10 +280,11 @@ class Supervisor:
                 f"behind after it ended: {left}",
             )
         j = judge.judge(live, status, self.postmortem.diagnose)
-        judge.record(self.ctx, self.postmortem, j)
         host = j.suspect_host or self._host_of_rank(live, j)
-        record = j.record if host == j.record.suspect_host else replace(j.record, suspect_host=host)
-        self.history = [a for a in self.history if a.number != j.number] + [record]
+        if host != j.suspect_host:  # the engine's rank -> node map: stored with the attempt
+            j = replace(j, suspect_host=host, record=replace(j.record, suspect_host=host))
+        judge.record(self.ctx, self.postmortem, j)
+        self.history = [a for a in self.history if a.number != j.number] + [j.record]
         ban_pending = banned = False
         if host is not None and j.verdict is not None:
             d = j.verdict.diagnosis

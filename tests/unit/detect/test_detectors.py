@@ -169,6 +169,23 @@ def test_a_finished_save_ends_the_pause_allowance() -> None:
     assert h.check(100.0 + timeout + 0.1) is not None
 
 
+def test_after_a_long_save_the_timeout_is_at_least_the_saves_length() -> None:
+    # A save that took 40 s (several files, pauses between them): until the next step, the
+    # timeout after it is at least as long.
+    h = HangDetector(HangRule(pause_s=1800.0))
+    h.new_attempt(0.0)
+    for s in range(20):
+        h.progress(s, 1.0 + s)
+    timeout = h.learned_timeout_s()
+    assert timeout is not None and timeout < 10.0
+    h.activity(Activity("checkpoint", 20.5))
+    h.activity(Activity("checkpoint_saved", 60.5))
+    assert h.check(60.5 + timeout + 1.0) is None
+    assert h.check(60.5 + 40.1) is not None
+    h.progress(20, 110.0)  # a step: the learned cadence again (the survived silence aside)
+    assert h.save_s == 0.0
+
+
 def test_hang_longest_survived_pause_is_not_flagged_again() -> None:
     h = HangDetector(HangRule())
     h.new_attempt(0.0)

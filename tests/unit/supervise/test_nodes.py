@@ -4,6 +4,7 @@ spelled the host (with or without its domain, in any case)."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -83,3 +84,30 @@ def test_a_preflight_pass_says_what_it_did_not_check(
         "preflight of fake-node passed (2 checks in 2.0s; skipped: gpu (no NVIDIA driver "
         "answered); no GPU was checked)" in r.said.text
     )
+
+
+@pytest.mark.parametrize(
+    ("min_nodes", "host", "can"),
+    [
+        (2, "gpu-17", True),  # three hosts, two needed: a ban leaves enough
+        (3, "gpu-17", False),  # every host needed: a ban ends the run, not a way out
+        (0, "gpu-17", False),  # 0: every host of the hostfile is needed
+        (2, "gpu-99", False),  # not in the hostfile: a ban leaves it out of nothing
+    ],
+)
+def test_can_ban_only_where_a_ban_leaves_somewhere_to_run(
+    tmp_path: Path, min_nodes: int, host: str, can: bool
+) -> None:
+    # The restart policy waits for a ban instead of calling a repeated error a loop only when
+    # the ban would leave the run somewhere to go (policy/restart.py, node_ban_pending).
+    (tmp_path / "hosts.txt").write_text("gpu-16\ngpu-17\ngpu-18\n")
+    cfg = {**HOSTFILE, "nodes.min_nodes": min_nodes}
+    r = Run(tmp_path, [Script(steps(1, 3), ends_at=1.0)], **cfg)
+    assert r.run() == ExitCode.OK, r.said.text
+    nodes = r.sup.nodes
+    with Store.open(r.home) as store:
+        nodes._journal = lambda: SimpleNamespace(store=store)  # type: ignore[assignment,return-value]
+        assert nodes.can_ban(host) is can
+        if can:
+            store.add_ban(Ban(host, "Xid 79", 0.0, None, DAY, "operator"))
+            assert nodes.can_ban(host) is False  # banned already

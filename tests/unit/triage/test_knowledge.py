@@ -279,6 +279,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         None,
     ),
     (
+        "data.schema",  # datasets' set_format, as a public issue quotes it
+        "ValueError: Columns ['attention_mask'] not in the dataset. Current columns in the "
+        "dataset: ['text', 'meta', 'input_ids']",
+        None,
+    ),
+    (
         "numerical.loss_scale",
         "Exception: Current loss scale already at minimum - cannot decrease scale anymore. "
         "Exiting run.",
@@ -998,3 +1004,20 @@ def test_scheduler_and_cloud_words_are_evidence(
     assert hit[0].transient is transient
     low = line.lower().encode()
     assert any(nd in low for nd in NEEDLES + RARE_NEEDLES)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # datasets' formatting check (a KeyError in newer versions)
+        "KeyError: 'Column content not in the dataset. Current columns in the dataset: []'",
+        # pandas: a list of columns none of which the frame has
+        "KeyError: \"None of [Index(['question'], dtype='object')] are in the [columns]\"",
+        # YOLOv5 train.py's label check
+        "AssertionError: Label class 19 exceeds nc=5 in data/custom.yaml. Possible class labels "
+        "are 0-4",
+    ],
+)
+def test_a_dataset_without_what_the_code_asks_is_data(kb: Knowledge, line: str) -> None:
+    hit = kb.match(anatomy(line).body)
+    assert hit is not None and hit[0].id == "data.schema"

@@ -72,7 +72,8 @@ from babysit.engines.srun import (
     srun_torchrun,
     task_hosts,
 )
-from babysit.engines.torchrun import LOG_SUBDIR, MAX_RESTARTS_NOTE
+from babysit.engines.torchrun import LOG_SUBDIR, MAX_RESTARTS_NOTE, errors_as_log
+from babysit.engines.torchrun_errors import found_error_files, read_error_file
 from babysit.errors import LaunchError, NodesExhausted
 from babysit.records import ExitCode, ExitStatus
 
@@ -151,6 +152,16 @@ class _SlurmBase(LocalEngine):
 
     def job_of(self, handle: Handle) -> str | None:
         raise NotImplementedError
+
+    def evidence_files(self, handle: Handle) -> list[Path]:
+        """`srun torchrun`: the workers' error files under the attempt's torchrun directory
+        (every node's, where the nodes share the attempt's directory; the batch host's
+        otherwise), as log text for triage. Their global rank is unknown (torchrun numbers the
+        nodes in its own order): each is told by its local rank. The directory is babysit's by
+        its place (a re-attached attempt's too); a --log-dir of the user's is not read."""
+        logs = handle.attempt_dir / LOG_SUBDIR
+        found = [read_error_file(p) for p in found_error_files(logs)]
+        return errors_as_log(handle.attempt_dir, [e for e in found if e is not None])
 
     def nodes_of(self, handle: Handle) -> list[str]:
         return self.attempt_nodes.get(handle.attempt_dir, [])

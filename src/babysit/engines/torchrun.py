@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -99,6 +100,21 @@ class _Attempt:
     workers: dict[int, Worker] = field(default_factory=dict)  # by pid, every one ever seen
     looked: float = 0.0  # monotonic time of the last look at the workers
 
+
+
+def errors_as_log(attempt_dir: Path, errors: Sequence[RankError]) -> list[Path]:
+    """The workers' errors written out as log text (`torchrun-errors.log` in the attempt's
+    directory) for triage to read beside the attempt's own output; [] when there are none (a
+    rank killed by a signal writes no error file) or the file cannot be written (triage still
+    has the console and its Root Cause block)."""
+    if not errors:
+        return []
+    path = attempt_dir / ERRORS_FILE
+    try:
+        path.write_text(render(errors), encoding="utf-8")
+    except OSError:
+        return []
+    return [path]
 
 class TorchrunEngine(LocalEngine):
     name = "torchrun"
@@ -216,12 +232,4 @@ class TorchrunEngine(LocalEngine):
         """The workers' error files, written out as log text (`torchrun-errors.log` in the
         attempt's directory) for triage to read beside the attempt's own output; [] when no
         worker wrote one (a rank killed by a signal writes none)."""
-        errors = self.error_files(handle.attempt_dir)
-        if not errors:
-            return []
-        path = handle.attempt_dir / ERRORS_FILE
-        try:
-            path.write_text(render(errors), encoding="utf-8")
-        except OSError:
-            return []  # triage still has the console and its Root Cause block
-        return [path]
+        return errors_as_log(handle.attempt_dir, self.error_files(handle.attempt_dir))

@@ -3,6 +3,7 @@ compose (engines/srun.py srun_torchrun, SlurmStepEngine.prepare and host_of_rank
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -101,3 +102,21 @@ def test_plain_srun_is_not_prepared(tmp_path: Path) -> None:
     engine = _engine()
     spec = engine.apply_bans(_spec(tmp_path, ["srun", "python", "t.py"]), [])
     assert engine.prepare(spec) == (spec, [])
+
+
+def test_the_workers_error_files_are_triage_evidence(tmp_path: Path) -> None:
+    # Last session's gap: under `srun torchrun` the workers' error.json files (torchrun's
+    # TORCHELASTIC_ERROR_FILE, under the --log-dir babysit chose) were not read.
+    engine = _engine()
+    spec, _ = engine.prepare(_spec(tmp_path, ["srun", "-N2", *TORCHRUN]))
+    handle = Handle(1, 0.0, spec.attempt_dir, "tok")
+    assert engine.evidence_files(handle) == []  # no worker wrote one (yet)
+    for node, local, message in (("a", 1, "ValueError: bad shard"), ("b", 0, "peer died")):
+        err = spec.attempt_dir / "torchrun" / f"run_{node}" / "attempt_0" / str(local)
+        err.mkdir(parents=True)
+        doc = {"message": {"message": message, "extraInfo": {"timestamp": "5"}}}
+        (err / "error.json").write_text(json.dumps(doc))
+    [path] = engine.evidence_files(handle)
+    text = path.read_text()
+    assert "ValueError: bad shard" in text and "peer died" in text
+    assert "torchrun error file of local rank 1" in text  # no global rank: the local one

@@ -7,10 +7,11 @@ from public issue threads, trimmed, not edited, each with its category and wheth
 can help, as the thread concluded. Three figures:
 
 - real logs as they are (small files: every needle searched);
-- the same with only the common needles that a big log is searched for away from its edges:
-  as if each log sat in the middle of a 1 GB log, its failure followed by more output (a log
-  that ends in the failure, as most do, has it in its last RARE_TAIL_BYTES, searched for every
-  needle: the first figure);
+- the same as the middle of a big log is searched, away from its edges: grep's passes over
+  the file (the common needles, then the middle's rare ones while they stay rare), as if each
+  log sat in the middle of a 1 GB log, its failure followed by more output (a log that ends in the
+  failure, as most do, has it in its last RARE_TAIL_BYTES, searched for every needle: the
+  first figure);
 - synthetic mixes (--mixes): each real log's lines given to one rank of 64, interleaved line by
   line with the other ranks' step lines, then the cascade a torchrun job prints when a rank
   dies (every other rank's NCCL watchdog timeout and teardown, SIGTERM to the survivors,
@@ -228,7 +229,7 @@ def parts_of(case: dict[str, object]) -> list[str]:
 @contextmanager
 def no_edges() -> Iterator[None]:
     """Big-log search without its edges: as if each log sat in the middle of a 1 GB log, its
-    failure followed by more output (the common needles alone see it)."""
+    failure followed by more output (grep's two passes over the file see it)."""
     scan_module = importlib.import_module("babysit.triage.scan")  # the package shadows it
     saved = scan_module.RARE_HEAD_BYTES, scan_module.RARE_TAIL_BYTES
     scan_module.RARE_HEAD_BYTES = scan_module.RARE_TAIL_BYTES = 0

@@ -37,8 +37,10 @@ def grep_path() -> str | None:
     return shutil.which("grep")
 
 
-def _command(grep: str, needles: Sequence[bytes], ignore_case: bool) -> list[bytes]:
-    args = [b"-F", b"-a", b"-o", b"-b", b"-m", str(MAX_MATCHES).encode()]
+def _command(
+    grep: str, needles: Sequence[bytes], ignore_case: bool, most: int | None = None
+) -> list[bytes]:
+    args = [b"-F", b"-a", b"-o", b"-b", b"-m", str(most or MAX_MATCHES).encode()]
     if ignore_case:
         args.append(b"-i")
     for nd in needles:
@@ -100,15 +102,17 @@ def line_starts_in_bytes(
 
 
 def match_offsets_in_file(
-    path: str, needles: Sequence[bytes], timeout_s: float
+    path: str, needles: Sequence[bytes], timeout_s: float, most: int | None = None
 ) -> tuple[array[int], bool] | None:
     """The byte offsets of the matches of `needles` (lowercase ASCII, matched ignoring case)
-    in the file at `path`, in order, and whether grep may have stopped at MAX_MATCHES lines
-    (then they cover the file only up to the last one); None when grep cannot say."""
+    in the file at `path`, in order, and whether grep may have stopped at `most` (default
+    MAX_MATCHES) lines (then they cover the file only up to the last one); None when grep
+    cannot say."""
     grep = grep_path()
     if grep is None or not needles:
         return None
-    out = _run([*_command(grep, needles, ignore_case=True), b"--", path.encode()], None, timeout_s)
+    cmd = [*_command(grep, needles, ignore_case=True, most=most), b"--", path.encode()]
+    out = _run(cmd, None, timeout_s)
     if out is None:
         return None
-    return _offsets(out), out.count(b"\n") >= MAX_MATCHES
+    return _offsets(out), out.count(b"\n") >= (most or MAX_MATCHES)

@@ -21,8 +21,10 @@ mostly control bytes and invalid UTF-8 once its NULs are dropped) is reported an
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
+from array import array
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -33,9 +35,10 @@ from babysit.triage.grepfind import line_starts_in_bytes, match_offsets_in_file
 CHUNK_BYTES = 1 << 20
 MAX_LINE_BYTES = 64 << 10  # the part of a huge line that is read; the rest is skipped
 SMALL_FILE_BYTES = 64 << 20  # files up to this size are also searched for the rare needles
-# A bigger log is searched for the rare needles at its edges only: how the job started (a
+# A bigger log is searched for the rare needles at its edges in Python: how the job started (a
 # state dict that does not fit, a rendezvous) and how it ended (the kernel's OOM kill pasted
-# in, the eviction, the NaN, the scheduler's last word).
+# in, the eviction, the NaN, the scheduler's last word); in its middle only by grep's second
+# pass over a regular file, kept while its matches stay under grepfind.MAX_MATCHES.
 RARE_HEAD_BYTES = 4 << 20
 RARE_TAIL_BYTES = 16 << 20
 GREP_BLOCK_BYTES = 256 << 10  # blocks this big are searched for every needle by grep
@@ -163,6 +166,39 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"marked dead",  # Ray: a node lost (`... has been marked dead because the detector ...`)
     b"node has died",
 )
+# The rare needles searched in the middle of a big log, by a second grep pass: what a run can
+# meet and go on after, or be ended by from outside (an eviction, a preemption, the OOM
+# killer, a NaN, an Xid, the scheduler's time limit), those the needle path used to miss. A
+# few long needles and plain `nan` keep grep near its speed on the common needles (the ~20
+# spellings of a NaN in RARE_NEEDLES, short and starting with a space or a colon, double
+# its time); the rules sort out what `nan` found. Past MIDDLE_MATCHES matching lines (each
+# decoded and matched in Python, ~40 us; Megatron's `number of nan iterations: 0` on every
+# step) the middle goes without them, as before.
+MIDDLE_NEEDLES: tuple[bytes, ...] = (
+    b"evict",
+    b"low on resource",
+    b"preempt",
+    b"imminent",
+    b"terminat",
+    b"oom",
+    b"kill",
+    b"memory pressure",
+    b"failcnt",
+    b"nan",
+    b"mismatch",
+    b"xid",
+    b"nvrm",
+    b"fallen off",
+    b"gpu is lost",
+    b"ecc",
+    b"time limit",
+    b"cancel",
+    b"shutting down",
+    b"lame workers",
+    b"marked dead",
+    b"node has died",
+)
+MIDDLE_MATCHES = 20_000
 _KERNELISH = (b"kernel:", b"nvrm:", b"] nvrm", b"kubelet", b"evicted", b"slurmstepd")
 # After a line holding one of these, the next lines are handed over too (needle, how many).
 _FOLLOW: tuple[tuple[bytes, int], ...] = (
@@ -327,6 +363,11 @@ class _Chunker:
         return [block]
 
 
+def _merged(a: Sequence[int], b: Sequence[int], upto: int) -> array[int]:
+    """The offsets of `a` and of `b` (each sorted) up to `upto`, sorted."""
+    return array("q", sorted(itertools.chain(a, (x for x in b if x <= upto))))
+
+
 def _hits(low: bytes, needles: tuple[bytes, ...]) -> list[int]:
     """Start offsets of the lines in `low` that contain a needle, sorted, unique."""
     starts: set[int] = set()
@@ -412,6 +453,7 @@ class _Blocks:
         self.offset = 0  # the file offset of the next block (exact while the chunker's is)
         self.matches: Sequence[int] | None = None  # grep's whole-file common-needle matches
         self.matched_to = -1  # the file offset up to which `matches` is complete
+        self.rare_middle = False  # `matches` holds the rare needles' too
         self.next_match = 0
 
     def _grep_starts(self, block: bytes, exact: bool) -> list[int] | None:
@@ -521,6 +563,17 @@ def scan(
         if found is not None:
             blocks.matches, capped = found
             blocks.matched_to = blocks.matches[-1] if capped and blocks.matches else size + 1
+            # The rare needles in the middle too, by a second pass of grep (~0.5 s a GB): the
+            # eviction, the NaN, the OOM kill that the run went on after. Only while they stay
+            # rare: past MIDDLE_MATCHES lines the middle goes without.
+            left = None if deadline is None else deadline - time.monotonic()
+            rare_found = match_offsets_in_file(
+                path, MIDDLE_NEEDLES, GREP_TIMEOUT_S if left is None else left, MIDDLE_MATCHES
+            )
+            if rare_found is not None and not rare_found[1]:
+                blocks.matches = _merged(blocks.matches, rare_found[0], blocks.matched_to)
+                blocks.rare_middle = True
+                stats.needles = NEEDLES + MIDDLE_NEEDLES  # everywhere (and `warn` at the edges)
     chunker = _Chunker(stream, stats)
     # Blocks wait here until RARE_TAIL_BYTES come after them, so that the log's end is searched
     # for every needle whatever its size (known or not), in file order.
@@ -548,7 +601,7 @@ def scan(
             while pending and waiting - len(pending[0][0]) >= RARE_TAIL_BYTES:
                 old, exact, early = pending.popleft()
                 waiting -= len(old)
-                if not early:
+                if not early and not blocks.rare_middle:
                     stats.needles = NEEDLES
                 blocks.feed(old, early, exact)
     while pending:

@@ -583,7 +583,7 @@ def test_grep_finds_the_same_lines_as_python(
 
     monkeypatch.setattr(small_edges, "match_offsets_in_file", spy)
     with_grep = scan_file(log)
-    assert calls == [str(log)]  # the big file went through grep
+    assert calls == [str(log), str(log)]  # the big file went through grep: common, rare
     monkeypatch.setattr(grepfind, "grep_path", lambda: None)
     without = scan_file(log)
     assert with_grep[0] == without[0] and with_grep[1].lines == without[1].lines
@@ -639,3 +639,25 @@ def test_cr_parts_are_never_remembered_as_inert() -> None:
     text = ["error 1%\rerror 2%"] * 2
     handed, _ = run(lines(*text), inert=lambda n, t: True)
     assert [n for n, _ in handed] == [1, 1, 2, 2]
+
+
+def test_a_big_file_is_searched_for_rare_needles_in_its_middle_by_grep(
+    small_edges: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Issue 12, item 7: the needle path as accurate as the full one. A big file on disk goes
+    # through grep twice (common needles, then the middle's rare ones), so the eviction or the
+    # NaN in its middle is found; a stream (no path) or a file without grep keeps the edges.
+    evicted = "Reason: Evicted  Message: The node was low on resource: memory."
+    data, text = three_parts(evicted)
+    log = tmp_path / "big.log"
+    log.write_bytes(data)
+    handed, stats = scan_file(log, rare=False)
+    assert [t for _, t in handed] == [RARE_ONLY, evicted, text[-1]]
+    assert stats.needles == NEEDLES + small_edges.MIDDLE_NEEDLES
+    # More rare matches than MIDDLE_MATCHES lines: the middle goes without them.
+    monkeypatch.setattr(small_edges, "MIDDLE_MATCHES", 1)
+    capped, _ = scan_file(log, rare=False)
+    assert [t for _, t in capped] == [RARE_ONLY, text[-1]]
+    monkeypatch.setattr(grepfind, "grep_path", lambda: None)
+    without, _ = scan_file(log, rare=False)
+    assert [t for _, t in without] == [RARE_ONLY, text[-1]]

@@ -1021,3 +1021,23 @@ def test_scheduler_and_cloud_words_are_evidence(
 def test_a_dataset_without_what_the_code_asks_is_data(kb: Knowledge, line: str) -> None:
     hit = kb.match(anatomy(line).body)
     assert hit is not None and hit[0].id == "data.schema"
+
+
+@pytest.mark.parametrize(
+    ("line", "rule_id"),
+    [
+        # TensorFlow's collectives (MultiWorkerMirroredStrategy) aborted by a peer's silence
+        (
+            "2023-05-25 11:10:57.934361: E tensorflow/core/common_runtime/"
+            "base_collective_executor.cc:249] BaseCollectiveExecutor::StartAbort "
+            "DEADLINE_EXCEEDED: Deadline Exceeded",
+            "nccl.watchdog_timeout",
+        ),
+        # NCCL's InfiniBand verbs wrapper, in its old log form
+        ("dgj101:14560:14560 [0] misc/ibvwrap.cu:269 WARN Call to ibv_create_qp failed",
+         "nccl.system_error"),
+    ],
+)  # fmt: skip
+def test_collective_aborts_and_ib_verbs_failures(kb: Knowledge, line: str, rule_id: str) -> None:
+    hit = kb.match(anatomy(line).body)
+    assert hit is not None and hit[0].id == rule_id

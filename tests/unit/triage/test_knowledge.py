@@ -1036,8 +1036,11 @@ def test_a_dataset_without_what_the_code_asks_is_data(kb: Knowledge, line: str) 
         # NCCL's InfiniBand verbs wrapper, in its old log form
         ("dgj101:14560:14560 [0] misc/ibvwrap.cu:269 WARN Call to ibv_create_qp failed",
          "nccl.system_error"),
+        # TensorFlow's JPEG decoder on a corrupt image
+        ("tensorflow.python.framework.errors_impl.InvalidArgumentError: Invalid JPEG data or "
+         "crop window, data size 148054", "data.jpeg"),
     ],
 )  # fmt: skip
-def test_collective_aborts_and_ib_verbs_failures(kb: Knowledge, line: str, rule_id: str) -> None:
+def test_documented_messages_of_tf_and_nccl(kb: Knowledge, line: str, rule_id: str) -> None:
     hit = kb.match(anatomy(line).body)
     assert hit is not None and hit[0].id == rule_id

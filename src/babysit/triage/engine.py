@@ -106,6 +106,15 @@ DATA_IN_WORKER = _data_rule(
     "dataset skip or report bad samples, then start again: a restart meets the same sample.",
     0.7,
 )
+DATA_IN_WORKER_CUT = _data_rule(
+    "data.worker_exception",
+    "A DataLoader worker failed on a sample (its own traceback is not in the log, only torch's "
+    "'Caught ... in DataLoader worker process N'): the dataset code raised a generic error "
+    "while reading or preparing a sample.",
+    "Find the worker's own traceback (run with num_workers=0 to see it in the main process), "
+    "fix the data or the dataset code, then start again: a restart meets the same sample.",
+    0.5,
+)
 
 
 @dataclass(frozen=True)
@@ -467,7 +476,8 @@ class Engine:
     def finish(self) -> None:
         """The input ended: a traceback cut before its exception line (a truncated log) is read
         from its last lines, which often name the error (`raise ReadError("unexpected end of
-        data")`). A wrapper whose worker's error never came is kept as it is."""
+        data")`). A wrapper whose worker's error never came stands for it: a generic exception
+        there is about a sample (DATA_IN_WORKER_CUT), a known one keeps its rule."""
         for (file, rank), tb in list(self._tb.items()):
             del self._tb[(file, rank)]
             for number, body in reversed(tb.lines[-3:]):
@@ -484,6 +494,10 @@ class Engine:
                 break
         for key, args in list(self._wrapper.items()):
             del self._wrapper[key]
+            if args[0].id in _GENERIC_IDS:
+                # A generic exception in a worker, its own traceback cut from the log: raised
+                # while a sample was read or prepared, as DATA_IN_WORKER says of a whole one.
+                args = (DATA_IN_WORKER_CUT, *args[1:])
             self._add(*args)
 
     def _add(

@@ -32,7 +32,7 @@ Engines are a stage: they import records and errors only, never another stage.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
@@ -93,6 +93,10 @@ class Engine(Protocol):
 
     def host_of_rank(self, handle: Handle, rank: int) -> str | None:
         """The node a rank ran on, where the engine knows it."""
+        ...
+
+    def rank_hosts(self, handle: Handle, ranks: Collection[int]) -> dict[int, str]:
+        """host_of_rank for many ranks at once (the ones it knows)."""
         ...
 
     def drain(self, node: str, reason: str) -> str:
@@ -156,6 +160,9 @@ class NoExtras:
 
     def host_of_rank(self, handle: Handle, rank: int) -> str | None:
         return None
+
+    def rank_hosts(self, handle: Handle, ranks: Collection[int]) -> dict[int, str]:
+        return {}
 
     def drain(self, node: str, reason: str) -> str:
         return f"not draining {node}: no scheduler to drain it in"

@@ -40,7 +40,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -169,18 +169,28 @@ class _SlurmBase(LocalEngine):
     def host_of_rank(self, handle: Handle, rank: int) -> str | None:
         """The node rank `rank` ran on: srun's own report of its tasks; else block
         distribution of one task per node (srun's default) over the attempt's nodes."""
+        return self.rank_hosts(handle, [rank]).get(rank)
+
+    def rank_hosts(self, handle: Handle, ranks: Collection[int]) -> dict[int, str]:
+        """host_of_rank for many ranks, from one read of the attempt's output (the straggler
+        detector's map, refreshed while the attempt runs)."""
         text = "".join(_tail(handle.attempt_dir / n) for n in ("stderr.log", "stdout.log"))
-        if handle.attempt_dir in self.torchrun_attempts:
-            # `srun torchrun`: a rank is a worker of one task (one torchrun agent per node).
-            task = rank_tasks(text).get(rank)
-            if task is None:
-                return None  # no line of that rank: better no node than the wrong one
-            rank = task
-        found = task_hosts(text).get(rank)
-        if found is not None:
-            return found
+        # `srun torchrun`: a rank is a worker of one task (one torchrun agent per node); a rank
+        # without a line of its own gets no node: better none than the wrong one.
+        tasks = rank_tasks(text) if handle.attempt_dir in self.torchrun_attempts else None
+        reported = task_hosts(text)
         nodes = self.nodes_of(handle)
-        return nodes[rank] if 0 <= rank < len(nodes) and self._one_task_per_node else None
+        out: dict[int, str] = {}
+        for rank in ranks:
+            task = rank if tasks is None else tasks.get(rank)
+            if task is None:
+                continue
+            found = reported.get(task)
+            if found is None and 0 <= task < len(nodes) and self._one_task_per_node:
+                found = nodes[task]
+            if found is not None:
+                out[rank] = found
+        return out
 
     _one_task_per_node = True
 

@@ -66,6 +66,7 @@ from babysit.supervise.telemetry import Telemetry
 PROGRESS_FLUSH_S = 2.0  # how often the last step, log offsets and metrics are committed
 PULSE_S = 1.0  # how often the checkpoint directory is looked at for writes
 SAVED_SCAN_S = 2.0  # during an announced save: how often to look for the finished checkpoint
+RANK_HOSTS_S = 10.0  # how often a multi-node engine's rank -> node map is refreshed
 SAVED_SLACK_S = 2.0  # a finished save's file may predate the read of its announcement by this
 TENSORBOARD_S = 2.0  # how often the TensorBoard event files are read
 LOW_DISK_BYTES = 1 << 30
@@ -99,6 +100,7 @@ class Live:
     flushed_at: float = 0.0
     pulsed_at: float = 0.0
     saved_scan_at: float = 0.0  # the next look for a finished save (monotonic)
+    mapped_at: float = 0.0  # the next refresh of the ranks' nodes (monotonic)
     metrics_flushed: int = -1  # pipeline.metric_records at the last metrics sample
     hang: Incident | None = None  # set when the hang detector fired
     rollback: Decision | None = None  # a NaN or unsettled spike: end it, roll back (or page)
@@ -459,6 +461,27 @@ class Attempts:
         if fresh and all(c.complete for c in fresh):
             live.pipeline.activity(Activity("checkpoint_saved", seams.wall()))
 
+    def _map_ranks(self, live: Live) -> None:
+        """A multi-node engine's rank -> node map for the straggler detector (Slurm learns it
+        from srun's lines as they come), refreshed every RANK_HOSTS_S while ranks lack one;
+        a re-attached attempt's too."""
+        det = live.pipeline.straggler
+        seams = self.ctx.seams
+        if det is None or not self.ctx.engine.remote or seams.monotonic() < live.mapped_at:
+            return
+        live.mapped_at = seams.monotonic() + RANK_HOSTS_S
+        unmapped = [r for r in det.ranks if r not in det.hosts]
+        if not unmapped:
+            return
+        try:
+            found = self.ctx.engine.rank_hosts(live.handle, unmapped)
+        except Exception as exc:  # a map is a nicety: never in the way of the supervision
+            self.ctx.say(Level.WARN, f"could not map ranks to nodes ({exc}); stragglers unnamed")
+            live.mapped_at = float("inf")
+            return
+        if found:
+            live.pipeline.set_hosts({**det.hosts, **found}, det.host)
+
     def _poll_tensorboard(self, live: Live) -> None:
         seams = self.ctx.seams
         if self.tensorboard is None or seams.monotonic() - self._tensorboard_at < TENSORBOARD_S:
@@ -481,6 +504,7 @@ class Attempts:
             if ctx.stop_signals:
                 return None
             self._pulse(live)
+            self._map_ranks(live)
             self._poll_tensorboard(live)
             for inc in self.telemetry.poll(live.number):
                 self.incident(live, inc)

@@ -85,6 +85,10 @@ def test_prepare_and_a_blamed_rank_finds_its_node(tmp_path: Path) -> None:
     assert engine.host_of_rank(handle, 1) == "node3"
     assert engine.host_of_rank(handle, 3) == "node1"  # task 0: the step's first node
     assert engine.host_of_rank(handle, 7) is None  # no line of rank 7: no node, not a guess
+    # Many at once, from one read (the straggler detector's map): the ones it knows.
+    assert engine.rank_hosts(handle, [0, 1, 2, 3, 7]) == {
+        0: "node3", 1: "node3", 2: "node1", 3: "node1"
+    }
 
 
 def test_a_users_own_prefix_is_kept_and_ranks_are_not_guessed(tmp_path: Path) -> None:

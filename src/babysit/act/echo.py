@@ -8,6 +8,13 @@ A thread does the writing; the supervisor only queues bytes. When the terminal (
 nobody reads) falls behind by more than `max_bytes`, new output is dropped for the terminal
 only, and counted: the log files have everything. A terminal that goes away (EPIO, EPIPE)
 ends the echo; supervision goes on.
+
+    echo = Echo(sys.stdout.buffer, lock=terminal_lock)   # shared with the status line
+    with terminal_lock: ok = echo.clean                   # not inside an escape or a character
+
+With a status line on the same terminal, each write is made under the shared lock, and
+`clean` tells whether the bytes written so far end inside an escape sequence or a UTF-8
+character (an output chunk may end anywhere): the line is drawn only between whole ones.
 """
 
 from __future__ import annotations
@@ -17,10 +24,48 @@ import threading
 from collections import deque
 from typing import IO
 
+TAIL_BYTES = 256  # the end of what was written, kept to tell whether it ends mid-sequence
+
+
+def ends_mid_sequence(tail: bytes) -> bool:
+    """Whether `tail` (the last bytes written) ends inside an escape sequence (CSI: `ESC [`
+    up to a final byte 0x40-0x7e; OSC: `ESC ]` up to BEL or `ESC \\`; others: ESC and one
+    byte) or inside a UTF-8 character."""
+    esc = tail.rfind(b"\x1b")
+    if esc >= 0:
+        seq = tail[esc + 1 :]
+        if not seq:
+            return True
+        if seq[:1] == b"[" and not any(0x40 <= b <= 0x7E for b in seq[1:]):
+            return True
+        if seq[:1] == b"]" and b"\x07" not in seq:
+            return True
+    i, follow = len(tail) - 1, 0
+    while i >= 0 and follow < 3 and tail[i] & 0xC0 == 0x80:
+        i, follow = i - 1, follow + 1
+    if i < 0:
+        return follow > 0
+    lead = tail[i]
+    need = 1
+    if lead >> 5 == 0b110:
+        need = 2
+    elif lead >> 4 == 0b1110:
+        need = 3
+    elif lead >> 3 == 0b11110:
+        need = 4
+    return follow + 1 < need
+
 
 class Echo:
-    def __init__(self, target: IO[bytes] | None, max_bytes: int = 16 << 20) -> None:
+    def __init__(
+        self,
+        target: IO[bytes] | None,
+        max_bytes: int = 16 << 20,
+        lock: threading.Lock | None = None,
+    ) -> None:
         self.target = target
+        self.lock = lock  # shared with whatever else writes to the terminal (the status line)
+        self._tail = b""
         self.max_bytes = max_bytes
         self.dropped = 0
         self.dead = target is None
@@ -55,14 +100,22 @@ class Echo:
                 data = self._queue.popleft()
                 self._queued -= len(data)
             try:
-                self.target.write(data)
-                self.target.flush()
+                with self.lock if self.lock is not None else contextlib.nullcontext():
+                    self.target.write(data)
+                    self.target.flush()
+                    self._tail = (self._tail + data[-TAIL_BYTES:])[-TAIL_BYTES:]
             except (OSError, ValueError):
                 self.dead = True  # the terminal went away: stop echoing, keep supervising
                 with self._cond:
                     self._queue.clear()
                     self._queued = 0
                 return
+
+    @property
+    def clean(self) -> bool:
+        """What was written so far ends between escape sequences and characters (read it
+        under the shared lock)."""
+        return not ends_mid_sequence(self._tail)
 
     def close(self, timeout_s: float = 2.0) -> None:
         with self._cond:

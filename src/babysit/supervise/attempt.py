@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -86,6 +87,8 @@ class StatusSink(Protocol):
     def incident(self, attempt: int, kind: str, message: str, step: int | None = None) -> None: ...
 
     def output(self, data: bytes) -> None: ...
+
+    def share_terminal(self, lock: threading.Lock, clean: Callable[[], bool]) -> None: ...
 
 
 @dataclass
@@ -165,8 +168,17 @@ class Attempts:
             self.tensorboard = TensorBoardSource(path)
 
     def open_echo(self) -> None:
+        """The echo of the run's output; with a status line, writes to the terminal share
+        one lock with it (views/console.py), and it draws only between whole sequences."""
         seams = self.ctx.seams
-        self.echo = {"stdout": Echo(seams.stdout), "stderr": Echo(seams.stderr)}
+        lock = threading.Lock() if self.status is not None else None
+        self.echo = {
+            "stdout": Echo(seams.stdout, lock=lock),
+            "stderr": Echo(seams.stderr, lock=lock),
+        }
+        if self.status is not None and lock is not None:
+            echoes = list(self.echo.values())
+            self.status.share_terminal(lock, lambda: all(e.clean for e in echoes))
 
     def close_echo(self) -> None:
         for echo in self.echo.values():

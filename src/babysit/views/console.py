@@ -121,6 +121,16 @@ class LiveStatus:
         self._told_at: float | None = None  # plain mode: when the last line was said
         self._told_attempt: int | None = None
         self._console: Console | None = None
+        # Shared with the echo of the run's output (share_terminal): the line is drawn under
+        # it, and only when the output written so far ends between escape sequences.
+        self._terminal: threading.Lock | None = None
+        self._clean: Callable[[], bool] = lambda: True
+
+    def share_terminal(self, lock: threading.Lock, clean: Callable[[], bool]) -> None:
+        """Draw under `lock` (held by the echo of the run's output while it writes), and
+        only while clean() (its bytes so far end between escape sequences and characters):
+        a line drawn inside a split escape sequence garbles both."""
+        self._terminal, self._clean = lock, clean
 
     @classmethod
     def open(
@@ -193,8 +203,16 @@ class LiveStatus:
         if self._region is not None:
             rows = self._region[0]
             self._region = None
-            with contextlib.suppress(OSError):
-                self._write(f"{_SAVE}{_FULL_REGION}\x1b[{rows};1H\x1b[2K{_RESTORE}")
+            # Not after a write of the echo stuck on a terminal that does not read.
+            lock = self._terminal
+            if lock is not None and not lock.acquire(timeout=timeout_s):
+                return
+            try:
+                with contextlib.suppress(OSError):
+                    self._write(f"{_SAVE}{_FULL_REGION}\x1b[{rows};1H\x1b[2K{_RESTORE}")
+            finally:
+                if lock is not None:
+                    lock.release()
 
     def _run(self) -> None:
         last_second = -1
@@ -207,11 +225,14 @@ class LiveStatus:
                     state = self.tracker.state(now)
                 # The ages in the line move each second: redraw then, or when the words change.
                 second = int(now)
-                line = self._render(state)
-                if line is None or (line == self._drawn and second == last_second):
-                    continue
-                last_second = second
-                self._draw(line)
+                with self._terminal if self._terminal is not None else contextlib.nullcontext():
+                    if not self._clean():
+                        continue  # the output stops inside an escape sequence: next time
+                    line = self._render(state)
+                    if line is None or (line == self._drawn and second == last_second):
+                        continue
+                    last_second = second
+                    self._draw(line)
             except OSError:
                 self.mode = "off"  # the terminal went away: nothing to draw on, nobody to tell
                 return

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator
 
 import pytest
 
+from babysit.act.echo import Echo, ends_mid_sequence
 from babysit.records import Level
 from babysit.views.console import LiveStatus, status_mode
 from babysit.views.statusline import StatusState, StatusTracker, status_parts, status_text
@@ -235,3 +237,56 @@ def test_off_mode_does_nothing() -> None:
     status.output(b"1/10 [00:01<")
     status.close()
     assert status.tracker.attempt is None
+
+
+def test_the_line_waits_while_the_output_stops_inside_an_escape_sequence(
+    pipe: tuple[int, int],
+) -> None:
+    # Regression (left alone last session): the echo of the run's output and the drawing
+    # thread wrote to the terminal unsynchronised, so a line could land inside a colour code
+    # split across two output chunks. Now both write under one lock, and the line is drawn
+    # only where the output written so far ends between sequences.
+    r, w = pipe
+    target = os.fdopen(os.dup(w), "wb", buffering=0)
+    echo = Echo(target, lock=threading.Lock())
+    assert echo.lock is not None
+    status = LiveStatus("live", fd=w, size=lambda: (24, 80), hz=50.0)
+    status.share_terminal(echo.lock, lambda: echo.clean)
+    echo.write(b"iter 7: \x1b[3")  # a colour code cut by the chunk boundary
+    read_until(r, lambda s: s.endswith("\x1b[3"))
+    status.start()
+    status.progress(1, 7, {"loss": 2.5})
+    # Held back: nothing is drawn while the output ends mid-sequence (10 frames at 50 Hz).
+    deadline = time.monotonic() + 0.2
+    held = ""
+    while time.monotonic() < deadline:
+        try:
+            held += os.read(r, 65536).decode()
+        except BlockingIOError:
+            time.sleep(0.01)
+    assert "attempt 1" not in held
+    echo.write(b"1mred\x1b[0m\n")  # the rest of the sequence: now the line may come
+    out = read_until(r, lambda s: "attempt 1" in s)
+    assert out.index("1mred") < out.index("attempt 1")
+    status.close()
+    echo.close()
+    target.close()
+
+
+@pytest.mark.parametrize(
+    ("tail", "mid"),
+    [
+        (b"plain", False),
+        (b"a\x1b", True),
+        (b"a\x1b[31", True),
+        (b"a\x1b[31m", False),
+        (b"\x1b]8;;https://x.org", True),  # a hyperlink's OSC, its BEL to come
+        (b"\x1b]8;;https://x.org\x07link", False),
+        (b"caf\xc3", True),  # half of a UTF-8 character
+        (b"caf\xc3\xa9", False),
+        (b"\xe2\x82", True),
+        (b"\xe2\x82\xac", False),
+    ],
+)
+def test_ends_mid_sequence(tail: bytes, mid: bool) -> None:
+    assert ends_mid_sequence(tail) is mid

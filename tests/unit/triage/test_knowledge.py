@@ -1036,6 +1036,9 @@ def test_a_dataset_without_what_the_code_asks_is_data(kb: Knowledge, line: str) 
         # NCCL's InfiniBand verbs wrapper, in its old log form
         ("dgj101:14560:14560 [0] misc/ibvwrap.cu:269 WARN Call to ibv_create_qp failed",
          "nccl.system_error"),
+        # torch's elastic agent told to stop (newer torch names the signal)
+        ("W0828 22:53:47.001000 139822188226368 torch/distributed/elastic/agent/server/api.py:688]"
+         " Received Signals.SIGHUP death signal, shutting down workers", "sched.death_signal"),
         # TensorFlow's JPEG decoder on a corrupt image
         ("tensorflow.python.framework.errors_impl.InvalidArgumentError: Invalid JPEG data or "
          "crop window, data size 148054", "data.jpeg"),

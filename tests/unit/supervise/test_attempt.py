@@ -222,3 +222,31 @@ def test_two_operator_signals_before_babysit_passes_the_first_on_kill_at_once(
     assert r.run() == ExitCode.STOPPED, r.said.text
     assert r.engine.kills == [1]
     assert r.engine.attempts[0].ended_at == pytest.approx(3.0, abs=0.5)  # not 600 s later
+
+
+# -- stragglers: ranks named with their nodes -------------------------------------------------
+
+
+def test_a_multi_node_engines_rank_map_reaches_the_straggler_detector(tmp_path: Path) -> None:
+    # Last session's gap: under Slurm the straggler detector had no rank -> node map (only a
+    # one-node job named its host). A remote engine's map is asked for while the attempt runs.
+    lines = [
+        (0.1 + 0.5 * n, f"[rank{r}]:iter {n}: loss 2.50, time 5.00ms")
+        for n in range(60)
+        for r in (0, 1)
+    ]
+    r = Run(tmp_path, [Script(stdout=lines, ends_at=31.0)])
+    asked: list[list[int]] = []
+
+    def rank_hosts(handle: object, ranks: list[int]) -> dict[int, str]:
+        asked.append(sorted(ranks))
+        return {rank: f"node{rank + 1}" for rank in ranks}
+
+    r.engine.remote = True  # type: ignore[misc]
+    r.engine.rank_hosts = rank_hosts  # type: ignore[method-assign,assignment]
+    assert r.run() == ExitCode.OK, r.said.text
+    detector = r.sup.attempts.pipeline.straggler
+    assert detector is not None
+    assert dict(detector.hosts) == {0: "node1", 1: "node2"}
+    assert asked and asked[0] == [0, 1]  # asked once they were seen, not again once mapped
+    assert len(asked) == 1

@@ -1039,6 +1039,13 @@ def test_a_dataset_without_what_the_code_asks_is_data(kb: Knowledge, line: str) 
         # torch's elastic agent told to stop (newer torch names the signal)
         ("W0828 22:53:47.001000 139822188226368 torch/distributed/elastic/agent/server/api.py:688]"
          " Received Signals.SIGHUP death signal, shutting down workers", "sched.death_signal"),
+        # DeepSpeed's fp16 scaler reaching its floor (a run of OVERFLOW lines ends there)
+        ("[2023-11-13 16:59:54,783] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] "
+         "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 2, reducing to 1",
+         "numerical.loss_scale"),
+        # torchrun's root-cause record without its Failures: header
+        ("[0]: time : 2024-05-01_10:00:00 host : gpu-3 rank : 0 (local_rank: 0) exitcode : 1 "
+         "(pid: 4242) error_file: <N/A>", "launcher.child_failed"),
         # TensorFlow's JPEG decoder on a corrupt image
         ("tensorflow.python.framework.errors_impl.InvalidArgumentError: Invalid JPEG data or "
          "crop window, data size 148054", "data.jpeg"),

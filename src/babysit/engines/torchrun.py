@@ -101,7 +101,6 @@ class _Attempt:
     looked: float = 0.0  # monotonic time of the last look at the workers
 
 
-
 def errors_as_log(attempt_dir: Path, errors: Sequence[RankError]) -> list[Path]:
     """The workers' errors written out as log text (`torchrun-errors.log` in the attempt's
     directory) for triage to read beside the attempt's own output; [] when there are none (a
@@ -115,6 +114,7 @@ def errors_as_log(attempt_dir: Path, errors: Sequence[RankError]) -> list[Path]:
     except OSError:
         return []
     return [path]
+
 
 class TorchrunEngine(LocalEngine):
     name = "torchrun"

@@ -208,9 +208,7 @@ def decide(
     if storm is not None:
         return Decision(DecisionKind.GIVE_UP_BUDGET, f"{storm}; last: {what}")
     if checkpoints:
-        stuck = _no_checkpoint_progress(
-            history, policy, newest_checkpoint_step, node_ban_pending
-        )
+        stuck = _no_checkpoint_progress(history, policy, newest_checkpoint_step, node_ban_pending)
         if stuck is not None:
             return Decision(DecisionKind.GIVE_UP_BUDGET, f"{stuck}; last: {what}")
     n = failures_in_a_row(history, policy.reset_after_s)

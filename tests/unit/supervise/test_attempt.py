@@ -250,3 +250,42 @@ def test_a_multi_node_engines_rank_map_reaches_the_straggler_detector(tmp_path: 
     assert dict(detector.hosts) == {0: "node1", 1: "node2"}
     assert asked and asked[0] == [0, 1]  # asked once they were seen, not again once mapped
     assert len(asked) == 1
+
+
+def test_a_hang_right_after_a_directory_save_is_flagged_on_the_cadence(tmp_path: Path) -> None:
+    # The HF Trainer's way: "Saving model checkpoint to out/checkpoint-10", its files written
+    # one by one, trainer_state.json last (what makes the directory complete). Then silence.
+    # The save is seen finished once the directory is complete and quiet: the hang is flagged
+    # on the run's cadence, not after the 30-minute pause allowance.
+    stdout = [*steps(1, 10, every_s=1.0), (9.2, "Saving model checkpoint to out/checkpoint-10")]
+    files = [
+        (9.5, "out/checkpoint-10/optimizer.bin"),
+        (10.5, "out/checkpoint-10/trainer_state.json"),
+    ]
+    hung = Script(stdout, files=files, ends_at=None)
+    cfg = {**HANG, "checkpoint.glob": "out/checkpoint-*", "checkpoint.settle_s": 0}
+    r = Run(tmp_path, [hung, Script(steps(11, 15), ends_at=1)], **cfg)
+    assert r.run() == ExitCode.OK, r.said.text
+    first, _ = r.attempts()
+    assert (first["outcome"], first["category"]) == ("killed", "hang")
+    killed_at = r.engine.attempts[0].ended_at
+    assert killed_at is not None and killed_at < 30.0, killed_at  # not 30 minutes on
+
+
+def test_a_directory_save_still_being_written_keeps_its_allowance(tmp_path: Path) -> None:
+    # The same save stalled for 40 s (a slow filesystem) before trainer_state.json: the
+    # directory is not complete, so the pause allowance holds; training goes on, no hang.
+    stdout = [
+        *steps(1, 10, every_s=1.0),
+        (9.2, "Saving model checkpoint to out/checkpoint-10"),
+        *steps(11, 15, every_s=1.0, start_s=50.6),
+    ]
+    files = [
+        (9.5, "out/checkpoint-10/optimizer.bin"),
+        (50.5, "out/checkpoint-10/trainer_state.json"),
+    ]
+    cfg = {**HANG, "checkpoint.glob": "out/checkpoint-*", "checkpoint.settle_s": 0}
+    r = Run(tmp_path, [Script(stdout, files=files, ends_at=56)], **cfg)
+    assert r.run() == ExitCode.OK, r.said.text
+    assert r.engine.signals == []
+    assert [a["outcome"] for a in r.attempts()] == ["succeeded"]

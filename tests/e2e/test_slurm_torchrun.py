@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from babysit.store import Store
-from tests.conftest import fixture, free_port, wait_for
+from tests.conftest import fixture, free_port, run_babysit, wait_for
 from tests.slurmlab import SlurmLab
 
 pytestmark = pytest.mark.e2e
@@ -82,4 +82,38 @@ def test_a_rank_on_node2_dies_node2_is_banned_and_left_out(
     assert not list(ranks.glob("rank-*-attempt-2.txt")) or all(
         "node2" not in p.read_text() for p in ranks.glob("rank-*-attempt-2.txt")
     )
+    assert len(list(ranks.glob("rank-*-attempt-2.txt"))) == 4
+
+
+def test_from_a_login_node_torchrun_runs_as_a_job_per_attempt_and_bans_reach_exclude(
+    slurm: SlurmLab, workdir: Path
+) -> None:
+    """`babysit run --launcher slurm --nodes 2 -- torchrun ...` from a login node (last
+    session's gap): the job runs `srun torchrun` (one agent a node), rewritten as inside an
+    allocation; the rank on node2 dies, node2 is banned, and the next job leaves it out."""
+    home, ranks = workdir / "h", workdir / "ranks"
+    ranks.mkdir()
+    cfg = workdir / "b.toml"
+    cfg.write_text(CONFIG)
+    res = run_babysit(
+        "run", "--home", str(home), "-q", "--config", str(cfg), "--name", "st", "--launcher",
+        "slurm", "--nodes", "2", "--", TORCHRUN, "--nnodes", "2", "--nproc-per-node", "2",
+        "--rdzv-backend", "c10d", "--rdzv-endpoint", f"localhost:{free_port()}",
+        "--max-restarts", "3", WORKER, "--fail-node", "node2", "--out", str(ranks),
+        cwd=workdir, timeout=240,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr[-3000:]
+    first = _attempts(home)[0]
+    script = (home / "runs" / "st" / "attempt-0001" / "job.sbatch").read_text()
+    assert script.split("\n")[1].startswith("exec srun --label ") and "--max-restarts 0" in script
+    (dead,) = [
+        int(p.name.split("-")[1])
+        for p in ranks.glob("rank-*-attempt-1.txt")
+        if "local 1 on node2" in p.read_text()
+    ]
+    assert f"rank {dead}" in (first["summary"] or ""), first["summary"]
+    assert "banned node node2" in res.stderr, res.stderr[-3000:]
+    job2 = (home / "runs" / "st" / "attempt-0002" / "slurm.json").read_text()
+    assert '"node2"' in job2.split('"exclude"')[1].split("]")[0], job2
+    assert all("node2" not in p.read_text() for p in ranks.glob("rank-*-attempt-2.txt"))
     assert len(list(ranks.glob("rank-*-attempt-2.txt"))) == 4

@@ -73,6 +73,7 @@ from babysit.engines.srun import (
     task_hosts,
 )
 from babysit.engines.torchrun import LOG_SUBDIR, MAX_RESTARTS_NOTE, errors_as_log
+from babysit.engines.torchrun_args import is_torchrun
 from babysit.engines.torchrun_errors import found_error_files, read_error_file
 from babysit.errors import LaunchError, NodesExhausted
 from babysit.records import ExitCode, ExitStatus
@@ -134,6 +135,26 @@ def on_nodes(
         return list(pool.map(one, nodes))
 
 
+HEAD_PLACEHOLDER = "{head}"  # the job's first node, known only once the job runs
+
+
+def job_script(step: Sequence[str]) -> str:
+    """The batch script of a job per attempt: the step, each word quoted, with `{head}` (the
+    job's first node, for torchrun's --rdzv-endpoint) filled in by the shell from Slurm's own
+    node list; nothing else of the words reaches the shell as code."""
+    words = []
+    for word in step:
+        parts = word.split(HEAD_PLACEHOLDER)
+        if len(parts) == 1:
+            words.append(shlex.quote(word))
+        else:
+            words.append('"$BABYSIT_HEAD"'.join(shlex.quote(p) if p else "" for p in parts))
+    head = ""
+    if any(HEAD_PLACEHOLDER in w for w in step):
+        head = 'BABYSIT_HEAD=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)\n'
+    return f"#!/bin/bash\n{head}exec {' '.join(words)}\n"
+
+
 class _SlurmBase(LocalEngine):
     """What the three share: bans into --exclude, ranks to nodes, per-node commands."""
 
@@ -162,6 +183,24 @@ class _SlurmBase(LocalEngine):
         logs = handle.attempt_dir / LOG_SUBDIR
         found = [read_error_file(p) for p in found_error_files(logs)]
         return errors_as_log(handle.attempt_dir, [e for e in found if e is not None])
+
+    def prepare(self, spec: LaunchSpec) -> tuple[LaunchSpec, list[str]]:
+        """`srun ... torchrun ...` as babysit runs it (srun.srun_torchrun), and what to tell the
+        operator once; other commands as given."""
+        found = srun_torchrun(spec.argv, spec.env, spec.attempt_dir / LOG_SUBDIR)
+        if found is None:
+            return spec, []
+        argv, env, plan = found
+        if env[TORCHRUN_PREFIX_VAR] == TORCHRUN_PREFIX:  # a prefix of the user's: no ranks
+            self.torchrun_attempts.add(spec.attempt_dir)
+        notes = []
+        if plan.user_max_restarts:
+            notes.append(MAX_RESTARTS_NOTE.format(n=plan.user_max_restarts))
+        if plan.added_logs:
+            notes.append(SRUN_LOGS_NOTE.format(sub=LOG_SUBDIR))
+        fresh = [n for n in notes if n not in self._told]
+        self._told.update(fresh)
+        return replace(spec, argv=argv, env=env), fresh
 
     def nodes_of(self, handle: Handle) -> list[str]:
         return self.attempt_nodes.get(handle.attempt_dir, [])
@@ -288,24 +327,6 @@ class SlurmStepEngine(_SlurmBase):
         argv = srun_argv(spec.argv, out)
         return replace(spec, argv=argv, exclude=tuple(out))
 
-    def prepare(self, spec: LaunchSpec) -> tuple[LaunchSpec, list[str]]:
-        """`srun ... torchrun ...` as babysit runs it (srun.srun_torchrun), and what to tell the
-        operator once; other commands as given."""
-        found = srun_torchrun(spec.argv, spec.env, spec.attempt_dir / LOG_SUBDIR)
-        if found is None:
-            return spec, []
-        argv, env, plan = found
-        if env[TORCHRUN_PREFIX_VAR] == TORCHRUN_PREFIX:  # a prefix of the user's: no ranks
-            self.torchrun_attempts.add(spec.attempt_dir)
-        notes = []
-        if plan.user_max_restarts:
-            notes.append(MAX_RESTARTS_NOTE.format(n=plan.user_max_restarts))
-        if plan.added_logs:
-            notes.append(SRUN_LOGS_NOTE.format(sub=LOG_SUBDIR))
-        fresh = [n for n in notes if n not in self._told]
-        self._told.update(fresh)
-        return replace(spec, argv=argv, env=env), fresh
-
     def preflight_nodes(self, argv: Sequence[str], timeout_s: float) -> list[NodeResult]:
         """argv on every node of the allocation not banned yet (preflight, supervise/nodes.py)."""
         nodes = [h for h in self.alloc if h not in set(self.banned)]
@@ -401,6 +422,15 @@ class SlurmJobEngine(_SlurmBase):
     def preflight_nodes(self, argv: Sequence[str], timeout_s: float) -> list[NodeResult] | None:
         """A job per attempt: no node is known before the job runs (not this login node)."""
         return []
+
+    def prepare(self, spec: LaunchSpec) -> tuple[LaunchSpec, list[str]]:
+        """`torchrun ...` (or `srun ... torchrun ...`) from a login node: the job runs it
+        under srun, one torchrun agent per node (srun's default of one task a node), rewritten
+        as inside an allocation (_SlurmBase.prepare). Other commands as given."""
+        argv = spec.argv
+        if not is_srun(argv) and is_torchrun(argv):
+            spec = replace(spec, argv=["srun", *argv])
+        return super().prepare(spec)
 
     def __init__(
         self, request: SlurmRequest, ctl: SlurmCtl | None = None, host: str | None = None
@@ -502,7 +532,7 @@ class SlurmJobEngine(_SlurmBase):
         step = srun_argv(argv, ())
         self._one_task_per_node = not has_flag(srun_options(step[1:]), TASK_FLAGS)
         path = spec.attempt_dir / "job.sbatch"
-        path.write_text(f"#!/bin/bash\nexec {shlex.join(step)}\n", encoding="utf-8")
+        path.write_text(job_script(step), encoding="utf-8")
         path.chmod(0o755)
         return path
 

@@ -200,3 +200,20 @@ def test_follower_passes_a_stop_on_and_cancels_after_the_grace(tmp_path: Path) -
     cancels = [c for c in fake.calls if c[0] == "scancel"]
     assert cancels[0] == ["scancel", "--signal=TERM", "--full", "7"]
     assert ["scancel", "--full", "7"] in cancels
+
+
+def test_the_job_script_fills_head_from_slurm_and_quotes_every_word() -> None:
+    # A job per attempt: torchrun's rendezvous endpoint is the job's first node, known only
+    # once the job runs; `{head}` is filled in by the shell from Slurm's node list.
+    from babysit.engines.slurm import job_script
+
+    script = job_script(
+        ["srun", "--label", "torchrun", "--rdzv-endpoint", "{head}:29500", "a b.py", "$(boom)"]
+    )
+    lines = script.splitlines()
+    assert lines[0] == "#!/bin/bash"
+    assert lines[1] == 'BABYSIT_HEAD=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)'
+    assert lines[2] == (
+        "exec srun --label torchrun --rdzv-endpoint \"$BABYSIT_HEAD\":29500 'a b.py' '$(boom)'"
+    )
+    assert job_script(["srun", "python", "t.py"]) == "#!/bin/bash\nexec srun python t.py\n"

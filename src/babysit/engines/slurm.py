@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shlex
 import signal
 import sys
 import threading
@@ -65,6 +64,7 @@ from babysit.engines.srun import (
     flag_value,
     has_flag,
     is_srun,
+    job_script,
     min_nodes,
     rank_tasks,
     srun_argv,
@@ -72,7 +72,7 @@ from babysit.engines.srun import (
     srun_torchrun,
     task_hosts,
 )
-from babysit.engines.torchrun import LOG_SUBDIR, MAX_RESTARTS_NOTE, errors_as_log
+from babysit.engines.torchrun import LOG_SUBDIR, errors_as_log, notes_once
 from babysit.engines.torchrun_args import is_torchrun
 from babysit.engines.torchrun_errors import found_error_files, read_error_file
 from babysit.errors import LaunchError, NodesExhausted
@@ -135,26 +135,6 @@ def on_nodes(
         return list(pool.map(one, nodes))
 
 
-HEAD_PLACEHOLDER = "{head}"  # the job's first node, known only once the job runs
-
-
-def job_script(step: Sequence[str]) -> str:
-    """The batch script of a job per attempt: the step, each word quoted, with `{head}` (the
-    job's first node, for torchrun's --rdzv-endpoint) filled in by the shell from Slurm's own
-    node list; nothing else of the words reaches the shell as code."""
-    words = []
-    for word in step:
-        parts = word.split(HEAD_PLACEHOLDER)
-        if len(parts) == 1:
-            words.append(shlex.quote(word))
-        else:
-            words.append('"$BABYSIT_HEAD"'.join(shlex.quote(p) if p else "" for p in parts))
-    head = ""
-    if any(HEAD_PLACEHOLDER in w for w in step):
-        head = 'BABYSIT_HEAD=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)\n'
-    return f"#!/bin/bash\n{head}exec {' '.join(words)}\n"
-
-
 class _SlurmBase(LocalEngine):
     """What the three share: bans into --exclude, ranks to nodes, per-node commands."""
 
@@ -193,14 +173,7 @@ class _SlurmBase(LocalEngine):
         argv, env, plan = found
         if env[TORCHRUN_PREFIX_VAR] == TORCHRUN_PREFIX:  # a prefix of the user's: no ranks
             self.torchrun_attempts.add(spec.attempt_dir)
-        notes = []
-        if plan.user_max_restarts:
-            notes.append(MAX_RESTARTS_NOTE.format(n=plan.user_max_restarts))
-        if plan.added_logs:
-            notes.append(SRUN_LOGS_NOTE.format(sub=LOG_SUBDIR))
-        fresh = [n for n in notes if n not in self._told]
-        self._told.update(fresh)
-        return replace(spec, argv=argv, env=env), fresh
+        return replace(spec, argv=argv, env=env), notes_once(plan, SRUN_LOGS_NOTE, self._told)
 
     def nodes_of(self, handle: Handle) -> list[str]:
         return self.attempt_nodes.get(handle.attempt_dir, [])

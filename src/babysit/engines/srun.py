@@ -4,6 +4,8 @@
     # -> ["srun", "--exclude=node3", "--label", "-N2", "python", "t.py"]
     task_hosts("srun: error: node2: task 1: Exited with exit code 1")   # -> {1: "node2"}
     rank_tasks("1: [rank3]: step 4")                  # -> {3: 1}: torchrun's rank 3 is task 1
+    job_script(["srun", "--label", "torchrun", "--rdzv-endpoint", "{head}:29500", "t.py"])
+    # -> the batch script of a job per attempt, `{head}` filled in by its shell
 
 Only srun's own options count (those before the program it runs): a trainer's `-l` is not
 srun's `--label`. The user's flags win over babysit's.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -169,3 +172,23 @@ def srun_torchrun(
     out_env = dict(env)
     out_env.setdefault(TORCHRUN_PREFIX_VAR, TORCHRUN_PREFIX)
     return [*argv[:start], *plan.argv], out_env, plan
+
+
+HEAD_PLACEHOLDER = "{head}"  # the job's first node, known only once the job runs
+
+
+def job_script(step: Sequence[str]) -> str:
+    """The batch script of a job per attempt: the step, each word quoted, with `{head}` (the
+    job's first node, for torchrun's --rdzv-endpoint) filled in by the shell from Slurm's own
+    node list; nothing else of the words reaches the shell as code."""
+    words = []
+    for word in step:
+        parts = word.split(HEAD_PLACEHOLDER)
+        if len(parts) == 1:
+            words.append(shlex.quote(word))
+        else:
+            words.append('"$BABYSIT_HEAD"'.join(shlex.quote(p) if p else "" for p in parts))
+    head = ""
+    if any(HEAD_PLACEHOLDER in w for w in step):
+        head = 'BABYSIT_HEAD=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)\n'
+    return f"#!/bin/bash\n{head}exec {' '.join(words)}\n"

@@ -101,6 +101,19 @@ class _Attempt:
     looked: float = 0.0  # monotonic time of the last look at the workers
 
 
+def notes_once(plan: Plan, logs_note: str, told: set[str]) -> list[str]:
+    """What to tell the operator about a torchrun rewrite (the --max-restarts replaced, where
+    the per-rank files go: `logs_note`), each note once per babysit (`told` keeps them)."""
+    notes = []
+    if plan.user_max_restarts:
+        notes.append(MAX_RESTARTS_NOTE.format(n=plan.user_max_restarts))
+    if plan.added_logs:
+        notes.append(logs_note.format(sub=LOG_SUBDIR))
+    fresh = [n for n in notes if n not in told]
+    told.update(fresh)
+    return fresh
+
+
 def errors_as_log(attempt_dir: Path, errors: Sequence[RankError]) -> list[Path]:
     """The workers' errors written out as log text (`torchrun-errors.log` in the attempt's
     directory) for triage to read beside the attempt's own output; [] when there are none (a
@@ -134,14 +147,7 @@ class TorchrunEngine(LocalEngine):
         if spec.attempt_dir not in self._attempts:  # the first plan knows what the user gave
             log_dir = spec.cwd / plan.log_dir if plan.log_dir is not None else None
             self._attempts[spec.attempt_dir] = _Attempt(plan, time.time(), log_dir)
-        notes = []
-        if plan.user_max_restarts:
-            notes.append(MAX_RESTARTS_NOTE.format(n=plan.user_max_restarts))
-        if plan.added_logs:
-            notes.append(LOGS_NOTE.format(sub=LOG_SUBDIR))
-        fresh = [n for n in notes if n not in self._told]
-        self._told.update(fresh)
-        return replace(spec, argv=plan.argv), fresh
+        return replace(spec, argv=plan.argv), notes_once(plan, LOGS_NOTE, self._told)
 
     def launch(self, spec: LaunchSpec) -> Handle:
         spec, _ = self.prepare(spec)  # a no-op when the caller prepared it

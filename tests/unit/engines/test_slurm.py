@@ -205,7 +205,7 @@ def test_follower_passes_a_stop_on_and_cancels_after_the_grace(tmp_path: Path) -
 def test_the_job_script_fills_head_from_slurm_and_quotes_every_word() -> None:
     # A job per attempt: torchrun's rendezvous endpoint is the job's first node, known only
     # once the job runs; `{head}` is filled in by the shell from Slurm's node list.
-    from babysit.engines.slurm import job_script
+    from babysit.engines.srun import job_script
 
     script = job_script(
         ["srun", "--label", "torchrun", "--rdzv-endpoint", "{head}:29500", "a b.py", "$(boom)"]

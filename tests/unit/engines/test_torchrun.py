@@ -18,6 +18,7 @@ from babysit.engines import (
     TorchrunEngine,
     engine_for,
 )
+from babysit.engines.process import Handle
 from babysit.engines.torchrun import ERRORS_FILE, LOG_SUBDIR, worker_of
 
 # An "agent" that starts two "workers" with torchrun's variables (global ranks 4 and 5 on local
@@ -77,7 +78,10 @@ def test_engines_without_prepare_run_the_spec_as_it_is(tmp_path: Path) -> None:
     spec = _spec(tmp_path, ["torchrun", "--max-restarts", "3", "t.py"])
     local = LocalEngine(host="here")
     assert local.prepare(spec) == (spec, [])
-    assert local.host_of_rank is not None and local.preflight_nodes(["true"], 1.0) is None
+    handle = Handle(1, 0.0, spec.attempt_dir, "tok")
+    assert local.host_of_rank(handle, 0) is None and local.rank_hosts(handle, [0, 1]) == {}
+    assert local.evidence_files(handle) == []
+    assert local.preflight_nodes(["true"], 1.0) is None  # no nodes of its own: check this one
     assert not local.remote and not local.drains
 
 

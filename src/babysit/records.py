@@ -495,6 +495,11 @@ class Evidence:
     pid: int | None = None
 
 
+# The health checks whose failure condemns the node itself (its GPUs, its arithmetic), not its
+# surroundings (a full disk, a slow mount): a preflight that fails one of them bans the node.
+NODE_CHECKS = frozenset({"gpu", "matmul"})
+
+
 class CheckStatus(str, Enum):
     PASS = "pass"
     WARN = "warn"  # works, but worth a look (a GPU at 86 C, 5 GiB free for checkpoints)

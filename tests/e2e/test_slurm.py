@@ -356,6 +356,48 @@ def test_nodes_that_fail_preflight_are_banned_before_use(slurm: SlurmLab, workdi
     assert "the job needs 2" in res.stderr
 
 
+def test_a_job_per_attempt_checks_its_nodes_before_the_training(
+    slurm: SlurmLab, workdir: Path
+) -> None:
+    """From a login node no node is known before the job runs: the job's script runs the
+    doctor on each of its nodes first. node2's matmul is wrong (simulated): that job ends
+    before the training, node2 is banned, and the next job, without node2, passes its
+    preflight and finishes; the stopped job is charged to no budget."""
+    home = workdir / "h"
+    env = {**os.environ, "BABYSIT_TEST_CORRUPT_MATMUL": "node2"}
+    # node2 in the first job for sure: node3 is taken by a job of its own until then.
+    hold = slurm.run("sbatch", "--parsable", "-w", "node3", "--wrap", "sleep 300").stdout.strip()
+    err = workdir / "babysit.err"
+    with err.open("wb") as fh:
+        proc = subprocess.Popen(
+            babysit_argv("run", "--home", str(home), "-q", "--config", _config(workdir),
+                         "--name", "pj", "--launcher", "slurm", "--nodes", "2", "--preflight",
+                         "--", PY, TRAINER),
+            cwd=workdir, env=env, stdout=subprocess.DEVNULL, stderr=fh,
+        )  # fmt: skip
+    try:
+        wait_for(lambda: _state(home, "pj", 2).get("job_id"), 120, "the second job")
+        slurm.run("scancel", hold)
+        code = proc.wait(120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        slurm.run("scancel", hold)
+    text = err.read_text()
+    assert code == 0, text[-3000:]
+    assert "preflight of node2 FAILED: matmul" in text and "banned node node2" in text, text
+    assert "preflight passed on 1 node(s): node1" in text, text
+    assert "preflight passed on 2 node(s): node1, node3" in text, text
+    first, second = _attempts(home, "pj")
+    assert first["outcome"] == "stopped" and "preflight failed on node2" in first["summary"]
+    assert second["outcome"] == "succeeded"
+    first_out = file_text(Path(first["log_dir"]) / "stdout.log")
+    assert "step 1" not in first_out, first_out  # the training never started there
+    assert _state(home, "pj", 2)["exclude"] == ["node2"]
+    restarts = [e for e in _events(home, "pj") if e["kind"] == "restart_scheduled"]
+    assert "not counted against any restart budget" in restarts[0]["message"]
+
+
 def test_a_hung_jobs_stacks_come_from_every_node(slurm: SlurmLab, workdir: Path) -> None:
     cfg = _config(workdir, "[hang]\nfloor_s = 2\nstartup_s = 4\nkill_after_s = 0\n")
     res = _babysit(

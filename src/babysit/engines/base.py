@@ -26,7 +26,8 @@ work through `srun --overlap --jobid`, the verdict from `scontrol`/`squeue`'s jo
   gave its own verdict;
 - what only some engines do has a no-op in LocalEngine, so supervise asks any engine:
   `prepare` (torchrun rewrites its command), `evidence_files` (its error files),
-  `host_of_rank` and `drain` (Slurm), `preflight_nodes` (None: check this node), `remote`.
+  `host_of_rank` and `drain` (Slurm), `preflight_nodes` (None: check this node) and
+  `preflight_results` (a job per attempt checks its own nodes), `remote`.
 Engines are a stage: they import records and errors only, never another stage.
 """
 
@@ -105,7 +106,13 @@ class Engine(Protocol):
 
     def preflight_nodes(self, argv: Sequence[str], timeout_s: float) -> list[NodeResult] | None:
         """argv on every node the next attempt may use (preflight); None: the engine has no
-        nodes of its own, check this one."""
+        nodes of its own, check this one; []: none to check now (a job per attempt checks
+        its nodes itself, and preflight_results tells)."""
+        ...
+
+    def preflight_results(self, handle: Handle) -> list[NodeResult] | None:
+        """What the attempt's own preflight found on its nodes (a job per attempt checks them
+        before the training, engines/jobcheck.py); None: it ran none."""
         ...
 
     def apply_bans(self, spec: LaunchSpec, banned: Sequence[str]) -> LaunchSpec: ...
@@ -169,6 +176,9 @@ class NoExtras:
 
     def preflight_nodes(self, argv: Sequence[str], timeout_s: float) -> list[NodeResult] | None:
         return None  # no nodes of its own: the doctor checks this one
+
+    def preflight_results(self, handle: Handle) -> list[NodeResult] | None:
+        return None
 
 
 def with_exclude(spec: LaunchSpec, banned: Sequence[str]) -> LaunchSpec:

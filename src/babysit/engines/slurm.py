@@ -44,7 +44,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from babysit.engines import process
+from babysit.engines import jobcheck, process
 from babysit.engines.base import LaunchSpec, NodeResult, RankProcess
 from babysit.engines.hostlist import compress, expand
 from babysit.engines.local import LocalEngine
@@ -393,17 +393,35 @@ class SlurmJobEngine(_SlurmBase):
     """From a login node: each attempt is one sbatch job, followed by engines/slurmfollow.py."""
 
     def preflight_nodes(self, argv: Sequence[str], timeout_s: float) -> list[NodeResult] | None:
-        """A job per attempt: no node is known before the job runs (not this login node)."""
+        """A job per attempt: no node is known before the job runs (not this login node). The
+        next job checks its own nodes before the training (engines/jobcheck.py); what they
+        said comes back through preflight_results."""
+        self.check = (list(argv), timeout_s)
         return []
+
+    check: tuple[list[str], float] | None = None  # the in-job preflight: the doctor, its time
+
+    def preflight_results(self, handle: Handle) -> list[NodeResult] | None:
+        return jobcheck.results(handle.attempt_dir)
 
     def prepare(self, spec: LaunchSpec) -> tuple[LaunchSpec, list[str]]:
         """`torchrun ...` (or `srun ... torchrun ...`) from a login node: the job runs it
         under srun, one torchrun agent per node (srun's default of one task a node), rewritten
         as inside an allocation (_SlurmBase.prepare). Other commands as given."""
         argv = spec.argv
+        notes: list[str] = []
+        if self.check is not None and self._user_script(spec) is not None:
+            note = (
+                "preflight: your own sbatch script runs as it is, so babysit cannot check its "
+                "nodes before the training; add `srun --ntasks-per-node=1 babysit doctor` to it"
+            )
+            if note not in self._told:
+                self._told.add(note)
+                notes.append(note)
         if not is_srun(argv) and is_torchrun(argv):
             spec = replace(spec, argv=["srun", *argv])
-        return super().prepare(spec)
+        spec, more = super().prepare(spec)
+        return spec, notes + more
 
     def __init__(
         self, request: SlurmRequest, ctl: SlurmCtl | None = None, host: str | None = None
@@ -488,26 +506,34 @@ class SlurmJobEngine(_SlurmBase):
 
     def _script(self, spec: LaunchSpec) -> Path:
         """The user's sbatch script, or a batch script that runs the command under srun."""
-        argv = spec.argv
-        if len(argv) == 1 and Path(spec.cwd, argv[0]).is_file() and not is_srun(argv):
-            path = Path(spec.cwd, argv[0])
+        path = self._user_script(spec)
+        if path is not None:
             try:
                 first = path.read_text(errors="replace").split("\n", 1)[0]
             except OSError as exc:
                 raise LaunchError(f"cannot read the sbatch script {path}: {exc}") from exc
             if not first.startswith("#!"):
                 raise LaunchError(
-                    f"{argv[0]} does not look like a batch script: its first line must start "
+                    f"{spec.argv[0]} does not look like a batch script: its first line must start "
                     "with #! (e.g. #!/bin/bash), as sbatch requires"
                 )
             self._one_task_per_node = False  # its own srun lines: trust srun's reports only
             return path
-        step = srun_argv(argv, ())
+        step = srun_argv(spec.argv, ())
         self._one_task_per_node = not has_flag(srun_options(step[1:]), TASK_FLAGS)
+        check = "" if self.check is None else jobcheck.prologue(*self.check, spec.attempt_dir)
         path = spec.attempt_dir / "job.sbatch"
-        path.write_text(job_script(step), encoding="utf-8")
+        path.write_text(job_script(step, check), encoding="utf-8")
         path.chmod(0o755)
         return path
+
+    @staticmethod
+    def _user_script(spec: LaunchSpec) -> Path | None:
+        """The user's own sbatch script, when the command is one (a single existing file)."""
+        argv = spec.argv
+        if len(argv) == 1 and Path(spec.cwd, argv[0]).is_file() and not is_srun(argv):
+            return Path(spec.cwd, argv[0])
+        return None
 
     def poll(self, handle: Handle) -> ExitStatus | None:
         status = handle.poll()

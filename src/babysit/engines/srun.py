@@ -177,10 +177,11 @@ def srun_torchrun(
 HEAD_PLACEHOLDER = "{head}"  # the job's first node, known only once the job runs
 
 
-def job_script(step: Sequence[str]) -> str:
+def job_script(step: Sequence[str], prologue: str = "") -> str:
     """The batch script of a job per attempt: the step, each word quoted, with `{head}` (the
     job's first node, for torchrun's --rdzv-endpoint) filled in by the shell from Slurm's own
-    node list; nothing else of the words reaches the shell as code."""
+    node list; nothing else of the words reaches the shell as code. `prologue`: babysit's own
+    lines to run first (engines/jobcheck.py: the preflight of the job's nodes)."""
     words = []
     for word in step:
         parts = word.split(HEAD_PLACEHOLDER)
@@ -191,4 +192,4 @@ def job_script(step: Sequence[str]) -> str:
     head = ""
     if any(HEAD_PLACEHOLDER in w for w in step):
         head = 'BABYSIT_HEAD=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)\n'
-    return f"#!/bin/bash\n{head}exec {' '.join(words)}\n"
+    return f"#!/bin/bash\n{prologue}{head}exec {' '.join(words)}\n"

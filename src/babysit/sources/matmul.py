@@ -12,7 +12,8 @@ equality. Each GPU multiplies in float32 three times (all must agree bit for bit
 (different units of the chip), and rows 0..127 are checked against a float64 product on the CPU
 (catches a GPU that is wrong in both precisions). BABYSIT_TEST_CORRUPT_MATMUL=1 perturbs one
 element of one device's result (the first GPU, else the CPU) so tests can prove a wrong device is
-caught. CUDA_DEVICE_ORDER=PCI_BUS_ID (unless set) makes "GPU n" the n of nvidia-smi and NVML.
+caught (=node2: only where SLURMD_NODENAME is node2, a Slurm node of the tests' cluster).
+CUDA_DEVICE_ORDER=PCI_BUS_ID (unless set) makes "GPU n" the n of nvidia-smi and NVML.
 
 The child says how far it got, one marker line per phase (`babysit-matmul: imported torch`,
 then `babysit-matmul: gpus 8`), and the parent follows them as they come (MatmulCheck.phase),
@@ -40,7 +41,8 @@ from babysit.subproc import kill_session
 
 SCRIPT = r"""
 import json, os, sys, threading, time
-CORRUPT = os.environ.get("BABYSIT_TEST_CORRUPT_MATMUL") == "1"
+CORRUPT = os.environ.get("BABYSIT_TEST_CORRUPT_MATMUL") in (
+    "1", os.environ.get("SLURMD_NODENAME"))
 CPU_N, GPU_N, ROWS, REPS = 512, 4096, 128, 3
 
 def ints(xp, n, salt):

@@ -17,7 +17,6 @@ operator. Nothing here may stop the supervision: a failed read is reported and t
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -26,9 +25,10 @@ from pathlib import Path
 
 from babysit.config import Config
 from babysit.engines import NodeResult
+from babysit.engines.jobcheck import checks_of, failed, words
 from babysit.errors import ConfigError, LaunchError, NodesExhausted, StoreError
 from babysit.policy.nodes import ban_for, usable_hosts
-from babysit.records import Ban, CheckStatus, EventKind, Level, Say, node_key
+from babysit.records import NODE_CHECKS, Ban, CheckStatus, EventKind, Level, Say, node_key
 from babysit.sources.health import HealthTargets, failure_summary, not_checked, preflight
 from babysit.store.writes import AddBan, AddNodeEvent
 from babysit.supervise.journal import Journal
@@ -36,7 +36,6 @@ from babysit.supervise.prepare import HostLine, read_hostfile, resolve_path, wri
 
 EachNode = Callable[[Sequence[str], float], "list[NodeResult] | None"]
 HOSTFILE_NAME = "hostfile"
-NODE_CHECKS = frozenset({"gpu", "matmul"})  # failures that condemn the node itself
 # Node events the ban rule counts: failures blamed on the host, and stragglers that persisted
 # over the long window (detect/straggler.py: its own steps came late for hundreds of steps, the
 # node's own evidence, not a peer's word). Either counts once toward nodes.ban_after.
@@ -158,24 +157,28 @@ class Nodes:
             self._told_no_nodes = True
             self.say(
                 Level.INFO,
-                "preflight: no node to check before the job starts (a job per attempt: its "
-                "nodes are known once it runs; --spares holds an allocation whose nodes are "
-                "checked); skipped",
+                "preflight: a job per attempt checks its own nodes before the training starts "
+                "(they are known once it runs); a node that fails is banned and the job "
+                "submitted again without it",
             )
+        self.checked(attempt, answers)
+        return True
+
+    def checked(self, attempt: int, answers: Sequence[NodeResult]) -> dict[str, str]:
+        """The doctor's answers from the nodes (`babysit doctor --json` on each): a node whose
+        own hardware failed (gpu, matmul) is banned, one whose surroundings failed is said, one
+        that could not be checked is said, not blamed. The sick nodes, with what failed."""
         passed: list[str] = []
+        sick: dict[str, str] = {}
         for node in answers:
-            try:
-                doc = json.loads(node.stdout)
-                checks = doc["checks"]
-            except (ValueError, KeyError, TypeError):
+            checks = checks_of(node)
+            if checks is None:
                 why = (node.stderr.strip() or "no answer")[-200:]
                 self.say(Level.WARN, f"preflight of node {node.host} could not run: {why}")
                 continue
-            failed = [c for c in checks if c.get("status") == "fail"]
-            sick = [c for c in failed if c.get("name") in NODE_CHECKS]
-            words = "; ".join(f"{c.get('name')}: {c.get('summary')}" for c in failed)
-            ok = not failed
-            msg = f"preflight of {node.host} " + ("passed" if ok else f"FAILED: {words}")
+            bad, own = failed(checks)
+            ok = not bad
+            msg = f"preflight of {node.host} " + ("passed" if ok else f"FAILED: {words(bad)}")
             self.journal.event(
                 EventKind.PREFLIGHT, msg, attempt, host=node.host, passed=ok, checks=checks
             )
@@ -184,16 +187,17 @@ class Nodes:
                 passed.append(node.host)
                 self.journal.write(AddNodeEvent(now, node.host, "health_pass", msg, self.run,
                                                 attempt))
-            elif sick:
+            elif own:
                 self.say(Level.ERROR, msg)
-                self.blame(attempt, node.host, words, None, kind="health_fail")
+                sick[node.host] = words(own)
+                self.blame(attempt, node.host, words(bad), None, kind="health_fail")
             else:
                 self.say(Level.WARN, f"{msg} (its disk, filesystem or memory: not banned)")
                 self.journal.write(AddNodeEvent(now, node.host, "health_warn", msg, self.run,
                                                 attempt))
         if passed:
             self.say(Level.INFO, f"preflight passed on {len(passed)} node(s): {', '.join(passed)}")
-        return True
+        return sick
 
     # -- the node registry ---------------------------------------------------------------------
 

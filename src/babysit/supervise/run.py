@@ -19,6 +19,7 @@ import fcntl
 import os
 import shlex
 import signal
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
@@ -26,6 +27,7 @@ from typing import IO, Any
 from babysit.config import Config, config_document
 from babysit.detect.outcome import signal_name
 from babysit.engines import Engine, LocalEngine
+from babysit.engines.jobcheck import EXIT_SICK
 from babysit.errors import LaunchError, NodesExhausted, RunBusy, UsageError
 from babysit.policy import compose
 from babysit.records import (
@@ -254,11 +256,15 @@ class Supervisor:
             status = self.attempts.watch(live)
             if status is None:  # the operator stopped it
                 return self._stopped(live)
+            sick = self._checked_in_job(live)  # a job per attempt checks its own nodes
             if _cancelled_outside(live, status):  # a human's scancel (Slurm): an operator stop
                 return self._cancelled(live, status)
             if (status.scheduler_state or "").startswith(CANNOT_START):
                 return self._cannot_start(live, status)  # no restart can help: say why
-            decision = self._ended(live, status)
+            if sick and status.exit_code == EXIT_SICK:
+                decision = self._stopped_by_preflight(live, status, sick)
+            else:
+                decision = self._ended(live, status)
             code = self._decided(decision)
             if code is not None:
                 return code
@@ -316,6 +322,56 @@ class Supervisor:
         if decision.kind == DecisionKind.ROLLBACK:
             self.rollbacks.rolled_back(decision, anomaly_step)
         return decision
+
+    def _checked_in_job(self, live: Live) -> dict[str, str]:
+        """What the attempt's own preflight said of its nodes (a job per attempt: engines/
+        jobcheck.py), recorded, the sick nodes banned (Nodes.checked); the sick ones."""
+        try:
+            answers = self.ctx.engine.preflight_results(live.handle)
+            return {} if answers is None else self.nodes.checked(live.number, answers)
+        except Exception as exc:  # preflight must never stop the run
+            self.say(Level.WARN, f"could not read attempt {live.number}'s preflight ({exc})")
+            return {}
+
+    def _stopped_by_preflight(
+        self, live: Live, status: ExitStatus, sick: Mapping[str, str]
+    ) -> Decision:
+        """The job's preflight found a node that is sick and ended the job before the
+        training: no failure of the run's. The node is banned (Nodes.checked); the job goes
+        again without it, at once and charged to no budget (NodesExhausted, exit 4, when too
+        few nodes are left)."""
+        self.ctx.engine.sweep(live.handle)
+        names = ", ".join(sick)
+        what = "; ".join(f"{host}: {why}" for host, why in sick.items())
+        summary = f"stopped before the training: the preflight failed on {what}"
+        fields = {
+            "ended": status.ended,
+            "outcome": Outcome.STOPPED,
+            "exit_code": status.exit_code,
+            "signal": status.signal,
+            "summary": summary,
+        }
+        self.journal.write(UpdateAttempt(self.name, live.number, fields))
+        self.journal.event(
+            EventKind.ATTEMPT_ENDED,
+            f"attempt {live.number} {summary}",
+            live.number,
+            outcome=Outcome.STOPPED.value,
+            exit_code=status.exit_code,
+            signal=status.signal,
+            last_step=None,
+        )
+        record = AttemptRecord(
+            live.number, live.started, status.ended, Outcome.STOPPED, status.exit_code,
+            status.signal, summary=summary,
+        )  # fmt: skip
+        self.history = [a for a in self.history if a.number != live.number] + [record]
+        return Decision(
+            DecisionKind.RESTART,
+            f"attempt {live.number}'s job {summary}; submitting it again without {names} "
+            "(not counted against any restart budget)",
+            counts=False,
+        )
 
     def _host_of_rank(self, live: Live, j: judge.Judgement) -> str | None:
         """The node of the rank triage blamed, where the engine knows it (Slurm: srun's task

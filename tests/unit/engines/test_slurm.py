@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from babysit.engines.base import LaunchSpec
+from babysit.engines.process import Handle
 from babysit.engines.slurm import (
     SlurmAllocEngine,
     SlurmJobEngine,
@@ -140,6 +141,22 @@ def test_job_engine_checks_the_partition(tmp_path: Path) -> None:
     engine = SlurmJobEngine(SlurmRequest(partition="gpu"), SlurmCtl(fake))
     with pytest.raises(LaunchError, match="Slurm has no partition 'gpu'"):
         engine.apply_bans(spec, [])
+
+
+def test_job_engine_arms_the_preflight_in_the_next_job(tmp_path: Path) -> None:
+    engine = SlurmJobEngine(SlurmRequest(nodes=2), SlurmCtl(FakeSlurm()))
+    assert engine.preflight_nodes(["py", "-m", "babysit", "doctor"], 30.0) == []  # none yet
+    spec, notes = engine.prepare(_spec(tmp_path, "python", "t.py"))
+    assert notes == []
+    spec.attempt_dir.mkdir()
+    script = engine._script(spec).read_text()
+    assert "babysit doctor" in script and "babysit.engines.jobcheck" in script
+    assert engine.preflight_results(Handle(1, 0.0, spec.attempt_dir, "tok")) is None
+    # The user's own sbatch script runs as it is: said once, not silently skipped.
+    (tmp_path / "job.sbatch").write_text("#!/bin/bash\nsrun python t.py\n")
+    notes = engine.prepare(_spec(tmp_path, "job.sbatch"))[1]
+    assert len(notes) == 1 and "srun --ntasks-per-node=1 babysit doctor" in notes[0]
+    assert engine.prepare(_spec(tmp_path, "job.sbatch"))[1] == []
 
 
 def test_engine_choice(tmp_path: Path) -> None:

@@ -82,6 +82,7 @@ def test_engines_without_prepare_run_the_spec_as_it_is(tmp_path: Path) -> None:
     assert local.host_of_rank(handle, 0) is None and local.rank_hosts(handle, [0, 1]) == {}
     assert local.evidence_files(handle) == []
     assert local.preflight_nodes(["true"], 1.0) is None  # no nodes of its own: check this one
+    assert local.preflight_results(handle) is None  # its attempts check nothing themselves
     assert not local.remote and not local.drains
 
 

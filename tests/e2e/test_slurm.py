@@ -207,6 +207,24 @@ def test_sbatch_missing_is_a_clear_message(slurm: SlurmLab, workdir: Path) -> No
     assert "Traceback" not in res.stderr
 
 
+def test_a_job_id_slurm_no_longer_knows_is_said_and_recorded(
+    slurm: SlurmLab, workdir: Path
+) -> None:
+    """The follower of a job that Slurm forgot (purged after MinJobAge while babysit was away,
+    a controller started with a clean state): real scontrol and squeue answers for an id that
+    neither knows. It says so, records VANISHED, and ends with its own code: no wait forever."""
+    d = workdir / "attempt-0001"
+    d.mkdir()
+    res = subprocess.run(
+        [PY, "-m", "babysit.engines.slurmfollow", "--job", "987654", "--dir", str(d),
+         "--poll", "0.1"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert res.returncode == 4, res.stderr
+    assert "Slurm job 987654 vanished: neither scontrol nor squeue knows it" in res.stderr
+    assert json.loads((d / "slurm.json").read_text())["state"] == "VANISHED"
+
+
 def test_a_human_scancel_is_an_operator_stop(slurm: SlurmLab, workdir: Path) -> None:
     home = workdir / "h"
     err = workdir / "babysit.err"

@@ -41,8 +41,8 @@ from babysit.subproc import kill_session
 
 SCRIPT = r"""
 import json, os, sys, threading, time
-CORRUPT = os.environ.get("BABYSIT_TEST_CORRUPT_MATMUL") in (
-    "1", os.environ.get("SLURMD_NODENAME"))
+_WHERE = os.environ.get("BABYSIT_TEST_CORRUPT_MATMUL") or ""
+CORRUPT = _WHERE in ("1", os.environ.get("SLURMD_NODENAME") or "1")
 CPU_N, GPU_N, ROWS, REPS = 512, 4096, 128, 3
 
 def ints(xp, n, salt):

@@ -295,6 +295,11 @@ def trained_before(f: Finding, progress: Mapping[int, int] | None) -> bool | Non
     return False if not progress else None
 
 
+# Words of the hardware, the network or the scheduler in an error no rule knows: not the code.
+_INFRA = re.compile(
+    r"(?i)Dist\w*Error|nccl|gloo|cuda (?:error|execution|allocation|failure)|socket|connect|"
+    r"timed? ?out|memory|killed|signal|network|preempt|I/O"
+)
 _AT_START = (
     "It happened before the first training step, so it is the set-up (addresses, ports, "
     "host names, network interfaces, the environment), not a flaky node: fix it, then restart."
@@ -333,6 +338,13 @@ def diagnose(
         at_start = trained is False and transient is False
         if at_start:
             suspect_kind = "config"
+        if at_start and category == Category.UNKNOWN and not fallback and not _INFRA.search(
+            f.body
+        ):
+            # An error no rule knows (a bare RuntimeError), raised in the set-up before any
+            # step, with no sign of the hardware or the network: the code or its configuration,
+            # which a restart meets again.
+            category = Category.USER_CODE
     # Where the root line was printed, and whom to suspect (the same, except for a timeout,
     # where the ranks that report it are the victims, not the culprit).
     loc_rank, loc_host, loc_gpu = f.rank, f.host, f.gpu

@@ -317,7 +317,8 @@ def test_an_unknown_language_degrades_to_a_quote_not_a_crash(tmp_path: Path) -> 
     log.write_text("Traceback (most recent call last):\n  File \"t.py\", line 1, in <module>\n"
                    "mylib.エラー: 何かがおかしい\n", encoding="utf-8")
     d = triage_files([log], KB).diagnosis
-    assert d.category in (Category.UNKNOWN, Category.HANG)
+    # an exception no rule knows, raised before any step: the code (see the test below)
+    assert d.category in (Category.UNKNOWN, Category.USER_CODE) and "何かがおかしい" in d.summary
 
 
 # -- from the review: healthy-run chatter, cascades and bad input ----------------------------
@@ -568,3 +569,37 @@ def test_a_crash_before_the_first_step_is_the_set_up_unless_the_caller_saw_train
     stepped = tmp_path / "stepped.log"
     stepped.write_text(f"step 10 | loss: 2.31\n{line}\n")
     assert triage_files([stepped], KB).diagnosis.transient is None
+
+
+def test_an_error_no_rule_knows_in_the_set_up_is_the_code_unless_it_names_the_machine(
+    tmp_path: Path,
+) -> None:
+    # Before any step a bare RuntimeError is the code or its configuration (it comes back on
+    # every restart); after training, or naming the network or a signal, nothing is claimed.
+    log = tmp_path / "train.log"
+    log.write_text("loading the model\nRuntimeError: shape '[2, 3]' is invalid for size 7\n")
+    d = triage_files([log], KB).diagnosis
+    assert d.category == Category.USER_CODE and d.transient is False
+    assert triage_files([log], KB, trained=True).diagnosis.category == Category.UNKNOWN
+    for words in ("Connection closed by peer", "DataLoader worker (pid 8) is killed by signal: "
+                  "Terminated.", "Timed out waiting for the NCCL communicator"):  # fmt: skip
+        log.write_text(f"loading the model\nRuntimeError: {words}\n")
+        got = triage_files([log], KB).diagnosis
+        assert got.category != Category.USER_CODE, (words, got.rule)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # NVIDIA DALI's words for a device allocation that failed
+        "RuntimeError: Critical error in pipeline:\nError when executing Mixed operator "
+        "ImageDecoder encountered:\nCUDA allocation failed",
+        # a CUDA extension reporting the runtime's error 2 (cudaErrorMemoryAllocation)
+        "RuntimeError: ops/src/indice_cuda.cu 124\ncuda execution failed with error 2",
+    ],
+)
+def test_cuda_allocation_failures_in_other_words_are_cuda_oom(tmp_path: Path, text: str) -> None:
+    log = tmp_path / "train.log"
+    log.write_text(text + "\n")
+    d = triage_files([log], KB).diagnosis
+    assert d.category == Category.CUDA_OOM and d.transient is False, d.rule

@@ -54,8 +54,9 @@ _WORLD_HINTS = ("size", "SIZE", "nranks", "MEMBER")
 _TB_HEADS = ("Traceback (most recent call last)", "Original Traceback (most recent call last)")
 # torch re-raising a DataLoader worker's exception in the main process; the worker's own
 # traceback follows (`Original Traceback (most recent call last):`) and ends in the real error.
+# The line may be cut (a capped log line, a paste): torch's words up to "DataLoader worker".
 _WORKER_WRAPPER = re.compile(
-    r"Caught [\w.]+ in (?:DataLoader worker process \d+|pin memory thread for device \d+)"
+    r"Caught [\w.]+ in (?:DataLoader worker\b|pin memory thread for device \d+)"
 )
 # Generic exceptions that, raised in a DataLoader worker from the dataset's own code, say more
 # about a sample than about the training code: a missing key or field, an index out of range.

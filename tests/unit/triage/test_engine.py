@@ -169,6 +169,9 @@ def test_a_wrapper_whose_worker_traceback_was_cut_is_still_named() -> None:
     assert d.rule == "data.worker_exception" and d.category.value == "data"
     assert d.confidence <= 0.5
     assert "Caught KeyError in DataLoader worker process 3" in d.summary
+    # The wrapper's own line cut too (a capped line, a paste): torch's words still name it.
+    cut = DATALOADER_OUTER + ["AssertionError: Caught AssertionError in DataLoader worker proces"]
+    assert _triage(cut).rule == "data.worker_exception"
 
 
 def test_torchrun_root_cause_block_names_the_workers_error() -> None:

@@ -170,7 +170,7 @@ def test_a_wrapper_whose_worker_traceback_was_cut_is_still_named() -> None:
     assert d.confidence <= 0.5
     assert "Caught KeyError in DataLoader worker process 3" in d.summary
     # The wrapper's own line cut too (a capped line, a paste): torch's words still name it.
-    cut = DATALOADER_OUTER + ["AssertionError: Caught AssertionError in DataLoader worker proces"]
+    cut = [*DATALOADER_OUTER, "AssertionError: Caught AssertionError in DataLoader worker proces"]
     assert _triage(cut).rule == "data.worker_exception"
 
 

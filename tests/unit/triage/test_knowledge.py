@@ -296,6 +296,13 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "code_data/014-logsoftmax-backward-nan.log",
     ),
     (
+        "code.native_assert",
+        "python3: ./google/protobuf/stubs/stringpiece.h:229: google::protobuf::StringPiece::"
+        "StringPiece(const char*, google::protobuf::stringpiece_ssize_type): Assertion `len >= 0'"
+        " failed.",
+        "c_platform/028-dali-tfrecord-index-path-misaligned-protobuf-assert.log",
+    ),
+    (
         "code.device_assert",
         "../aten/src/ATen/native/cuda/Indexing.cu:1141: indexSelectLargeIndex: block: [615,0,0], "
         "thread: [31,0,0] Assertion `srcIndex < srcSelectDimSize` failed.",

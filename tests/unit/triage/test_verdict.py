@@ -603,3 +603,23 @@ def test_cuda_allocation_failures_in_other_words_are_cuda_oom(tmp_path: Path, te
     log.write_text(text + "\n")
     d = triage_files([log], KB).diagnosis
     assert d.category == Category.CUDA_OOM and d.transient is False, d.rule
+
+
+def test_a_native_assertion_is_the_code_and_a_kernels_is_still_a_device_assert(
+    tmp_path: Path,
+) -> None:
+    # glibc's assert: "FILE:LINE: FUNCTION: Assertion `EXPR' failed." (then SIGABRT)
+    log = tmp_path / "train.log"
+    log.write_text(
+        "step 3 | loss 2.1\npython3: ./google/protobuf/stubs/stringpiece.h:229: google::protobuf"
+        "::StringPiece::StringPiece(const char*, long int): Assertion `len >= 0' failed.\n"
+        "Aborted (core dumped)\n"
+    )
+    d = triage_files([log], KB).diagnosis
+    assert d.rule == "code.native_assert" and d.category == Category.USER_CODE
+    assert d.transient is False
+    log.write_text(
+        "../aten/src/ATen/native/cuda/Indexing.cu:1146: indexSelectLargeIndex: block: [316,0,0],"
+        " thread: [62,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n"
+    )
+    assert triage_files([log], KB).diagnosis.rule == "code.device_assert"

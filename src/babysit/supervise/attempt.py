@@ -68,6 +68,7 @@ PROGRESS_FLUSH_S = 2.0  # how often the last step, log offsets and metrics are c
 PULSE_S = 1.0  # how often the checkpoint directory is looked at for writes
 SAVED_SCAN_S = 2.0  # during an announced save: how often to look for the finished checkpoint
 RANK_HOSTS_S = 10.0  # how often a multi-node engine's rank -> node map is refreshed
+RANK_HOSTS_MAX_S = 320.0  # ... at most, while the refreshes learn nothing (each doubles it)
 SAVED_SLACK_S = 2.0  # a finished save's file may predate the read of its announcement by this
 TENSORBOARD_S = 2.0  # how often the TensorBoard event files are read
 LOW_DISK_BYTES = 1 << 30
@@ -104,6 +105,7 @@ class Live:
     pulsed_at: float = 0.0
     saved_scan_at: float = 0.0  # the next look for a finished save (monotonic)
     mapped_at: float = 0.0  # the next refresh of the ranks' nodes (monotonic)
+    map_every: float = RANK_HOSTS_S  # doubles while a refresh learns nothing new
     metrics_flushed: int = -1  # pipeline.metric_records at the last metrics sample
     hang: Incident | None = None  # set when the hang detector fired
     rollback: Decision | None = None  # a NaN or unsettled spike: end it, roll back (or page)
@@ -475,13 +477,15 @@ class Attempts:
 
     def _map_ranks(self, live: Live) -> None:
         """A multi-node engine's rank -> node map for the straggler detector (Slurm learns it
-        from srun's lines as they come), refreshed every RANK_HOSTS_S while ranks lack one;
-        a re-attached attempt's too."""
+        from srun's lines as they come), refreshed every RANK_HOSTS_S while ranks lack one,
+        less often (up to RANK_HOSTS_MAX_S) while refreshes learn nothing: a rank whose node no
+        line names would otherwise have the attempt's output reread every 10 s for the whole
+        run; a re-attached attempt's too."""
         det = live.pipeline.straggler
         seams = self.ctx.seams
         if det is None or not self.ctx.engine.remote or seams.monotonic() < live.mapped_at:
             return
-        live.mapped_at = seams.monotonic() + RANK_HOSTS_S
+        live.mapped_at = seams.monotonic() + live.map_every
         unmapped = [r for r in det.ranks if r not in det.hosts]
         if not unmapped:
             return
@@ -493,6 +497,9 @@ class Attempts:
             return
         if found:
             live.pipeline.set_hosts({**det.hosts, **found}, det.host)
+            live.map_every = RANK_HOSTS_S
+        else:
+            live.map_every = min(2 * live.map_every, RANK_HOSTS_MAX_S)
 
     def _poll_tensorboard(self, live: Live) -> None:
         seams = self.ctx.seams

@@ -7,6 +7,7 @@ The behaviours of tests/e2e/test_rollback.py and the hang and stop tests of e2e/
 
 from __future__ import annotations
 
+import itertools
 import signal
 from pathlib import Path
 
@@ -250,6 +251,29 @@ def test_a_multi_node_engines_rank_map_reaches_the_straggler_detector(tmp_path: 
     assert dict(detector.hosts) == {0: "node1", 1: "node2"}
     assert asked and asked[0] == [0, 1]  # asked once they were seen, not again once mapped
     assert len(asked) == 1
+
+
+def test_a_rank_no_line_maps_is_asked_for_less_and_less_often(tmp_path: Path) -> None:
+    # A rank whose node no line of the output names: the engine rereads the attempt's output
+    # each time it is asked; asked every 10 s for a whole run is wasted I/O. The gaps double.
+    lines = [
+        (0.1 + 0.5 * n, f"[rank{r}]:iter {n}: loss 2.50, time 5.00ms")
+        for n in range(400)
+        for r in (0, 1)
+    ]
+    r = Run(tmp_path, [Script(stdout=lines, ends_at=201.0)])
+    asked: list[float] = []
+
+    def rank_hosts(handle: object, ranks: list[int]) -> dict[int, str]:
+        asked.append(r.clock.monotonic())
+        return {0: "node1"} if 0 in ranks else {}  # rank 1's node is never learnt
+
+    r.engine.remote = True  # type: ignore[misc]
+    r.engine.rank_hosts = rank_hosts  # type: ignore[method-assign,assignment]
+    assert r.run() == ExitCode.OK, r.said.text
+    gaps = [b - a for a, b in itertools.pairwise(asked)]
+    assert len(asked) <= 7, asked  # 10 s apart for 200 s would be 20
+    assert gaps == sorted(gaps) and gaps[-1] >= 4 * gaps[0], gaps
 
 
 def test_a_hang_right_after_a_directory_save_is_flagged_on_the_cadence(tmp_path: Path) -> None:

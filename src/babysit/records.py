@@ -498,6 +498,7 @@ class Evidence:
 # The health checks whose failure condemns the node itself (its GPUs, its arithmetic), not its
 # surroundings (a full disk, a slow mount): a preflight that fails one of them bans the node.
 NODE_CHECKS = frozenset({"gpu", "matmul"})
+CHECK_ERROR = "check_error"  # in a CheckResult's details: the check itself broke, not the node
 
 
 class CheckStatus(str, Enum):

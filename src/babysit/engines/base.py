@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from babysit.engines.process import Handle
 from babysit.records import ExitStatus
@@ -75,6 +75,15 @@ class NodeResult:
     stderr: str
 
 
+class InJobCheck(NamedTuple):
+    """What an attempt's own preflight found (a job per attempt checks its nodes before the
+    training, engines/jobcheck.py): each node's answer, and whether it ended the job for a
+    sick node."""
+
+    answers: list[NodeResult]
+    stopped: bool
+
+
 class Engine(Protocol):
     """What supervise needs from an engine (see the module docstring)."""
 
@@ -110,7 +119,7 @@ class Engine(Protocol):
         its nodes itself, and preflight_results tells)."""
         ...
 
-    def preflight_results(self, handle: Handle) -> list[NodeResult] | None:
+    def preflight_results(self, handle: Handle) -> InJobCheck | None:
         """What the attempt's own preflight found on its nodes (a job per attempt checks them
         before the training, engines/jobcheck.py); None: it ran none."""
         ...
@@ -177,7 +186,7 @@ class NoExtras:
     def preflight_nodes(self, argv: Sequence[str], timeout_s: float) -> list[NodeResult] | None:
         return None  # no nodes of its own: the doctor checks this one
 
-    def preflight_results(self, handle: Handle) -> list[NodeResult] | None:
+    def preflight_results(self, handle: Handle) -> InJobCheck | None:
         return None
 
 

@@ -45,7 +45,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from babysit.engines import jobcheck, process
-from babysit.engines.base import LaunchSpec, NodeResult, RankProcess
+from babysit.engines.base import InJobCheck, LaunchSpec, NodeResult, RankProcess
 from babysit.engines.hostlist import compress, expand
 from babysit.engines.local import LocalEngine
 from babysit.engines.process import Handle
@@ -401,8 +401,8 @@ class SlurmJobEngine(_SlurmBase):
 
     check: tuple[list[str], float] | None = None  # the in-job preflight: the doctor, its time
 
-    def preflight_results(self, handle: Handle) -> list[NodeResult] | None:
-        return jobcheck.results(handle.attempt_dir)
+    def preflight_results(self, handle: Handle) -> InJobCheck | None:
+        return jobcheck.results(handle.attempt_dir, self.nodes_of(handle))
 
     def prepare(self, spec: LaunchSpec) -> tuple[LaunchSpec, list[str]]:
         """`torchrun ...` (or `srun ... torchrun ...`) from a login node: the job runs it
@@ -410,10 +410,16 @@ class SlurmJobEngine(_SlurmBase):
         as inside an allocation (_SlurmBase.prepare). Other commands as given."""
         argv = spec.argv
         notes: list[str] = []
-        if self.check is not None and self._user_script(spec) is not None:
+        if self.check is not None:
             note = (
                 "preflight: your own sbatch script runs as it is, so babysit cannot check its "
-                "nodes before the training; add `srun --ntasks-per-node=1 babysit doctor` to it"
+                "nodes before the training: check them in the script (babysit doctor exits 6 "
+                "when a check fails; keep its srun task from failing, or srun's report of it "
+                "reads as the training's)"
+                if self._user_script(spec) is not None
+                else "preflight: each job checks its own nodes before the training starts "
+                "(they are known once it runs); a node that fails is banned and the job "
+                "submitted again without it"
             )
             if note not in self._told:
                 self._told.add(note)

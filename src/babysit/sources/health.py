@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 import psutil
 
-from babysit.records import CheckResult, CheckStatus
+from babysit.records import CHECK_ERROR, CheckResult, CheckStatus
 from babysit.sources.fsprobe import check_fs_latency, nearest_existing, where
 from babysit.sources.matmul import MatmulCheck
 from babysit.sources.nvml import GIB, GpuReading, Nvml, NvmlError, NvmlUnavailable
@@ -163,7 +163,9 @@ def run_jobs(jobs: Sequence[Job], budget_s: float) -> list[CheckResult]:
             res = job.run()
         except Exception as exc:  # a check must never take the doctor down with it
             msg = f"the check itself failed ({type(exc).__name__}: {exc}); this is a babysit bug"
-            res = [CheckResult(job.name, CheckStatus.FAIL, msg, job.target)]
+            # not the node's fault: a preflight must not ban a node for it (records.NODE_CHECKS)
+            res = [CheckResult(job.name, CheckStatus.FAIL, msg, job.target,
+                               details={CHECK_ERROR: True})]
         took[i] = time.monotonic() - t0
         slots[i] = res
 

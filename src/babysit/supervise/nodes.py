@@ -28,7 +28,16 @@ from babysit.engines import NodeResult
 from babysit.engines.jobcheck import checks_of, failed, words
 from babysit.errors import ConfigError, LaunchError, NodesExhausted, StoreError
 from babysit.policy.nodes import ban_for, usable_hosts
-from babysit.records import NODE_CHECKS, Ban, CheckStatus, EventKind, Level, Say, node_key
+from babysit.records import (
+    CHECK_ERROR,
+    NODE_CHECKS,
+    Ban,
+    CheckStatus,
+    EventKind,
+    Level,
+    Say,
+    node_key,
+)
 from babysit.sources.health import HealthTargets, failure_summary, not_checked, preflight
 from babysit.store.writes import AddBan, AddNodeEvent
 from babysit.supervise.journal import Journal
@@ -66,7 +75,6 @@ class Nodes:
         # A multi-node engine's way to run a command on every node of the attempt (Slurm: srun
         # --overlap); preflight then checks those nodes, not this one. Set by run.py.
         self.each_node: EachNode | None = None
-        self._told_no_nodes = False
         if cfg.nodes.hostfile:
             self.hostfile = read_hostfile(resolve_path(cfg.nodes.hostfile, cwd))
             if cfg.nodes.min_nodes > len(self.hostfile):
@@ -121,7 +129,7 @@ class Nodes:
                 for r in results
             ],
         )
-        sick = [r for r in failed if r.name in NODE_CHECKS]
+        sick = [r for r in failed if r.name in NODE_CHECKS and not r.details.get(CHECK_ERROR)]
         now = self.wall()
         if ok:
             self.journal.write(AddNodeEvent(now, host, "health_pass", msg, self.run, attempt))
@@ -153,15 +161,7 @@ class Nodes:
             return True
         if answers is None:
             return False  # no nodes of its own: this node is checked
-        if not answers and not self._told_no_nodes:
-            self._told_no_nodes = True
-            self.say(
-                Level.INFO,
-                "preflight: a job per attempt checks its own nodes before the training starts "
-                "(they are known once it runs); a node that fails is banned and the job "
-                "submitted again without it",
-            )
-        self.checked(attempt, answers)
+        self.checked(attempt, answers)  # none: a job per attempt checks its nodes itself
         return True
 
     def checked(self, attempt: int, answers: Sequence[NodeResult]) -> dict[str, str]:

@@ -256,14 +256,15 @@ class Supervisor:
             status = self.attempts.watch(live)
             if status is None:  # the operator stopped it
                 return self._stopped(live)
-            sick = self._checked_in_job(live)  # a job per attempt checks its own nodes
+            sick, gated = self._checked_in_job(live)  # a job per attempt checks its nodes
             if _cancelled_outside(live, status):  # a human's scancel (Slurm): an operator stop
                 return self._cancelled(live, status)
             if (status.scheduler_state or "").startswith(CANNOT_START):
                 return self._cannot_start(live, status)  # no restart can help: say why
-            if sick and status.exit_code == EXIT_SICK:
+            if sick and gated and status.exit_code == EXIT_SICK:
                 decision = self._stopped_by_preflight(live, status, sick)
             else:
+                self.preflight_stops = 0
                 decision = self._ended(live, status)
             code = self._decided(decision)
             if code is not None:
@@ -323,15 +324,21 @@ class Supervisor:
             self.rollbacks.rolled_back(decision, anomaly_step)
         return decision
 
-    def _checked_in_job(self, live: Live) -> dict[str, str]:
+    preflight_stops = 0  # jobs in a row that their own preflight ended
+    MAX_PREFLIGHT_STOPS = 3
+
+    def _checked_in_job(self, live: Live) -> tuple[dict[str, str], bool]:
         """What the attempt's own preflight said of its nodes (a job per attempt: engines/
-        jobcheck.py), recorded, the sick nodes banned (Nodes.checked); the sick ones."""
+        jobcheck.py), recorded, the sick nodes banned (Nodes.checked): the sick ones, and
+        whether the preflight ended the job for them."""
         try:
-            answers = self.ctx.engine.preflight_results(live.handle)
-            return {} if answers is None else self.nodes.checked(live.number, answers)
+            found = self.ctx.engine.preflight_results(live.handle)
+            if found is None:
+                return {}, False
+            return self.nodes.checked(live.number, found.answers), found.stopped
         except Exception as exc:  # preflight must never stop the run
             self.say(Level.WARN, f"could not read attempt {live.number}'s preflight ({exc})")
-            return {}
+            return {}, False
 
     def _stopped_by_preflight(
         self, live: Live, status: ExitStatus, sick: Mapping[str, str]
@@ -366,6 +373,17 @@ class Supervisor:
             status.signal, summary=summary,
         )  # fmt: skip
         self.history = [a for a in self.history if a.number != live.number] + [record]
+        self.preflight_stops += 1
+        if self.preflight_stops >= self.MAX_PREFLIGHT_STOPS:
+            # Free restarts must end: a check that fails on every node is more likely the
+            # check's or the environment's fault, and a ban that does not reach the scheduler
+            # (a partition babysit does not know) would give the same node again.
+            return Decision(
+                DecisionKind.GIVE_UP_NEEDS_HUMAN,
+                f"{self.preflight_stops} jobs in a row ended at their preflight (last: "
+                f"{what}): run `babysit doctor` on one of those nodes, and check that the "
+                "banned nodes are left out (`babysit nodes list`; the partition)",
+            )
         return Decision(
             DecisionKind.RESTART,
             f"attempt {live.number}'s job {summary}; submitting it again without {names} "

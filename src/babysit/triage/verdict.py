@@ -297,7 +297,7 @@ def trained_before(f: Finding, progress: Mapping[int, int] | None) -> bool | Non
 
 # Words of the hardware, the network or the scheduler in an error no rule knows: not the code.
 _INFRA = re.compile(
-    r"(?i)Dist\w*Error|nccl|gloo|cuda (?:error|execution|allocation|failure)|socket|connect|"
+    r"(?i)Dist\w*Error|nccl|gloo|\bcuda\b|\bgpus?\b|nvml|nvidia|driver|socket|connect|"
     r"timed? ?out|memory|killed|signal|network|preempt|I/O"
 )
 _AT_START = (

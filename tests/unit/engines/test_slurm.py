@@ -147,7 +147,7 @@ def test_job_engine_arms_the_preflight_in_the_next_job(tmp_path: Path) -> None:
     engine = SlurmJobEngine(SlurmRequest(nodes=2), SlurmCtl(FakeSlurm()))
     assert engine.preflight_nodes(["py", "-m", "babysit", "doctor"], 30.0) == []  # none yet
     spec, notes = engine.prepare(_spec(tmp_path, "python", "t.py"))
-    assert notes == []
+    assert len(notes) == 1 and "each job checks its own nodes" in notes[0]
     spec.attempt_dir.mkdir()
     script = engine._script(spec).read_text()
     assert "babysit doctor" in script and "babysit.engines.jobcheck" in script
@@ -155,7 +155,7 @@ def test_job_engine_arms_the_preflight_in_the_next_job(tmp_path: Path) -> None:
     # The user's own sbatch script runs as it is: said once, not silently skipped.
     (tmp_path / "job.sbatch").write_text("#!/bin/bash\nsrun python t.py\n")
     notes = engine.prepare(_spec(tmp_path, "job.sbatch"))[1]
-    assert len(notes) == 1 and "srun --ntasks-per-node=1 babysit doctor" in notes[0]
+    assert len(notes) == 1 and "cannot check its nodes" in notes[0]
     assert engine.prepare(_spec(tmp_path, "job.sbatch"))[1] == []
 
 

@@ -3,12 +3,15 @@ spelled the host (with or without its domain, in any case)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 import babysit.supervise.nodes
+from babysit.engines.base import InJobCheck, NodeResult
+from babysit.engines.jobcheck import EXIT_SICK
 from babysit.records import Ban, CheckResult, CheckStatus, ExitCode
 from babysit.store import Store
 from babysit.supervise.nodes import spelled
@@ -111,3 +114,50 @@ def test_can_ban_only_where_a_ban_leaves_somewhere_to_run(
         if can:
             store.add_ban(Ban(host, "Xid 79", 0.0, None, DAY, "operator"))
             assert nodes.can_ban(host) is False  # banned already
+
+
+def _stopped_at_preflight(r: Run, sick_jobs: int) -> list[str]:
+    """The fake engine's jobs: the first `sick_jobs` ended by their own preflight (a new node
+    sick each time, exit 86), the rest checked and healthy. The nodes named, in order."""
+    named: list[str] = []
+
+    def results(handle: object) -> InJobCheck:
+        i = len(named) + 1
+        named.append(f"node{i}")
+        bad = i <= sick_jobs
+        check = {"name": "matmul", "status": "fail" if bad else "pass", "summary": "wrong"}
+        return InJobCheck([NodeResult(f"node{i}", 6 if bad else 0,
+                                      json.dumps({"checks": [check]}), "")], bad)  # fmt: skip
+
+    r.engine.preflight_results = results  # type: ignore[method-assign,assignment]
+    return named
+
+
+def test_a_job_its_preflight_ended_goes_again_at_once_without_the_node(tmp_path: Path) -> None:
+    r = Run(tmp_path, [Script(ends_at=1.0, exit_code=EXIT_SICK), Script(steps(1, 3))],
+            **{"restart.backoff_s": 60})  # fmt: skip
+    named = _stopped_at_preflight(r, 1)
+    assert r.run() == ExitCode.OK, r.said.text
+    first, second = r.attempts()
+    assert first["outcome"] == "stopped" and "preflight failed on node1" in first["summary"]
+    assert second["outcome"] == "succeeded" and named == ["node1", "node2"]
+    assert "banned node node1" in r.said.text
+    assert r.clock.monotonic() < 60  # no backoff: nothing of the run's failed
+
+
+def test_jobs_their_preflight_keeps_ending_page_a_human(tmp_path: Path) -> None:
+    # A check that fails on every node, or a ban that does not reach the scheduler: free
+    # restarts must end.
+    r = Run(tmp_path, [Script(ends_at=1.0, exit_code=EXIT_SICK)] * 4)
+    _stopped_at_preflight(r, 4)
+    assert r.run() == ExitCode.NEEDS_HUMAN, r.said.text
+    assert [a["outcome"] for a in r.attempts()] == ["stopped"] * 3
+    assert "3 jobs in a row ended at their preflight" in r.said.text
+
+
+def test_exit_86_without_the_preflights_mark_is_the_trainings_own(tmp_path: Path) -> None:
+    r = Run(tmp_path, [Script.crash(steps(1, 2), "ValueError: bad", code=EXIT_SICK)])
+    named = _stopped_at_preflight(r, 0)
+    assert r.run() == ExitCode.NEEDS_HUMAN, r.said.text
+    (only,) = r.attempts()
+    assert only["outcome"] == "failed" and only["category"] == "user_code" and named == ["node1"]

@@ -582,7 +582,9 @@ def test_an_error_no_rule_knows_in_the_set_up_is_the_code_unless_it_names_the_ma
     assert d.category == Category.USER_CODE and d.transient is False
     assert triage_files([log], KB, trained=True).diagnosis.category == Category.UNKNOWN
     for words in ("Connection closed by peer", "DataLoader worker (pid 8) is killed by signal: "
-                  "Terminated.", "Timed out waiting for the NCCL communicator"):  # fmt: skip
+                  "Terminated.", "Timed out waiting for the NCCL communicator",
+                  "No CUDA GPUs are available", 'NVML_SUCCESS == r INTERNAL ASSERT FAILED at '
+                  '"../c10/cuda/CUDACachingAllocator.cpp":1154'):  # fmt: skip
         log.write_text(f"loading the model\nRuntimeError: {words}\n")
         got = triage_files([log], KB).diagnosis
         assert got.category != Category.USER_CODE, (words, got.rule)
@@ -603,6 +605,10 @@ def test_cuda_allocation_failures_in_other_words_are_cuda_oom(tmp_path: Path, te
     log.write_text(text + "\n")
     d = triage_files([log], KB).diagnosis
     assert d.category == Category.CUDA_OOM and d.transient is False, d.rule
+    # errno 2 of a path that has "cuda" in it is a missing file, not memory
+    log.write_text("dlopen /usr/local/cuda/lib64/libnvrtc.so failed with error 2 (No such file "
+                   "or directory)\n")  # fmt: skip
+    assert triage_files([log], KB).diagnosis.category != Category.CUDA_OOM
 
 
 def test_a_native_assertion_is_the_code_and_a_kernels_is_still_a_device_assert(
@@ -611,7 +617,7 @@ def test_a_native_assertion_is_the_code_and_a_kernels_is_still_a_device_assert(
     # glibc's assert: "FILE:LINE: FUNCTION: Assertion `EXPR' failed." (then SIGABRT)
     log = tmp_path / "train.log"
     log.write_text(
-        "step 3 | loss 2.1\npython3: ./google/protobuf/stubs/stringpiece.h:229: google::protobuf"
+        "loading the index\npython3: ./google/protobuf/stubs/stringpiece.h:229: google::protobuf"
         "::StringPiece::StringPiece(const char*, long int): Assertion `len >= 0' failed.\n"
         "Aborted (core dumped)\n"
     )
@@ -623,3 +629,20 @@ def test_a_native_assertion_is_the_code_and_a_kernels_is_still_a_device_assert(
         " thread: [62,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n"
     )
     assert triage_files([log], KB).diagnosis.rule == "code.device_assert"
+    # A network transport's own assert (EFA, UCX, NCCL) is not the code's; an expression with
+    # a quote in it is still read whole.
+    for line in (
+        "python: prov/efa/src/rdm/efa_rdm_pke.c:412: efa_rdm_pke_release: Assertion "
+        "`pkt_entry->alloc_type == EFA_RDM_PKE_FROM_EFA_TX_POOL' failed.",
+        "python: ../src/uct/ib/rc/base/rc_iface.c:301: uct_rc_iface_t: Assertion `ep != NULL' "
+        "failed.",
+        "python: nccl/src/transport/net_ib.cc:812: ncclIbIsend: Assertion `req' failed.",
+    ):
+        log.write_text(f"step 100 | loss 2.0\n{line}\n")
+        assert triage_files([log], KB).diagnosis.rule != "code.native_assert", line
+    log.write_text("lexer.c:88: next: Assertion `c != '\\n'' failed.\n")
+    assert triage_files([log], KB).diagnosis.rule == "code.native_assert"
+    # In training, a native assert is not promised to come back: nothing claimed.
+    log.write_text("step 100 | loss 2.0\nlexer.c:88: next: Assertion `n > 0' failed.\n")
+    d = triage_files([log], KB).diagnosis
+    assert (d.rule, d.category, d.transient) == ("code.native_assert", Category.UNKNOWN, None)

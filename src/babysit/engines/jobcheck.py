@@ -6,7 +6,7 @@ starts, and the job ended there when a node's own hardware fails.
     results(attempt_dir, ["node1", "node2"])   # -> InJobCheck([NodeResult("node2", 6, ...)], ...)
     python -m babysit.engines.jobcheck ATTEMPT_DIR/preflight node1 node2   # the gate, in the job
 
-From a login node the nodes of a job are known only once it runs (engines/slurm.SlurmJobEngine),
+From a login node the nodes of a job are known only once it runs (engines/slurmjob.SlurmJobEngine),
 so babysit cannot check them before the attempt as it does inside an allocation (srun
 --overlap). The job's script does it: one task a node (`srun --ntasks-per-node=1`) runs the
 doctor, each writing DIR/<node>.json, .err and .rc (the node's name from SLURMD_NODENAME), the

@@ -21,10 +21,11 @@ records and output files work the same way):
   becomes 0 and its per-rank files go under the attempt (torchrun_args.rewrite on what follows
   srun's options), and its workers' lines carry their global rank inside srun's label
   (`1: [rank3]: ...`, TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE), so a blamed rank finds its node.
-- SlurmJobEngine submits each attempt with `sbatch --parsable` (the command wrapped in a batch
-  script that runs `srun`, or the user's own sbatch script), its output into the attempt's
-  stdout.log and stderr.log, banned nodes in `--exclude`; engines/slurmfollow.py follows the
-  job under the launcher. Slurm's verdict is ExitStatus.scheduler_state.
+- SlurmJobEngine (engines/slurmjob.py) submits each attempt with `sbatch --parsable` (the
+  command wrapped in a batch script that runs `srun`, or the user's own sbatch script), its
+  output into the attempt's stdout.log and stderr.log, banned nodes in `--exclude`;
+  engines/slurmfollow.py follows the job under the launcher. Slurm's verdict is
+  ExitStatus.scheduler_state.
 - SlurmAllocEngine asks once for N+K nodes (`sbatch --no-kill`, a job that only holds the
   allocation) and runs each attempt as an `srun --jobid` step on N of them: a bad node is left
   out of the next step without queueing again. A new allocation is asked for only when the
@@ -44,14 +45,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from babysit.engines import jobcheck, process
-from babysit.engines.base import InJobCheck, LaunchSpec, NodeResult, RankProcess
+from babysit.engines import process
+from babysit.engines.base import LaunchSpec, NodeResult
 from babysit.engines.hostlist import compress, expand
 from babysit.engines.local import LocalEngine
 from babysit.engines.process import Handle
 from babysit.engines.slurmctl import JobInfo, SlurmCtl, pending_problem, run_command
 from babysit.engines.slurmfollow import (
-    CANNOT_START,
     BadExit,
     read_state,
     write_state,
@@ -64,7 +64,6 @@ from babysit.engines.srun import (
     flag_value,
     has_flag,
     is_srun,
-    job_script,
     min_nodes,
     rank_tasks,
     srun_argv,
@@ -73,7 +72,6 @@ from babysit.engines.srun import (
     task_hosts,
 )
 from babysit.engines.torchrun import LOG_SUBDIR, errors_as_log, notes_once
-from babysit.engines.torchrun_args import is_torchrun
 from babysit.engines.torchrun_errors import found_error_files, read_error_file
 from babysit.errors import LaunchError, NodesExhausted
 from babysit.records import ExitCode, ExitStatus
@@ -100,6 +98,27 @@ class SlurmRequest:
     sbatch_args: tuple[str, ...] = ()
     drain: bool = False
     poll_s: float = 0.5
+
+
+def partition_bans(ctl: SlurmCtl, request: SlurmRequest, banned: Sequence[str]) -> list[str]:
+    """The banned nodes of the request's partition; NodesExhausted when too few are left, a
+    LaunchError for a partition that does not exist."""
+    pool = ctl.partition_nodes(request.partition)
+    if pool is None:
+        what = f"partition {request.partition!r}" if request.partition else "a default partition"
+        raise LaunchError(
+            f"Slurm has no {what} (sinfo lists none such): pass --partition with one that "
+            "`sinfo` shows"
+        )
+    out = [h for h in pool if h in set(banned)]
+    usable = len(pool) - len(out)
+    need = request.nodes or 1
+    if usable < need:
+        raise NodesExhausted(
+            f"the bans leave {usable} of the partition's {len(pool)} nodes "
+            f"({compress(pool)}), the job needs {need}: banned {compress(out)}"
+        )
+    return out
 
 
 def _tail(path: Path, limit: int = 1 << 20) -> str:
@@ -135,7 +154,7 @@ def on_nodes(
         return list(pool.map(one, nodes))
 
 
-class _SlurmBase(LocalEngine):
+class SlurmBase(LocalEngine):
     """What the three share: bans into --exclude, ranks to nodes, per-node commands."""
 
     name = "slurm"
@@ -232,7 +251,7 @@ class _SlurmBase(LocalEngine):
         """A SIGTERM reached babysit (called in a thread of its own)."""
 
 
-class SlurmStepEngine(_SlurmBase):
+class SlurmStepEngine(SlurmBase):
     """Inside an allocation: the attempt is the user's srun, a step of $SLURM_JOB_ID."""
 
     def __init__(
@@ -389,194 +408,6 @@ class SlurmStepEngine(_SlurmBase):
                 time.sleep(0.05)  # still completing: pending in a moment
 
 
-class SlurmJobEngine(_SlurmBase):
-    """From a login node: each attempt is one sbatch job, followed by engines/slurmfollow.py."""
-
-    def preflight_nodes(self, argv: Sequence[str], timeout_s: float) -> list[NodeResult] | None:
-        """A job per attempt: no node is known before the job runs (not this login node). The
-        next job checks its own nodes before the training (engines/jobcheck.py); what they
-        said comes back through preflight_results."""
-        self.check = (list(argv), timeout_s)
-        return []
-
-    check: tuple[list[str], float] | None = None  # the in-job preflight: the doctor, its time
-
-    def preflight_results(self, handle: Handle) -> InJobCheck | None:
-        return jobcheck.results(handle.attempt_dir, self.nodes_of(handle))
-
-    def prepare(self, spec: LaunchSpec) -> tuple[LaunchSpec, list[str]]:
-        """`torchrun ...` (or `srun ... torchrun ...`) from a login node: the job runs it
-        under srun, one torchrun agent per node (srun's default of one task a node), rewritten
-        as inside an allocation (_SlurmBase.prepare). Other commands as given."""
-        argv = spec.argv
-        notes: list[str] = []
-        if self.check is not None:
-            note = (
-                "preflight: your own sbatch script runs as it is, so babysit cannot check its "
-                "nodes before the training: check them in the script (babysit doctor exits 6 "
-                "when a check fails; keep its srun task from failing, or srun's report of it "
-                "reads as the training's)"
-                if self._user_script(spec) is not None
-                else "preflight: each job checks its own nodes before the training starts "
-                "(they are known once it runs); a node that fails is banned and the job "
-                "submitted again without it"
-            )
-            if note not in self._told:
-                self._told.add(note)
-                notes.append(note)
-        if not is_srun(argv) and is_torchrun(argv):
-            spec = replace(spec, argv=["srun", *argv])
-        spec, more = super().prepare(spec)
-        return spec, notes + more
-
-    def __init__(
-        self, request: SlurmRequest, ctl: SlurmCtl | None = None, host: str | None = None
-    ) -> None:
-        super().__init__(ctl, host)
-        self.request = request
-        self.exclude: list[str] = []
-
-    def job_of(self, handle: Handle) -> str | None:
-        job = read_state(handle.attempt_dir).get("job_id")
-        return str(job) if job else None
-
-    def nodes_of(self, handle: Handle) -> list[str]:
-        nodes = read_state(handle.attempt_dir).get("nodes")
-        return [str(n) for n in nodes] if isinstance(nodes, list) else []
-
-    def _check_pool(self, banned: Sequence[str]) -> list[str]:
-        """The banned nodes of the partition; NodesExhausted when too few are left, a
-        LaunchError for a partition that does not exist."""
-        r = self.request
-        pool = self.ctl.partition_nodes(r.partition)
-        if pool is None:
-            what = f"partition {r.partition!r}" if r.partition else "a default partition"
-            raise LaunchError(
-                f"Slurm has no {what} (sinfo lists none such): pass --partition with one that "
-                "`sinfo` shows"
-            )
-        out = [h for h in pool if h in set(banned)]
-        need = (r.nodes or 1) + r.spares
-        usable = len(pool) - len(out)
-        if usable < (r.nodes or 1):
-            raise NodesExhausted(
-                f"the bans leave {usable} of the partition's {len(pool)} nodes "
-                f"({compress(pool)}), the job needs {r.nodes or 1}: banned {compress(out)}"
-            )
-        if usable < need:
-            self.spares_left = usable - (r.nodes or 1)
-        return out
-
-    spares_left: int | None = None
-
-    def apply_bans(self, spec: LaunchSpec, banned: Sequence[str]) -> LaunchSpec:
-        self.exclude = self._check_pool(banned)
-        return replace(spec, exclude=tuple(self.exclude))
-
-    def _sbatch_args(self, attempt_dir: Path, nodes: int | None, name: str) -> list[str]:
-        r = self.request
-        args = [f"--job-name={name}"]
-        if nodes is not None:
-            args.append(f"--nodes={nodes}")
-        if r.partition:
-            args.append(f"--partition={r.partition}")
-        if r.time:
-            args.append(f"--time={r.time}")
-        if self.exclude:
-            args.append(f"--exclude={compress(self.exclude)}")
-        return [*args, *r.sbatch_args]
-
-    def launch(self, spec: LaunchSpec) -> Handle:
-        d = spec.attempt_dir
-        try:
-            d.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise LaunchError(f"cannot create {d}: {exc}") from exc
-        script = self._script(spec)
-        args = [
-            *self._sbatch_args(d, self.request.nodes, f"babysit-{d.parent.name}"),
-            f"--output={d / process.STDOUT_NAME}",
-            f"--error={d / process.STDERR_NAME}",
-            "--open-mode=append",
-            f"--chdir={spec.cwd}",
-            str(script),
-        ]
-        env = {**spec.env, process.TOKEN_VAR: spec.token}
-        job = self.ctl.submit(args, env)
-        write_state(d, {"job_id": job, "state": "PENDING", "exclude": self.exclude})
-        follower = [
-            sys.executable, "-m", "babysit.engines.slurmfollow", "--job", job, "--dir", str(d),
-            "--grace", str(spec.grace_s), "--poll", str(self.request.poll_s),
-        ]
-        return process.launch(follower, spec.env, spec.cwd, d, spec.grace_s, spec.token)
-
-    def _script(self, spec: LaunchSpec) -> Path:
-        """The user's sbatch script, or a batch script that runs the command under srun."""
-        path = self._user_script(spec)
-        if path is not None:
-            try:
-                first = path.read_text(errors="replace").split("\n", 1)[0]
-            except OSError as exc:
-                raise LaunchError(f"cannot read the sbatch script {path}: {exc}") from exc
-            if not first.startswith("#!"):
-                raise LaunchError(
-                    f"{spec.argv[0]} does not look like a batch script: its first line must start "
-                    "with #! (e.g. #!/bin/bash), as sbatch requires"
-                )
-            self._one_task_per_node = False  # its own srun lines: trust srun's reports only
-            return path
-        step = srun_argv(spec.argv, ())
-        self._one_task_per_node = not has_flag(srun_options(step[1:]), TASK_FLAGS)
-        check = "" if self.check is None else jobcheck.prologue(*self.check, spec.attempt_dir)
-        path = spec.attempt_dir / "job.sbatch"
-        path.write_text(job_script(step, check), encoding="utf-8")
-        path.chmod(0o755)
-        return path
-
-    @staticmethod
-    def _user_script(spec: LaunchSpec) -> Path | None:
-        """The user's own sbatch script, when the command is one (a single existing file)."""
-        argv = spec.argv
-        if len(argv) == 1 and Path(spec.cwd, argv[0]).is_file() and not is_srun(argv):
-            return Path(spec.cwd, argv[0])
-        return None
-
-    def poll(self, handle: Handle) -> ExitStatus | None:
-        status = handle.poll()
-        if status is None:
-            return None
-        state = read_state(handle.attempt_dir)
-        job_state = state.get("state")
-        if isinstance(job_state, str):
-            uid = state.get("cancelled_by")
-            if job_state == "CANCELLED" and isinstance(uid, int):
-                job_state = f"CANCELLED by {uid}"
-            if job_state == CANNOT_START:
-                job_state = f"{CANNOT_START}: {state.get('why') or 'no reason given'}"
-            return replace(status, scheduler_state=job_state)
-        return status
-
-    def ranks(self, handle: Handle) -> list[RankProcess]:
-        return []  # the follower is not the training: its processes are on the job's nodes
-
-    def _cancel(self, handle: Handle) -> None:
-        job = self.job_of(handle)
-        if job is None:
-            return
-        with contextlib.suppress(LaunchError):
-            info = self.ctl.job(job)
-            if info is not None and info.active:
-                self.ctl.cancel(job)
-
-    def kill(self, handle: Handle, spare_launcher: bool = False) -> None:
-        self._cancel(handle)
-        process.kill_all(handle, spare_launcher)
-
-    def sweep(self, handle: Handle) -> list[int]:
-        self._cancel(handle)
-        return process.sweep(handle)
-
-
 class SlurmAllocEngine(SlurmStepEngine):
     """From a login node with spares: one allocation of N+K nodes held by a job of babysit's,
     each attempt an srun step on N of them."""
@@ -614,7 +445,7 @@ class SlurmAllocEngine(SlurmStepEngine):
     def _allocate(self, banned: Sequence[str]) -> None:
         r = self.request
         need = (r.nodes or 1) + r.spares
-        pool = SlurmJobEngine(r, self.ctl)._check_pool(banned)  # raises for too few, no partition
+        pool = partition_bans(self.ctl, r, banned)  # raises for too few, no partition
         args = [f"--nodes={need}", "--no-kill", "--job-name=babysit-allocation"]
         if r.partition:
             args.append(f"--partition={r.partition}")
@@ -701,16 +532,18 @@ def slurm_engine(
     request: SlurmRequest,
     run_dir: Path,
     stopping: Callable[[], bool] = lambda: False,
-) -> _SlurmBase | None:
+) -> SlurmBase | None:
     """The Slurm engine for `babysit run`, or None for another engine:
     - `--launcher slurm` inside an allocation (SLURM_JOB_ID set), or a command that starts with
       srun there: the attempt is a step of that job (SlurmStepEngine);
     - `--launcher slurm` elsewhere: a job per attempt (SlurmJobEngine), or with --spares one
       allocation of N+K nodes and a step per attempt (SlurmAllocEngine)."""
+    from babysit.engines.slurmjob import SlurmJobEngine  # it builds on this module's SlurmBase
+
     inside = bool(env.get("SLURM_JOB_ID") or env.get("SLURM_JOBID"))
     if launcher not in (None, "slurm"):
         return None
-    engine: _SlurmBase
+    engine: SlurmBase
     if launcher is None:
         if not (inside and is_srun(command)):
             return None

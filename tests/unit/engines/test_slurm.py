@@ -13,13 +13,13 @@ from babysit.engines.base import LaunchSpec
 from babysit.engines.process import Handle
 from babysit.engines.slurm import (
     SlurmAllocEngine,
-    SlurmJobEngine,
     SlurmRequest,
     SlurmStepEngine,
     slurm_engine,
 )
 from babysit.engines.slurmctl import Completed, SlurmCtl
 from babysit.engines.slurmfollow import BadExit, Follower, read_state
+from babysit.engines.slurmjob import SlurmJobEngine
 from babysit.engines.srun import srun_argv, task_hosts
 from babysit.errors import LaunchError, NodesExhausted
 from babysit.records import ExitCode

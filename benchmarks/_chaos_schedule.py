@@ -92,6 +92,23 @@ def schedules(steps: int, seed: int, ckpt_every: int, quick: bool = False) -> di
     }  # fmt: skip
 
 
+SPARSE = ["crash", "kill", "hang_collective"]  # the faults that cost a restart each
+
+
+def sparse(spacing: int, names: list[str], seed: int, ckpt_every: int) -> Schedule:
+    """`names` one at a time, one every `spacing` steps (give or take a tenth, seeded), in a
+    seeded order, then one more spacing to the final step: faults at a rate that a long run
+    meets, for the progress rate against the fault-free run's (chaos.py --sparse)."""
+    rng = random.Random(seed)
+    order = list(names)
+    rng.shuffle(order)
+    faults = []
+    for i, name in enumerate(order):
+        at = (i + 1) * spacing + rng.randint(-(spacing // 10), spacing // 10)
+        faults.append(Fault(name, at + 1 if at % ckpt_every == 0 else at))
+    return Schedule("sparse", (len(order) + 1) * spacing, tuple(faults))
+
+
 def trainer_flags(s: Schedule, hang_rank: int, slow_ckpt_s: float) -> list[str]:
     """The tiny GPT's flags that inject the schedule (babysit_kill is the driver's job)."""
     flags = {

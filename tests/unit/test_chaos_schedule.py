@@ -66,6 +66,16 @@ def test_quick_schedule_is_shorter_and_keeps_the_nan_last() -> None:
     assert q.faults[-1].name == "nan"
 
 
+def test_sparse_schedule_spaces_its_faults_and_keeps_a_spacing_after_the_last() -> None:
+    s = CS.sparse(7200, CS.SPARSE, 15, 50)
+    assert s == CS.sparse(7200, CS.SPARSE, 15, 50) and s.steps == 4 * 7200
+    assert sorted(f.name for f in s.faults) == sorted(CS.SPARSE)
+    at = [f.step for f in s.faults]
+    assert at == sorted(at) and all(f.step % 50 for f in s.faults)
+    gaps = [b - a for a, b in zip([0, *at], [*at, s.steps], strict=True)]
+    assert min(gaps) >= 0.8 * 7200
+
+
 def test_trainer_flags_inject_the_schedule_but_not_the_drivers_faults() -> None:
     sched = CS.Schedule("mixed", 100, (CS.Fault("crash", 30), CS.Fault("hang_data", 50),
                                        CS.Fault("babysit_kill", 20)))  # fmt: skip

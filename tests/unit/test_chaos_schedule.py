@@ -169,3 +169,23 @@ def test_median_over_repeats() -> None:
     assert CS.median_of([None, None]) is None
     assert CS.median_of([True, False]) is False
     assert CS.median_of([float("nan"), 4]) == 4.0
+
+
+def test_the_sparse_page_renders_the_measured_figures_and_says_what_is_projected() -> None:
+    import chaos  # benchmarks/ is on sys.path (see _load)
+
+    fault = {"detected_after_s": 1.4, "recovered_after_s": 14.1, "category": "nccl_error"}
+    doc = {
+        "spacing_s": 300.0, "steps": 24000, "faults": [["crash", 17723]], "target": 0.95,
+        "fault_free": {"time_to_final_step_s": 1214.0, "step_s": 0.05, "final_loss": 1.314},
+        "babysit": {"reached_final_step": True, "exit_code": 0, "wall_s": 1279.0,
+                    "progress_rate_vs_fault_free": 0.9492, "lost_per_fault_s": 21.7,
+                    "goodput": 0.95, "false_alarms": 0, "attempts": 4, "steps_recomputed": 64,
+                    "final_loss": 1.314, "faults": {"crash": fault}},
+        "machine": {"cpu": "cpu", "cores": 2, "python": "3.11", "torch": "2.13",
+                    "os": "Linux", "load_avg_at_start": [0.1]},
+    }  # fmt: skip
+    md = chaos.sparse_markdown(doc)
+    assert "94.9%" in md and "**not met**" in md and "21.7 s" in md
+    assert "| crash | 17723 | 1.4 | 14.1 | nccl_error |" in md
+    assert "6.9 minutes" in md and "a projection from the measured" in md

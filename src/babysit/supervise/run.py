@@ -94,6 +94,7 @@ class Supervisor:
         self.history: list[AttemptRecord] = []  # the attempts the budget counts, in memory
         self.attempts_seen = 0
         self.pending_rollback: Decision | None = None  # what the next launch must do
+        self.preflight_stops = 0  # jobs in a row that their own preflight ended
         self.rollbacks = Rollbacks(
             cfg, cwd, say, ctx.get_journal, ctx.seams.wall, lambda: bool(ctx.stop_signals)
         )
@@ -324,9 +325,6 @@ class Supervisor:
             self.rollbacks.rolled_back(decision, anomaly_step)
         return decision
 
-    preflight_stops = 0  # jobs in a row that their own preflight ended
-    MAX_PREFLIGHT_STOPS = 3
-
     def _checked_in_job(self, live: Live) -> tuple[dict[str, str], bool]:
         """What the attempt's own preflight said of its nodes (a job per attempt: engines/
         jobcheck.py), recorded, the sick nodes banned (Nodes.checked): the sick ones, and
@@ -374,7 +372,7 @@ class Supervisor:
         )  # fmt: skip
         self.history = [a for a in self.history if a.number != live.number] + [record]
         self.preflight_stops += 1
-        if self.preflight_stops >= self.MAX_PREFLIGHT_STOPS:
+        if self.preflight_stops >= MAX_PREFLIGHT_STOPS:
             # Free restarts must end: a check that fails on every node is more likely the
             # check's or the environment's fault, and a ban that does not reach the scheduler
             # (a partition babysit does not know) would give the same node again.
@@ -562,6 +560,7 @@ class Supervisor:
 
 
 CANNOT_START = "CANNOT_START"  # engines/slurmfollow.py: a pending job that can never start
+MAX_PREFLIGHT_STOPS = 3  # jobs in a row ended by their own preflight before a human is paged
 
 
 def _cancelled_outside(live: Live, status: ExitStatus) -> bool:

@@ -1,0 +1,170 @@
+"""The literals triage looks for before any rule runs (triage/scan.py): every line holding
+one is handed to the rules, the others are only counted. Lowercase bytes, found with bytes.find
+(or grep, triage/grepfind.py) in the lowercased text.
+
+- NEEDLES: searched everywhere, in every file;
+- RARE_NEEDLES: messages rare in big logs (the kernel's, the scheduler's, Kubernetes'), searched
+  in small files and at a big file's edges;
+- MIDDLE_NEEDLES: the few searched in the middle of a big log too, by a second grep pass.
+
+Every shipped rule's pattern must contain one of NEEDLES or RARE_NEEDLES (a unit test checks
+the corpus and the rules against them).
+"""
+
+from __future__ import annotations
+
+# Lowercase needles; one bytes.find pass each over every chunk. Every shipped rule's pattern
+# must contain one of these (a unit test checks the corpus and the rules against them).
+NEEDLES: tuple[bytes, ...] = (
+    b"error",
+    b"exception",
+    b"traceback",
+    b"nccl warn",
+    b"killed",
+    b"timeout",
+    b"timed out",
+    b"sig",
+    b"segmentation",
+    b"fail",
+    b"overflow",  # fp16 scalers: `Gradient overflow. ... reducing loss scale to 0.5`
+    b"illegal instruction",
+    b"subset of ranks",  # Horovod's stall inspector: a hang's own evidence, in a log of any size
+    b"watchdog got stuck",  # c10d's heartbeat monitor: the same
+)
+# Needles of messages that are rare in big logs: from the kernel, the scheduler or Kubernetes
+# (their files are small), or that come with one of NEEDLES in any log big enough for speed to
+# matter. Searched in files up to SMALL_FILE_BYTES and in any file whose first chunk looks like
+# a kernel or Kubernetes log.
+RARE_NEEDLES: tuple[bytes, ...] = (
+    b"loss scale to",  # not `loss scale`: Megatron prints `loss scale: 1.0` on every step
+    b"mismatch",  # `size mismatch for ...` (the RuntimeError above it holds `error`)
+    b"gpu is lost",
+    b"warn",
+    b'file "',
+    b"kill",
+    # Not `nan`: Megatron prints `number of nan iterations: 0` on every step.
+    b": nan",
+    b"= nan",
+    b" nan,",
+    b"nan loss",
+    b"loss nan",
+    b"is nan",
+    b"are nan",
+    b"nan or inf",
+    b"nan values",
+    b"found nan",
+    b"nan detected",
+    b"detected nan",
+    b"encountered nan",
+    b"'nan'",
+    b"nan in ",
+    b"preempt",
+    b"cancel",
+    b"abort",
+    b"xid",
+    b"evict",
+    b"not responding",
+    b"blocked for more",
+    b"oom",
+    b"nvrm",
+    b"fallen off",
+    b"low on resource",
+    b"link down",
+    b"stale file",
+    b"no space left",
+    b"quota",
+    b"memoryerror",
+    b"bad_alloc",
+    b"shutting down",
+    b"time limit",
+    b"interrupt",
+    b"systemexit",
+    b"ecc",
+    b"compatible",
+    b"socket",
+    b"(idle)",
+    b"(active)",
+    b"stall",
+    b"corrupt",
+    b"truncated",
+    b"invalid",
+    b"imminent",
+    b"terminat",
+    b"death signal",
+    b"assert",
+    b"refused",
+    b"unreachable",
+    b"winerror",
+    b"exhausted",
+    b"eof",
+    b"check failed",
+    b"too many resources",
+    b"memory limit",
+    b"not ending with signals",
+    b"deadline",
+    b"imagepull",
+    b"errimage",
+    b"configerror",
+    b"launch timed out",
+    b"initialization error",
+    # The shell's signal messages in other locales (glibc): zh, ru, de, fr, es, ja.
+    "段错误".encode(),
+    "已杀死".encode(),
+    "总线错误".encode(),
+    "шибка".encode(),  # bytes.lower() leaves non-ASCII letters alone: no capital first letter
+    "бито".encode(),
+    b"speicherzugriffsfehler",
+    "getötet".encode(),
+    b"erreur de segmentation",
+    "rocessus arrêté".encode(),
+    "iolación de segmento".encode(),
+    "セグメンテーション違反".encode(),
+    b"return code",
+    b"exit code",
+    b"exitcode",
+    b"remote daemon",  # mpirun: `ORTE has lost communication with a remote daemon.`
+    b"daemons",  # `ORTE was unable to reliably start one or more daemons.`
+    b"abruptly died",  # datasets' map() worker killed (OOM)
+    b"ran out of memory",  # TPU/XLA HBM, TensorFlow's allocator
+    b"failcnt",  # the cgroup's memory report in dmesg
+    b"lame workers",  # TPU workers gone (preempted)
+    b"ready ranks",  # Horovod's stalled-ops report
+    b":nan",  # `loss:nan` (no space)
+    b"=nan",
+    b"memory pressure",  # Ray: `Workers (tasks / actors) killed due to memory pressure (OOM)`
+    b"nvjpeg",
+    b"marked dead",  # Ray: a node lost (`... has been marked dead because the detector ...`)
+    b"node has died",
+)
+# The rare needles searched in the middle of a big log, by a second grep pass: what a run can
+# meet and go on after, or be ended by from outside (an eviction, a preemption, the OOM
+# killer, a NaN, an Xid, the scheduler's time limit), those the needle path used to miss. A
+# few long needles and plain `nan` keep grep near its speed on the common needles (the ~20
+# spellings of a NaN in RARE_NEEDLES, short and starting with a space or a colon, double
+# its time); the rules sort out what `nan` found. Past MIDDLE_MATCHES matching lines (each
+# decoded and matched in Python, ~40 us; Megatron's `number of nan iterations: 0` on every
+# step) the middle goes without them, as before.
+MIDDLE_NEEDLES: tuple[bytes, ...] = (
+    b"evict",
+    b"low on resource",
+    b"preempt",
+    b"imminent",
+    b"terminat",
+    b"oom",
+    b"kill",
+    b"memory pressure",
+    b"failcnt",
+    b"nan",
+    b"mismatch",
+    b"xid",
+    b"nvrm",
+    b"fallen off",
+    b"gpu is lost",
+    b"ecc",
+    b"time limit",
+    b"cancel",
+    b"shutting down",
+    b"lame workers",
+    b"marked dead",
+    b"node has died",
+)

@@ -2,7 +2,7 @@
 
     # inside an allocation (an sbatch script that runs `babysit run -- srun python train.py`):
     engine = SlurmStepEngine.from_env(os.environ)
-    # from a login node, one sbatch job per attempt:
+    # from a login node, one sbatch job per attempt (engines/slurmjob.py):
     engine = SlurmJobEngine(SlurmRequest(nodes=2, partition="gpu", time="4:00:00"))
     # from a login node with spares: one allocation of N+K nodes, an srun step per attempt:
     engine = SlurmAllocEngine(SlurmRequest(nodes=2, spares=1))
@@ -100,9 +100,11 @@ class SlurmRequest:
     poll_s: float = 0.5
 
 
-def partition_bans(ctl: SlurmCtl, request: SlurmRequest, banned: Sequence[str]) -> list[str]:
-    """The banned nodes of the request's partition; NodesExhausted when too few are left, a
-    LaunchError for a partition that does not exist."""
+def partition_bans(
+    ctl: SlurmCtl, request: SlurmRequest, banned: Sequence[str]
+) -> tuple[list[str], int]:
+    """The banned nodes of the request's partition, and how many of its nodes are left;
+    NodesExhausted when too few are left, a LaunchError for a partition that does not exist."""
     pool = ctl.partition_nodes(request.partition)
     if pool is None:
         what = f"partition {request.partition!r}" if request.partition else "a default partition"
@@ -118,7 +120,7 @@ def partition_bans(ctl: SlurmCtl, request: SlurmRequest, banned: Sequence[str]) 
             f"the bans leave {usable} of the partition's {len(pool)} nodes "
             f"({compress(pool)}), the job needs {need}: banned {compress(out)}"
         )
-    return out
+    return out, usable
 
 
 def _tail(path: Path, limit: int = 1 << 20) -> str:
@@ -444,8 +446,10 @@ class SlurmAllocEngine(SlurmStepEngine):
 
     def _allocate(self, banned: Sequence[str]) -> None:
         r = self.request
-        need = (r.nodes or 1) + r.spares
-        pool = partition_bans(self.ctl, r, banned)  # raises for too few, no partition
+        pool, usable = partition_bans(self.ctl, r, banned)  # raises for too few, no partition
+        # Fewer spares when the bans leave fewer than N+K nodes: asked for N+K, the job would
+        # wait for nodes that the exclude list rules out, for ever.
+        need = min((r.nodes or 1) + r.spares, usable)
         args = [f"--nodes={need}", "--no-kill", "--job-name=babysit-allocation"]
         if r.partition:
             args.append(f"--partition={r.partition}")

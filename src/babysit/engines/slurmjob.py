@@ -96,7 +96,7 @@ class SlurmJobEngine(SlurmBase):
         return [str(n) for n in nodes] if isinstance(nodes, list) else []
 
     def apply_bans(self, spec: LaunchSpec, banned: Sequence[str]) -> LaunchSpec:
-        self.exclude = partition_bans(self.ctl, self.request, banned)
+        self.exclude = partition_bans(self.ctl, self.request, banned)[0]
         return replace(spec, exclude=tuple(self.exclude))
 
     def _sbatch_args(self, attempt_dir: Path, nodes: int | None, name: str) -> list[str]:

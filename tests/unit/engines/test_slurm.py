@@ -234,3 +234,18 @@ def test_the_job_script_fills_head_from_slurm_and_quotes_every_word() -> None:
         "exec srun --label torchrun --rdzv-endpoint \"$BABYSIT_HEAD\":29500 'a b.py' '$(boom)'"
     )
     assert job_script(["srun", "python", "t.py"]) == "#!/bin/bash\nexec srun python t.py\n"
+
+
+def test_spares_shrink_when_the_bans_leave_fewer_than_n_plus_k_nodes(tmp_path: Path) -> None:
+    # 3 nodes, --nodes 2 --spares 1, node3 banned: asked for 3 with node3 excluded, the
+    # allocation would wait for ever; it asks for the 2 that are left.
+    fake = FakeSlurm(
+        sinfo=[Completed(0, "debug* node[1-3]\n", "")],
+        sbatch=[Completed(0, "12\n", "")],
+        show=[_job("RUNNING", JobId="12", NodeList="node[1-2]")],
+    )
+    engine = SlurmAllocEngine(SlurmRequest(nodes=2, spares=1), tmp_path, SlurmCtl(fake))
+    engine._allocate(["node3"])
+    (sbatch,) = [c for c in fake.calls if c[0] == "sbatch"]
+    assert "--nodes=2" in sbatch and "--exclude=node3" in sbatch, sbatch
+    assert engine.alloc == ["node1", "node2"]

@@ -500,6 +500,7 @@ class Attempts:
             live.map_every = RANK_HOSTS_S
         else:
             live.map_every = min(2 * live.map_every, RANK_HOSTS_MAX_S)
+        live.mapped_at = seams.monotonic() + live.map_every
 
     def _poll_tensorboard(self, live: Live) -> None:
         seams = self.ctx.seams

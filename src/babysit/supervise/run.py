@@ -202,6 +202,7 @@ class Supervisor:
             budget_from = len(every) + 1  # started again after it ended: a fresh budget
             self.journal.write(SetBudgetFrom(self.name, budget_from))
         self.history = [a for a in every if a.number >= budget_from]
+        self.preflight_stops = _trailing_preflight_stops(self.history)  # a babysit killed
         rollback = self.rollbacks.seed(rows, self.history, budget_from)
         self.attempts_seen = max(len(every), highest_attempt_dir(ctx.run_dir))
         if ghost is not None:
@@ -348,7 +349,7 @@ class Supervisor:
         self.ctx.engine.sweep(live.handle)
         names = ", ".join(sick)
         what = "; ".join(f"{host}: {why}" for host, why in sick.items())
-        summary = f"stopped before the training: the preflight failed on {what}"
+        summary = f"{PREFLIGHT_STOP} {what}"
         fields = {
             "ended": status.ended,
             "outcome": Outcome.STOPPED,
@@ -561,6 +562,20 @@ class Supervisor:
 
 CANNOT_START = "CANNOT_START"  # engines/slurmfollow.py: a pending job that can never start
 MAX_PREFLIGHT_STOPS = 3  # jobs in a row ended by their own preflight before a human is paged
+PREFLIGHT_STOP = "stopped before the training: the preflight failed on"  # such an attempt's summary
+
+
+def _trailing_preflight_stops(history: list[AttemptRecord]) -> int:
+    """The jobs in a row, at the end of the stored history, that their own preflight ended
+    (the count survives a babysit that was killed and started again)."""
+    n = 0
+    for a in reversed(history):
+        if a.outcome == Outcome.RUNNING:
+            continue  # the attempt being re-attached to: not ended yet
+        if a.outcome != Outcome.STOPPED or not (a.summary or "").startswith(PREFLIGHT_STOP):
+            break
+        n += 1
+    return n
 
 
 def _cancelled_outside(live: Live, status: ExitStatus) -> bool:

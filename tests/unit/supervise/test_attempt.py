@@ -272,8 +272,28 @@ def test_a_rank_no_line_maps_is_asked_for_less_and_less_often(tmp_path: Path) ->
     r.engine.rank_hosts = rank_hosts  # type: ignore[method-assign,assignment]
     assert r.run() == ExitCode.OK, r.said.text
     gaps = [b - a for a, b in itertools.pairwise(asked)]
-    assert len(asked) <= 7, asked  # 10 s apart for 200 s would be 20
-    assert gaps == sorted(gaps) and gaps[-1] >= 4 * gaps[0], gaps
+    assert len(asked) <= 6, asked  # 10 s apart for 200 s would be 20
+    assert gaps == sorted(gaps) and gaps[1] >= 1.9 * gaps[0], gaps  # doubling from the first
+
+
+def test_a_refresh_that_learns_a_node_brings_the_next_one_back_to_10_s(tmp_path: Path) -> None:
+    lines = [
+        (0.1 + 0.5 * n, f"[rank{r}]:iter {n}: loss 2.50, time 5.00ms")
+        for n in range(400)
+        for r in (0, 1)
+    ]
+    r = Run(tmp_path, [Script(stdout=lines, ends_at=201.0)])
+    asked: list[float] = []
+
+    def rank_hosts(handle: object, ranks: list[int]) -> dict[int, str]:
+        asked.append(r.clock.monotonic())
+        return {0: "node1"} if len(asked) == 3 else {}  # learnt on the third refresh only
+
+    r.engine.remote = True  # type: ignore[misc]
+    r.engine.rank_hosts = rank_hosts  # type: ignore[method-assign,assignment]
+    assert r.run() == ExitCode.OK, r.said.text
+    gaps = [b - a for a, b in itertools.pairwise(asked)]
+    assert gaps[2] <= gaps[0] + 1.0 < gaps[1], gaps  # after the find: back to the short gap
 
 
 def test_a_hang_right_after_a_directory_save_is_flagged_on_the_cadence(tmp_path: Path) -> None:

@@ -161,3 +161,16 @@ def test_exit_86_without_the_preflights_mark_is_the_trainings_own(tmp_path: Path
     assert r.run() == ExitCode.NEEDS_HUMAN, r.said.text
     (only,) = r.attempts()
     assert only["outcome"] == "failed" and only["category"] == "user_code" and named == ["node1"]
+
+
+def test_the_preflight_stops_in_a_row_survive_a_babysit_killed_between_them(
+    tmp_path: Path,
+) -> None:
+    # Two jobs ended by their preflight, babysit SIGKILLed while the third runs; the babysit
+    # started again counts the two from the logbook: the third stop pages.
+    r = Run(tmp_path, [Script(ends_at=5.0, exit_code=EXIT_SICK)] * 5)
+    _stopped_at_preflight(r, 5)
+    r.killed_at(12.0)
+    assert [a["outcome"] for a in r.attempts()][:2] == ["stopped", "stopped"]
+    assert r.run() == ExitCode.NEEDS_HUMAN, r.said.text
+    assert len(r.attempts()) == 3, r.said.text

@@ -189,3 +189,6 @@ def test_the_sparse_page_renders_the_measured_figures_and_says_what_is_projected
     assert "94.9%" in md and "**not met**" in md and "21.7 s" in md
     assert "| crash | 17723 | 1.4 | 14.1 | nccl_error |" in md
     assert "6.9 minutes" in md and "a projection from the measured" in md
+    assert "fault per 1200 s of training" in md  # 24000 steps of 0.05 s, one fault
+    doc["babysit"]["time_to_final_step_s"] = 1270.0
+    assert "| time to the final step | 1270 s | 1214 s |" in chaos.sparse_markdown(doc)

@@ -5,7 +5,7 @@ needle is the cost of triage.
     starts = line_starts_in_bytes(block_lowercased, NEEDLES + RARE_NEEDLES)
 
 GNU grep looks for all of a set of fixed strings at once (a Commentz-Walter/Aho-Corasick search
-in C): on a 1 GB log of 512 ranks it finds babysit's 13 common needles about four times faster
+in C): on a 1 GB log of 512 ranks it finds babysit's common needles about four times faster
 than thirteen `bytes.find` passes, and a hundred needles in a window of a few MB for the price
 of starting it. They return where the needles are (the matches in a file, the lines in a block),
 or None when grep is missing, fails, runs past its time or its memory cap: the caller then

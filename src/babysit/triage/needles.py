@@ -143,7 +143,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
 # spellings of a NaN in RARE_NEEDLES, short and starting with a space or a colon, double
 # its time); the rules sort out what `nan` found. Past MIDDLE_MATCHES matching lines (each
 # decoded and matched in Python, ~40 us; Megatron's `number of nan iterations: 0` on every
-# step) the middle goes without them, as before.
+# step) the middle goes without them, as before (MIDDLE_MATCHES, in triage/scan.py).
 MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"evict",
     b"low on resource",

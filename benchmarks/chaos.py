@@ -427,7 +427,7 @@ def sparse_markdown(doc: dict[str, Any]) -> str:
     return f"""# The chaos suite at a fault rate a long run meets
 
 The tiny GPT of the chaos suite ([chaos.md](chaos.md)), torchrun with 2 gloo ranks on the CPU,
-{doc['steps']} steps (about {train_s / 60:.0f} minutes of training), under babysit, with {n}
+{doc['steps']} steps (about {train_s / 60:.0f} min of training), under babysit, with {n}
 faults ({', '.join(name for name, _ in doc['faults'])}) {doc['spacing_s']:g} s of training apart,
 the first after {doc['spacing_s']:g} s and the last followed by {doc['spacing_s']:g} s more: one
 fault per {per_fault:.0f} s of training, against the same training without faults. A real

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import signal
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -253,9 +254,9 @@ def test_a_multi_node_engines_rank_map_reaches_the_straggler_detector(tmp_path: 
     assert len(asked) == 1
 
 
-def test_a_rank_no_line_maps_is_asked_for_less_and_less_often(tmp_path: Path) -> None:
-    # A rank whose node no line of the output names: the engine rereads the attempt's output
-    # each time it is asked; asked every 10 s for a whole run is wasted I/O. The gaps double.
+def _map_asks(tmp_path: Path, answer: Callable[[int, list[int]], dict[int, str]]) -> list[float]:
+    """A 200-second attempt of two ranks under a remote engine whose rank map answers
+    answer(how many times it was asked, the ranks asked for): when it was asked."""
     lines = [
         (0.1 + 0.5 * n, f"[rank{r}]:iter {n}: loss 2.50, time 5.00ms")
         for n in range(400)
@@ -266,32 +267,25 @@ def test_a_rank_no_line_maps_is_asked_for_less_and_less_often(tmp_path: Path) ->
 
     def rank_hosts(handle: object, ranks: list[int]) -> dict[int, str]:
         asked.append(r.clock.monotonic())
-        return {0: "node1"} if 0 in ranks else {}  # rank 1's node is never learnt
+        return answer(len(asked), ranks)
 
     r.engine.remote = True  # type: ignore[misc]
     r.engine.rank_hosts = rank_hosts  # type: ignore[method-assign,assignment]
     assert r.run() == ExitCode.OK, r.said.text
+    return asked
+
+
+def test_a_rank_no_line_maps_is_asked_for_less_and_less_often(tmp_path: Path) -> None:
+    # A rank whose node no line of the output names: the engine rereads the attempt's output
+    # each time it is asked; asked every 10 s for a whole run is wasted I/O. The gaps double.
+    asked = _map_asks(tmp_path, lambda n, ranks: {0: "node1"} if 0 in ranks else {})
     gaps = [b - a for a, b in itertools.pairwise(asked)]
     assert len(asked) <= 6, asked  # 10 s apart for 200 s would be 20
     assert gaps == sorted(gaps) and gaps[1] >= 1.9 * gaps[0], gaps  # doubling from the first
 
 
 def test_a_refresh_that_learns_a_node_brings_the_next_one_back_to_10_s(tmp_path: Path) -> None:
-    lines = [
-        (0.1 + 0.5 * n, f"[rank{r}]:iter {n}: loss 2.50, time 5.00ms")
-        for n in range(400)
-        for r in (0, 1)
-    ]
-    r = Run(tmp_path, [Script(stdout=lines, ends_at=201.0)])
-    asked: list[float] = []
-
-    def rank_hosts(handle: object, ranks: list[int]) -> dict[int, str]:
-        asked.append(r.clock.monotonic())
-        return {0: "node1"} if len(asked) == 3 else {}  # learnt on the third refresh only
-
-    r.engine.remote = True  # type: ignore[misc]
-    r.engine.rank_hosts = rank_hosts  # type: ignore[method-assign,assignment]
-    assert r.run() == ExitCode.OK, r.said.text
+    asked = _map_asks(tmp_path, lambda n, ranks: {0: "node1"} if n == 3 else {})  # third only
     gaps = [b - a for a, b in itertools.pairwise(asked)]
     assert gaps[2] <= gaps[0] + 1.0 < gaps[1], gaps  # after the find: back to the short gap
 

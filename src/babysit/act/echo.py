@@ -19,6 +19,7 @@ character (an output chunk may end anywhere): the line is drawn only between who
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import threading
 from collections import deque
@@ -40,20 +41,10 @@ def ends_mid_sequence(tail: bytes) -> bool:
             return True
         if seq[:1] == b"]" and b"\x07" not in seq:
             return True
-    i, follow = len(tail) - 1, 0
-    while i >= 0 and follow < 3 and tail[i] & 0xC0 == 0x80:
-        i, follow = i - 1, follow + 1
-    if i < 0:
-        return follow > 0
-    lead = tail[i]
-    need = 1
-    if lead >> 5 == 0b110:
-        need = 2
-    elif lead >> 4 == 0b1110:
-        need = 3
-    elif lead >> 3 == 0b11110:
-        need = 4
-    return follow + 1 < need
+    # The UTF-8 decoder keeps back the bytes of a character it has not seen the end of.
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    decoder.decode(tail)
+    return bool(decoder.getstate()[0])
 
 
 class Echo:

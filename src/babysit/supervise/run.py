@@ -94,7 +94,6 @@ class Supervisor:
         self.history: list[AttemptRecord] = []  # the attempts the budget counts, in memory
         self.attempts_seen = 0
         self.pending_rollback: Decision | None = None  # what the next launch must do
-        self.preflight_stops = 0  # jobs in a row that their own preflight ended
         self.rollbacks = Rollbacks(
             cfg, cwd, say, ctx.get_journal, ctx.seams.wall, lambda: bool(ctx.stop_signals)
         )
@@ -202,7 +201,6 @@ class Supervisor:
             budget_from = len(every) + 1  # started again after it ended: a fresh budget
             self.journal.write(SetBudgetFrom(self.name, budget_from))
         self.history = [a for a in every if a.number >= budget_from]
-        self.preflight_stops = _trailing_preflight_stops(self.history)  # a babysit killed
         rollback = self.rollbacks.seed(rows, self.history, budget_from)
         self.attempts_seen = max(len(every), highest_attempt_dir(ctx.run_dir))
         if ghost is not None:
@@ -266,7 +264,6 @@ class Supervisor:
             if sick and gated and status.exit_code == EXIT_SICK:
                 decision = self._stopped_by_preflight(live, status, sick)
             else:
-                self.preflight_stops = 0
                 decision = self._ended(live, status)
             code = self._decided(decision)
             if code is not None:
@@ -372,14 +369,14 @@ class Supervisor:
             status.signal, summary=summary,
         )  # fmt: skip
         self.history = [a for a in self.history if a.number != live.number] + [record]
-        self.preflight_stops += 1
-        if self.preflight_stops >= MAX_PREFLIGHT_STOPS:
+        stops = _trailing_preflight_stops(self.history)  # from the logbook: survives a restart
+        if stops >= MAX_PREFLIGHT_STOPS:
             # Free restarts must end: a check that fails on every node is more likely the
             # check's or the environment's fault, and a ban that does not reach the scheduler
             # (a partition babysit does not know) would give the same node again.
             return Decision(
                 DecisionKind.GIVE_UP_NEEDS_HUMAN,
-                f"{self.preflight_stops} jobs in a row ended at their preflight (last: "
+                f"{stops} jobs in a row ended at their preflight (last: "
                 f"{what}): run `babysit doctor` on one of those nodes, and check that the "
                 "banned nodes are left out (`babysit nodes list`; the partition)",
             )

@@ -75,9 +75,9 @@ def results(attempt_dir: Path, nodes: Sequence[str] = ()) -> InJobCheck | None:
 
 
 def _answers(d: Path, nodes: Sequence[str]) -> list[NodeResult]:
-    names = list(dict.fromkeys(nodes))
-    names += sorted(p.stem for p in d.glob("*.json") if p.stem not in set(names))
-    return [_answer(d, host) for host in names]
+    named = dict.fromkeys(nodes)
+    others = sorted(p.stem for p in d.glob("*.json") if p.stem not in named)
+    return [_answer(d, host) for host in [*named, *others]]
 
 
 def _answer(d: Path, host: str) -> NodeResult:

@@ -183,6 +183,7 @@ _MINIMUMS: dict[str, tuple[float, str]] = {
     "restart.backoff_s": (0, "seconds"),
     "restart.backoff_factor": (1, "(a factor)"),
     "restart.backoff_max_s": (0, "seconds"),
+    "restart.after_progress_s": (0, "seconds"),
     "restart.jitter": (0, "(a fraction)"),
     "restart.reset_after_s": (0, "seconds"),
     "stop.grace_s": (0, "seconds"),

@@ -30,6 +30,10 @@ requeue). Rules, in order:
 7. otherwise restart after backoff_s * backoff_factor^(n-1) (capped at backoff_max_s), scaled by a
    jitter factor in [1 - jitter, 1 + jitter], n being the failures in a row; n is 1 when the
    node the attempt failed on was just banned (`node_banned`): the next attempt runs elsewhere.
+   An attempt that trained (healthy, as in 6) and then failed waits only after_progress_s
+   (or backoff_s when shorter; jittered alike): torchrun's prompt restart for the fault that
+   comes after hours of training, a crash loop's growing backoff for the failures in a row
+   after it (backoff_s * factor^(n-1), n counting the attempt that trained: 20 s, 40 s, ...).
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ class RestartPolicy:
     backoff_s: float = 10.0  # delay before the first restart; grows by backoff_factor
     backoff_factor: float = 2.0
     backoff_max_s: float = 600.0
+    after_progress_s: float = 2.0  # delay before restarting an attempt that trained (rule 7)
     jitter: float = 0.25  # the delay is scaled by a random factor in [1 - jitter, 1 + jitter]
     reset_after_s: float = 600.0  # an attempt that ran this long counts as healthy
     storm_attempts: int = 5  # this many failed attempts within storm_window_s: stop (0: off)
@@ -218,7 +223,11 @@ def decide(
             f"{n} failed attempt{'s' if n != 1 else ''} in a row since the last one that made "
             f"progress (restart budget max_restarts={policy.max_restarts} spent); last: {what}",
         )
-    delay = backoff_delay(1 if node_banned else n, policy, uniform)
+    if healthy(current, history[:-1], policy.reset_after_s):
+        prompt = min(policy.after_progress_s, policy.backoff_s)
+        delay = max(0.0, prompt * (1 + policy.jitter * (2 * uniform - 1)))
+    else:
+        delay = backoff_delay(1 if node_banned else n, policy, uniform)
     without = " without the banned node" if node_banned else ""
     return Decision(
         DecisionKind.RESTART,

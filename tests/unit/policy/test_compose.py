@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from babysit.policy.compose import Rules, RunSoFar, on_ended, on_incident, stops_attempt
 from babysit.policy.restart import BudgetRule, RestartPolicy
 from babysit.policy.rollback import RollbackRule
@@ -110,11 +112,12 @@ def test_a_nan_rebuilt_from_the_store_is_told_by_its_message_not_as_none() -> No
 
 
 def test_the_time_a_killed_hang_sat_idle_counts_toward_the_backoff() -> None:
-    run = RunSoFar([failed(1, Category.HANG)])
-    plain = on_ended(run, QUIET, 0.5, None)
+    run = RunSoFar([failed(1, Category.HANG)])  # it trained: after_progress_s applies
+    rules = Rules(restart=dataclasses.replace(QUIET.restart, after_progress_s=10.0))
+    plain = on_ended(run, rules, 0.5, None)
     assert plain.kind == DecisionKind.RESTART and plain.delay_s == 10.0
-    d = on_ended(run, QUIET, 0.5, None, hung_s=8.0)
+    d = on_ended(run, rules, 0.5, None, hung_s=8.0)
     assert d.kind == DecisionKind.RESTART and d.delay_s == 2.0
     assert d.reason.startswith("restarting in 2.0s")
     assert "counts the 8s the job sat hung" in d.reason
-    assert on_ended(run, QUIET, 0.5, None, hung_s=60.0).delay_s == 0.0
+    assert on_ended(run, rules, 0.5, None, hung_s=60.0).delay_s == 0.0

@@ -139,7 +139,29 @@ def test_new_highest_step_resets_the_count() -> None:
     d = decide(history, FAST, 0.5)
     assert d.kind == DecisionKind.RESTART
     assert failures_in_a_row(history, FAST.reset_after_s) == 1
-    assert d.delay_s == 10.0  # backoff starts over too
+    assert d.delay_s == 2.0  # backoff starts over too: a prompt restart after training
+
+
+def test_an_attempt_that_trained_is_restarted_promptly_and_the_failures_after_it_back_off() -> None:
+    trained = failed(1, first=0, last=100)
+    assert decide([trained], FAST, 0.5).delay_s == 2.0  # after_progress_s, not backoff_s
+    assert decide([trained], FAST, 1.0).delay_s == 2.0  # jitter 0
+    jittery = RestartPolicy(after_progress_s=4.0, jitter=0.25)
+    assert decide([trained], jittery, 0.0).delay_s == 3.0
+    assert decide([trained], jittery, 1.0).delay_s == 5.0
+    # the failures in a row after it back off as before: n counts the attempt that trained
+    history = [trained, failed(2, first=100, last=100)]
+    assert decide(history, FAST, 0.5).delay_s == 20.0
+    history.append(failed(3, first=100, last=100))
+    assert decide(history, FAST, 0.5).kind == DecisionKind.GIVE_UP_BUDGET  # max_restarts=2
+    # an attempt that ran reset_after_s counts as having trained even with no step seen
+    assert decide([failed(1, duration=700.0)], FAST, 0.5).delay_s == 2.0
+    # a first attempt that failed before any step waits backoff_s
+    assert decide([failed(1)], FAST, 0.5).delay_s == 10.0
+    assert decide([trained], RestartPolicy(after_progress_s=0.0), 0.9).delay_s == 0.0
+    # a backoff set shorter than after_progress_s (--backoff 0: no wait) holds for it too
+    assert decide([trained], RestartPolicy(backoff_s=0.0, jitter=0.0), 0.5).delay_s == 0.0
+    assert decide([trained], RestartPolicy(backoff_s=1.0, jitter=0.0), 0.5).delay_s == 1.0
 
 
 def test_reaching_an_old_high_again_is_not_healthy() -> None:

@@ -26,11 +26,19 @@ NAME = "train"
 COMMAND = [sys.executable, "train.py"]  # never run: only checked to exist
 BASE: dict[str, Any] = {
     "restart.backoff_s": 1,
+    "restart.after_progress_s": 1,
     "stop.grace_s": 5,
     "health.telemetry": False,  # no sampler thread
     "triage.kernel_log": False,  # the test host's dmesg is not the run's
 }
 NETWORK_ERROR = "ConnectionError: Connection reset by peer"
+
+
+def backoff(seconds: float) -> dict[str, float]:
+    """The delay before the next attempt, whether the one that failed had trained or not."""
+    return {"restart.backoff_s": seconds, "restart.after_progress_s": seconds}
+
+
 CKPT = {"checkpoint.glob": "out/ckpt_*.pt", "checkpoint.settle_s": 0}
 
 

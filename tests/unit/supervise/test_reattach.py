@@ -17,7 +17,7 @@ from babysit.store import Store
 from babysit.supervise.reattach import unlaunched
 from babysit.supervise.run import Supervisor
 from tests.fakes import FakeEngine, Script, steps
-from tests.unit.supervise.harness import NAME, NETWORK_ERROR, Run
+from tests.unit.supervise.harness import NAME, NETWORK_ERROR, Run, backoff
 
 
 def crash_then_success() -> list[Script]:
@@ -28,7 +28,7 @@ def crash_then_success() -> list[Script]:
 
 
 def test_killed_during_the_backoff_the_relaunch_comes_when_it_was_due(tmp_path: Path) -> None:
-    r = Run(tmp_path, crash_then_success(), **{"restart.backoff_s": 60})
+    r = Run(tmp_path, crash_then_success(), **backoff(60))
     r.killed_at(10.0)  # attempt 1 crashed at ~0.4 s: 50 s of the backoff were still to go
     assert len(r.engine.launches) == 1
     assert r.run() == ExitCode.OK, r.said.text
@@ -40,7 +40,7 @@ def test_killed_during_the_backoff_the_relaunch_comes_when_it_was_due(tmp_path: 
 
 
 def test_a_backoff_already_over_relaunches_at_once(tmp_path: Path) -> None:
-    r = Run(tmp_path, crash_then_success(), **{"restart.backoff_s": 5})
+    r = Run(tmp_path, crash_then_success(), **backoff(5))
     r.killed_at(3.0)
     r.clock.advance(100)  # babysit came back long after the relaunch was due
     assert r.run() == ExitCode.OK, r.said.text
@@ -50,7 +50,7 @@ def test_a_backoff_already_over_relaunches_at_once(tmp_path: Path) -> None:
 
 
 def test_a_stop_during_the_stored_backoff_launches_nothing(tmp_path: Path) -> None:
-    r = Run(tmp_path, crash_then_success(), **{"restart.backoff_s": 60})
+    r = Run(tmp_path, crash_then_success(), **backoff(60))
     r.killed_at(10.0)
     r.clock.at(20.0, lambda: r.sup.request_stop(signal.SIGTERM))
     assert r.run() == ExitCode.STOPPED, r.said.text
@@ -139,7 +139,7 @@ def test_a_failed_start_is_marked_failed_not_left_starting(tmp_path: Path) -> No
 
 
 def test_a_failed_start_on_an_unfinished_run_gives_its_state_back(tmp_path: Path) -> None:
-    r = Run(tmp_path, crash_then_success(), **{"restart.backoff_s": 60})
+    r = Run(tmp_path, crash_then_success(), **backoff(60))
     r.killed_at(10.0)  # in the backoff
     assert r.state() == "backoff"
     with pytest.raises(CommandNotFound):

@@ -17,7 +17,7 @@ from babysit.supervise.requests import (
     write_stop_request,
 )
 from tests.fakes import Script, steps
-from tests.unit.supervise.harness import NAME, NETWORK_ERROR, Run
+from tests.unit.supervise.harness import NAME, NETWORK_ERROR, Run, backoff
 
 
 def request(ts: float, reason: str = "loss diverged", id: str = "a") -> StopRequest:
@@ -109,7 +109,7 @@ def test_a_second_request_kills_what_is_left_at_once(tmp_path: Path) -> None:
 
 
 def test_a_request_between_attempts_launches_nothing_more(tmp_path: Path) -> None:
-    r = Run(tmp_path, [Script.crash(steps(1, 3), NETWORK_ERROR)], **{"restart.backoff_s": 60})
+    r = Run(tmp_path, [Script.crash(steps(1, 3), NETWORK_ERROR)], **backoff(60))
     run_dir = r.home / "runs" / NAME
     r.clock.at(10.0, lambda: write_stop_request(run_dir, request(r.clock.wall())))
     assert r.run() == ExitCode.STOPPED, r.said.text

@@ -18,7 +18,7 @@ from babysit.engines.process import Handle
 from babysit.records import ExitCode
 from babysit.store import Store
 from tests.fakes import FakeEngine, Script, steps
-from tests.unit.supervise.harness import NAME, NETWORK_ERROR, Run
+from tests.unit.supervise.harness import NAME, NETWORK_ERROR, Run, backoff
 
 
 def test_a_run_that_succeeds(tmp_path: Path) -> None:
@@ -108,7 +108,7 @@ def test_an_operator_stop_is_passed_to_the_attempt(tmp_path: Path) -> None:
 
 
 def test_a_stop_during_the_backoff_launches_nothing_more(tmp_path: Path) -> None:
-    r = Run(tmp_path, [Script.crash(steps(1, 3), NETWORK_ERROR)], **{"restart.backoff_s": 60})
+    r = Run(tmp_path, [Script.crash(steps(1, 3), NETWORK_ERROR)], **backoff(60))
     r.clock.at(10.0, lambda: r.sup.request_stop(signal.SIGINT))
     assert r.run() == ExitCode.STOPPED, r.said.text
     assert len(r.engine.launches) == 1 and r.engine.signals == []

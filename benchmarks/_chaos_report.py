@@ -81,13 +81,16 @@ its wall-clock time), babysit's `events.jsonl` and the driver's marks:
 
 Reading it: the schedule is compressed. `mixed` puts eight faults into about a minute of
 training, where a real run meets them hours apart. Every restart costs a few seconds that do not
-shrink with the run: torch's import and gloo's rendezvous, babysit's backoff (10 s, doubling
-while failures come in a row), the hang detection and the two looks. No way can keep 95% of the
-fault-free progress rate at this density; the figure says how far from it each way stays
-(at ~15 s a fault, 95% needs the faults about 40 minutes of training apart). The rules babysit
+shrink with the run: torch's import and gloo's rendezvous, babysit's backoff (2 s after an
+attempt that trained, then 20 s, doubling while failures come in a row), the hang detection
+and the two looks. No way can keep 95% of the fault-free progress rate at this density; the
+figure says how far from it each way stays (at ~15 s a fault, 95% needs the faults about 5
+minutes of training apart: [chaos-sparse.md](chaos-sparse.md) measures that). The rules babysit
 sizes for long runs weigh more here: a rollback skips the data of 200 steps (`[rollback]
-skip_before`/`skip_after`), a fifth of this run, so the final loss after two of them is a little
-above the fault-free run's (fewer updates), where in a run of 100,000 steps it would not show.
+skip_before`/`skip_after`), a fifth of this run. The tiny GPT trains those steps on batches drawn
+afresh (the README's "skip the batch, or draw another"; PaLM went on training past the batches
+it skipped), so no update is lost; a trainer that skips the updates too (Megatron's
+`--skip-train-iteration-range`) ends a short run with fewer of them, and a higher final loss.
 """
 
 

@@ -494,8 +494,10 @@ def main() -> None:
     host = host_of(rank, args.hostfile) if args.bad_host is not None else None
     params = list(model.parameters())
 
-    def batch(d: Tensor, s: int) -> Pair:
-        return get_batch(d, args.seed, s, args.batch_size, args.block_size, rank)
+    def batch(d: Tensor, s: int, afresh: bool = False) -> Pair:
+        """Step s's own batch, or (afresh) one from another stream: data no fault is in."""
+        seed = args.seed + 1 if afresh else args.seed
+        return get_batch(d, seed, s, args.batch_size, args.block_size, rank)
 
     def sync(loss: Tensor) -> float:
         """Average the gradients (and the loss, for the log) over the ranks: one all_reduce."""
@@ -557,7 +559,12 @@ def main() -> None:
     model.train()
     while step < args.max_steps:
         window = next((r for r in skip if r[0] <= step <= r[1]), None)
+        poison = spiking = False
+        lr = lr_at(step, args.lr, None)
         if window is not None:
+            # The step's own data is skipped, not the step: it trains on a batch drawn afresh
+            # (PaLM skipped the batches around a spike and went on training), so a rollback
+            # costs no updates. No fault fires on it: the faults belong to the step's own data.
             if window not in announced:
                 announced.add(window)
                 a, b = window
@@ -600,25 +607,25 @@ def main() -> None:
             if d0 is not None and d0 <= step < d0 + args.spike_data_steps:
                 faults.fire("spike_data", step, lead)  # logged once; the data does it each time
                 spiking = True
-            t0 = time.perf_counter()
-            x, y = batch(train_data, step)
-            if spiking:  # garbage batch (targets: bytes 128-255, absent from the text) + lr x10:
-                gen = torch.Generator().manual_seed(args.seed + step)  # loss ~3x, back in ~20 steps
-                x = torch.randint(256, x.shape, generator=gen)
-                y = torch.randint(128, 256, y.shape, generator=gen)
-            loss = model(x, y, poison=poison)
-            model.zero_grad(set_to_none=True)
-            loss.backward()
-            lossf = sync(loss)
-            opt.step(lr * lr_scale * (SPIKE_LR_MULT if spiking else 1.0))
-            rest = args.min_step_s - (time.perf_counter() - t0)
-            if rest > 0:
-                time.sleep(rest)
-            dt_ms = (time.perf_counter() - t0) * 1000
-            if step % args.log_every == 0 and lead:
-                print(f"iter {step}: loss {lossf:.4f}, time {dt_ms:.2f}ms", flush=True)
-            if lead:
-                events.emit("step", step=step, loss=lossf)
+        t0 = time.perf_counter()
+        x, y = batch(train_data, step, afresh=window is not None)
+        if spiking:  # garbage batch (targets: bytes 128-255, absent from the text) + lr x10:
+            gen = torch.Generator().manual_seed(args.seed + step)  # loss ~3x, back in ~20 steps
+            x = torch.randint(256, x.shape, generator=gen)
+            y = torch.randint(128, 256, y.shape, generator=gen)
+        loss = model(x, y, poison=poison)
+        model.zero_grad(set_to_none=True)
+        loss.backward()
+        lossf = sync(loss)
+        opt.step(lr * lr_scale * (SPIKE_LR_MULT if spiking else 1.0))
+        rest = args.min_step_s - (time.perf_counter() - t0)
+        if rest > 0:
+            time.sleep(rest)
+        dt_ms = (time.perf_counter() - t0) * 1000
+        if step % args.log_every == 0 and lead:
+            print(f"iter {step}: loss {lossf:.4f}, time {dt_ms:.2f}ms", flush=True)
+        if lead:
+            events.emit("step", step=step, loss=lossf)
         step += 1
         if args.eval_every and step % args.eval_every == 0 and lead:
             if not args.silent:

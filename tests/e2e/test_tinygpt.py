@@ -56,3 +56,28 @@ def test_demo_command(tmp_path: Path) -> None:
     refused = run_babysit("demo", "--workdir", str(other), cwd=tmp_path)
     assert refused.returncode == 2 and "not a babysit demo directory" in refused.stderr
     assert (other / "data.txt").read_text() == "keep me"
+
+
+def test_a_skipped_window_trains_on_fresh_batches_and_its_data_faults_never_fire(
+    tmp_path: Path,
+) -> None:
+    """BABYSIT_SKIP_STEPS skips the window's data, not its updates: every step of the window
+    trains (a loss line each) on a batch drawn afresh, and the NaN batch inside it never fires."""
+    import os
+    import subprocess
+
+    out = tmp_path / "out"
+    env = {**os.environ, "BABYSIT_SKIP_STEPS": "5-9"}
+    res = subprocess.run(
+        [sys.executable, str(TINYGPT), "--out-dir", str(out), "--max-steps", "14",
+         "--ckpt-every", "0", "--eval-every", "0", "--nan-at", "7", "--spike-data-at", "8",
+         "--spike-data-steps", "2"],
+        env=env, capture_output=True, text=True, timeout=240, check=False,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert "skipping data for steps 5-9 (BABYSIT_SKIP_STEPS)" in res.stdout
+    losses = {int(line.split()[1].rstrip(":")): float(line.split("loss ")[1].split(",")[0])
+              for line in res.stdout.splitlines() if line.startswith("iter ")}  # fmt: skip
+    assert sorted(losses) == list(range(14))  # every step trained, the window's too
+    assert all(v == v and v < 7.0 for v in losses.values()), losses  # no NaN, no spike
+    assert not (out / "faults_fired.json").exists()  # neither data fault fired

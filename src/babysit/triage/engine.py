@@ -40,6 +40,14 @@ _BLOCK_HOST = re.compile(r"^\s*host\s*:\s*(?P<host>\S+)")
 _BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(?P<rank>\d+)")
 _BLOCK_EXIT = re.compile(r"^\s*exitcode\s*:\s*(?P<code>-?\d+)")
 _WATCHDOG = re.compile(r"SeqNum=(?P<seq>\d+)")
+# The collective a watchdog timeout names (`[PG ID 0 PG GUID 0(default_pg) Rank 1] Watchdog
+# caught collective operation timeout: WorkNCCL(SeqNum=80, OpType=ALLGATHER, ...)`): its process
+# group (when the line says), sequence number and type, to tell ranks stuck in different
+# collectives (a desync) from ranks waiting in one.
+_WATCHDOG_OP = re.compile(
+    r"(?:\[PG ID (?P<pg>\d+)\b[^\]]*\]\s*)?Watchdog caught collective operation timeout: "
+    r"WorkNCCL\(SeqNum=(?P<seq>\d+), OpType=(?P<op>[A-Z_]+)\b"
+)
 _LAST_DONE = re.compile(r"last completed NCCL work: (?P<done>-?\d+)")
 _PREVIOUS_XID = re.compile(r"previous Xid (?P<xid>\d{1,3})")
 # The job's size, as the log states it: c10d's `ProcessGroupNCCL initialization options: size:
@@ -263,6 +271,8 @@ class Engine:
         self.ranks_seen: set[int] = set()
         self.world_size: int | None = None
         self.watchdog: dict[int, tuple[int | None, int | None]] = {}  # rank -> (seq, done)
+        # rank -> (process group, sequence number, op type) of its watchdog timeout
+        self.watchdog_ops: dict[int, tuple[str | None, int, str]] = {}
         self.elastic_root: tuple[str | None, int | None] | None = None  # (host, rank)
         self.elastic_exit: int | None = None  # the first observed failure's exit code
         # Keyed by hash, not by the line: 50k lines of 4 KiB would hold 200 MB.
@@ -451,7 +461,7 @@ class Engine:
             host = host or self._block.host
             rank = rank if rank is not None else self._block.rank
         if rule.id == "nccl.watchdog_timeout" or rule.id == "nccl.watchdog_teardown":
-            self._note_watchdog(rank, body)
+            self._note_watchdog(rank, body, text)
         weak = (a.warning and rule.category in _CHATTY) or (
             rule.id.startswith("python.") and em is None and not frames
         )
@@ -585,7 +595,7 @@ class Engine:
             self.world_size = size  # the largest stated: a subgroup's size is smaller
             self.ranks_seen.add(size - 1)
 
-    def _note_watchdog(self, rank: int | None, body: str) -> None:
+    def _note_watchdog(self, rank: int | None, body: str, text: str) -> None:
         if rank is None:
             return
         seq_m = _WATCHDOG.search(body)
@@ -597,3 +607,6 @@ class Engine:
             done = int(done_m["done"])
         if len(self.watchdog) < 100_000:
             self.watchdog[rank] = (seq, done)
+            op_m = _WATCHDOG_OP.search(text)  # the line: its prefix names the group
+            if op_m:
+                self.watchdog_ops[rank] = (op_m["pg"], int(op_m["seq"]), op_m["op"])

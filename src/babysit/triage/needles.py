@@ -135,6 +135,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"nvjpeg",
     b"marked dead",  # Ray: a node lost (`... has been marked dead because the detector ...`)
     b"node has died",
+    b"ephemeral",  # the kubelet's eviction for the pod's own local storage (`kubectl describe`)
+    b"emptydir",
 )
 # The rare needles searched in the middle of a big log, by a second grep pass: what a run can
 # meet and go on after, or be ended by from outside (an eviction, a preemption, the OOM

@@ -168,6 +168,32 @@ def _timeout_suspects(engine: Engine, group: Group) -> tuple[str, int | None]:
     return "; ".join(notes), suspect
 
 
+def desync(ops: Mapping[int, tuple[str | None, int, str]]) -> str | None:
+    """Ranks that timed out in different collectives at the same sequence number of one
+    process group: their code paths differ (a collective one rank skips or adds), which a
+    restart meets again. None when every rank waits in the same collective."""
+    by_seq: dict[tuple[str | None, int], dict[str, list[int]]] = {}
+    for rank, (pg, seq, op) in ops.items():
+        by_seq.setdefault((pg, seq), {}).setdefault(op, []).append(rank)
+    for (_, seq), kinds in sorted(by_seq.items(), key=lambda kv: kv[0][1]):
+        if len(kinds) > 1:
+            parts = [f"rank(s) {_ranks(sorted(r))} in {op}" for op, r in sorted(kinds.items())]
+            return (
+                f"the ranks timed out in different collectives at sequence number {seq} ("
+                + ", ".join(parts)
+                + "): their code paths differ, and a restart meets it again"
+            )
+    return None
+
+
+_DESYNC_ACTION = (
+    "Make every rank call the same collectives in the same order: look for a collective "
+    "inside a branch that depends on the rank or on the data (a log or a save on rank 0 only, "
+    "a loader with a different number of batches per rank: drop_last=True), then restart. "
+    "TORCH_DISTRIBUTED_DEBUG=DETAIL names the mismatch at the first such call."
+)
+
+
 def _evidence(f: Finding, files: list[str], group: Group) -> tuple[LogLine, ...]:
     name = files[f.file] if f.file < len(files) else "?"
     out: list[LogLine] = []
@@ -352,11 +378,17 @@ def diagnose(
         loc_host, loc_rank = engine.elastic_root  # torchrun's "first observed failure"
     rank, host, gpu = loc_rank, loc_host, loc_gpu
     notes = []
+    desynced = False
     if category == Category.NCCL_TIMEOUT and not fallback:
         note_t, behind = _timeout_suspects(engine, root)
         if note_t:
             notes.append(note_t)
         rank, host, gpu = (behind, None, None) if behind is not None else (None, None, None)
+        split = desync(engine.watchdog_ops)
+        if split is not None:  # no rank is behind: they wait in different collectives
+            transient, desynced, suspect_kind = False, True, "code"
+            rank, host, gpu = None, None, None
+            notes.append(split)
         first = engine.elastic_root[1] if engine.elastic_root else None
         if engine.elastic_exit == 1 and transient is True and first not in root.ranks:
             # A rank that times out aborts (SIGABRT); exit code 1 is a Python exception, raised
@@ -400,7 +432,7 @@ def diagnose(
     summary += f": {_quote(f.body)}"
     if notes:
         summary += " [" + "; ".join(notes) + "]"
-    action = _action(f)
+    action = _DESYNC_ACTION if desynced else _action(f)
     if at_start:
         action = f"{_AT_START} {action}"
     if suspect_kind == "node" and host is not None and transient is not False:

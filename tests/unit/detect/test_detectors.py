@@ -87,6 +87,43 @@ def test_megatron_nan_iterations_and_loss_scale_collapse() -> None:
     assert kinds == [IncidentKind.LOSS_SCALE_COLLAPSE]
 
 
+def _megatron_line(step: int, loss: str | None, skipped: int = 0) -> Metric:
+    """A Megatron-LM iteration line as training_log builds it (a loss field only when set)."""
+    from babysit.parse.metrics import parse_metrics
+    from babysit.records import OutputLine
+
+    text = (
+        f" iteration {step:8d}/    8000 | consumed samples:       216512 | elapsed time per "
+        "iteration (ms): 7613.1 | learning rate: 6.680E-06 | global batch size:    64 |"
+        + (f" lm loss: {loss} |" if loss is not None else "")
+        + f" loss scale: 1.0 | grad norm: 0.752 | number of skipped iterations: {skipped:3d} |"
+    )
+    m = parse_metrics(OutputLine("stdout", step, text, 0.0))
+    assert m is not None and m.source == "megatron"
+    return m
+
+
+def test_a_megatron_loss_that_vanishes_from_the_iteration_line_is_a_nan() -> None:
+    # Megatron's training_log prints a loss only when its average is above 0: a NaN loss leaves
+    # the line without it (epfLLM/Megatron-LLM: `... global batch size: 64 | loss scale: ...`).
+    d = NumericsDetector()
+    assert d.feed(_megatron_line(3383, "7.334521E-01")) == []
+    found = d.feed(_megatron_line(3385, None))
+    assert [i.kind for i in found] == [IncidentKind.NONFINITE]
+    assert found[0].metric == "loss" and found[0].step == 3385
+    assert "missing from Megatron's iteration line at step 3385" in found[0].message
+    assert d.feed(_megatron_line(3386, None)) == []  # once, until the loss is back
+    assert d.feed(_megatron_line(3387, "7.1E-01")) == []
+    assert len(d.feed(_megatron_line(3388, None))) == 1
+    # an interval whose iterations were all skipped (fp16 overflow) leaves the loss out too
+    fp16 = NumericsDetector()
+    assert fp16.feed(_megatron_line(1, "2.5E+00")) == []
+    assert fp16.feed(_megatron_line(2, None, skipped=1)) == []
+    # a run whose lines never carried the loss (a format without it) raises nothing
+    quiet = NumericsDetector()
+    assert quiet.feed(_megatron_line(1, None)) == [] and quiet.feed(_megatron_line(2, None)) == []
+
+
 def test_throughput_drop_needs_a_sustained_slowdown() -> None:
     d = ThroughputDetector(ThroughputRule())
     step = 0

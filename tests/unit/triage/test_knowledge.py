@@ -389,6 +389,24 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "comms/013-horovod-duplicate-gpu-mpirun.log",
     ),
     (
+        "sched.evicted_memory",
+        "The node was low on resource: memory.",
+        "c_infra/023-kubeflow-notebook-keras-node-low-memory-evicted.log",
+    ),
+    (
+        "sched.evicted_over_limit",
+        "  Warning  Evicted              109s  kubelet                                Pod "
+        "ephemeral local storage usage exceeds the total limit of containers 5Gi.",
+        "holdout/035-k8s-training-pod-evicted-ephemeral-storage.log",
+    ),
+    (
+        "dist.collective_mismatch",
+        "RuntimeError: Detected mismatch between collectives on ranks. Rank 3 is running "
+        "collective: CollectiveFingerPrint(OpType=BARRIER), but Rank 0 is running collective: "
+        "CollectiveFingerPrint(OpType=ALLGATHER_COALESCED).",
+        None,  # c10d's ProcessGroupWrapper (TORCH_DISTRIBUTED_DEBUG=DETAIL), quoted in a thread
+    ),
+    (
         "nccl.internal_error",
         "compute-dy-p4d24xlarge-77: ncclInternalError: Internal check failed. This is either a "
         "bug in NCCL or due to memory corruption",
@@ -984,11 +1002,22 @@ def test_an_ib_transfer_error_is_transient_in_any_phase(kb: Knowledge) -> None:
         ("host.oom_killer", None, "      Reason:       OOMKilled"),
         ("host.sigkill", None, "      Exit Code:    137"),
         ("sched.preempted", True, "Reason:         Evicted"),
-        (
-            "sched.preempted",
-            True,
+        (  # the node's memory, not the cloud taking it back: host memory ran out
+            "sched.evicted_memory",
+            None,
             "Message:        The node was low on resource: memory. Container pytorch was using "
             "61410444Ki, which exceeds its request of 0.",
+        ),
+        (  # the pod's own disk use over its limit: the same job is evicted again
+            "sched.evicted_over_limit",
+            False,
+            "  Warning  Evicted   109s  kubelet   Pod ephemeral local storage usage exceeds the "
+            "total limit of containers 5Gi.",
+        ),
+        (
+            "sched.evicted_over_limit",
+            False,
+            'Message: Usage of EmptyDir volume "cache" exceeds the limit "10Gi".',
         ),
         ("sched.preempted", True, "Spot Instance interruption notice received"),
         ("sched.preempted", True, "Instance was preempted."),

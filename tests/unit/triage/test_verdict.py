@@ -66,6 +66,36 @@ def test_the_rank_that_never_reported_a_timeout_is_the_suspect() -> None:
     assert "15 of 16 ranks timed out" in d.summary and "11" in d.summary
 
 
+def _timeout(rank: int, seq: int, op: str, pg: str = "") -> str:
+    return (
+        f"[rank{rank}]:[E ProcessGroupNCCL.cpp:563] [{pg}Rank {rank}] Watchdog caught collective "
+        f"operation timeout: WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn=1, NumelOut=1, "
+        "Timeout(ms)=1800000) ran for 1800086 milliseconds before timing out."
+    )
+
+
+def test_ranks_that_time_out_in_different_collectives_are_a_desync_not_a_flaky_node() -> None:
+    d = triage(["iter 10: loss 2.0", _timeout(0, 80, "BROADCAST"), _timeout(1, 80, "ALLGATHER")])
+    assert d.category == Category.NCCL_TIMEOUT and d.transient is False
+    assert d.suspect.kind == "code" and d.suspect.rank is None
+    assert "different collectives at sequence number 80" in d.summary
+    assert "rank(s) 1 in ALLGATHER" in d.summary and "rank(s) 0 in BROADCAST" in d.summary
+    assert "same collectives in the same order" in d.action
+    # whatever order the ranks' lines come in, and in files of their own
+    other = triage([_timeout(1, 80, "ALLGATHER")], [_timeout(0, 80, "BROADCAST")])
+    assert other.transient is False and "different collectives" in other.summary
+
+
+def test_ranks_waiting_in_one_collective_or_in_different_groups_are_no_desync() -> None:
+    same = triage(["iter 10: loss 2.0", _timeout(0, 80, "ALLREDUCE"), _timeout(1, 80, "ALLREDUCE")])
+    assert same.transient is True and "different collectives" not in same.summary
+    behind = triage([_timeout(0, 81, "BROADCAST"), _timeout(1, 80, "ALLGATHER")])
+    assert "different collectives" not in behind.summary  # one rank a collective behind
+    groups = triage([_timeout(0, 80, "BROADCAST", "PG ID 1 PG GUID 1 "),
+                     _timeout(1, 80, "ALLGATHER", "PG ID 2 PG GUID 2 ")])  # fmt: skip
+    assert "different collectives" not in groups.summary  # each group counts its own
+
+
 def test_the_rank_behind_in_completed_collectives_is_the_suspect() -> None:
     lines = [x for r in range(4) for x in watchdog(r, done=1579 if r != 2 else 1570)]
     d = triage(lines)

@@ -60,6 +60,24 @@ _WORLD = re.compile(
 )
 _WORLD_HINTS = ("size", "SIZE", "nranks", "MEMBER")
 _TB_HEADS = ("Traceback (most recent call last)", "Original Traceback (most recent call last)")
+# The statement a traceback cut before its exception line ended in says what it raised: an
+# `assert` an AssertionError, `raise X(...)` an X, an import in a module's body an ImportError.
+_CUT_RAISES = (
+    (re.compile(r"^assert\b"), "AssertionError"),
+    (re.compile(r"^raise\s+(?:[A-Za-z_]\w*\.)*(?P<exc>[A-Z]\w*(?:Error|Exception))\b"), ""),
+    (re.compile(r"^(?:from\s+[\w.]+\s+import\b|import\s+[\w.]+)"), "ImportError"),
+)
+
+
+def _cut_raise(code: str, func: str | None) -> str | None:
+    """What the innermost statement of a cut traceback raised, as an exception line for the
+    rules (`AssertionError: assert pg is not None`), or None when the statement does not say."""
+    for rx, exc in _CUT_RAISES:
+        m = rx.match(code)
+        if m is None or (exc == "ImportError" and func != "<module>"):
+            continue
+        return f"{exc or m['exc']}: {code}"
+    return None
 # torch re-raising a DataLoader worker's exception in the main process; the worker's own
 # traceback follows (`Original Traceback (most recent call last):`) and ends in the real error.
 # The line may be cut (a capped log line, a paste): torch's words up to "DataLoader worker".
@@ -493,6 +511,10 @@ class Engine:
             del self._tb[(file, rank)]
             for number, body in reversed(tb.lines[-3:]):
                 hit = self._match(body)
+                if hit is None and not FRAME.match(body):
+                    # no rule in the words: the statement itself (`assert ...`, `raise X(`)
+                    said = _cut_raise(body.strip(), tb.func)
+                    hit = self._match(said) if said is not None else None
                 if hit is None or self.kb.rules[hit[0]].role == "noise":
                     continue
                 rule = self.kb.rules[hit[0]]

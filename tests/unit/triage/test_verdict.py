@@ -158,6 +158,40 @@ def test_a_traceback_cut_before_its_exception_is_read_from_its_last_frame() -> N
     assert d.category == Category.DATA
 
 
+@pytest.mark.parametrize(
+    ("code", "func", "category", "rule"),
+    [
+        ('    assert pg is not None, "Process group is not initialized"', "__init__",
+         Category.USER_CODE, "python.bug"),
+        ("    raise ValueError(f'bad shape {shape}')", "check", Category.USER_CODE, "python.bug"),
+        ("    from nemo.collections.nlp import data, losses", "<module>", Category.USER_CODE,
+         "python.import"),
+        # an import inside a function is a call like any other: it says nothing of its own
+        ("    from .kernels import fused_adam", "step", Category.UNKNOWN, None),
+        ("    loss = model(batch)", "train", Category.UNKNOWN, None),
+    ],
+)  # fmt: skip
+def test_a_traceback_cut_before_its_exception_is_read_from_its_last_statement(
+    code: str, func: str, category: Category, rule: str | None
+) -> None:
+    d = triage([
+        "iter 10: loss 2.0",
+        "Traceback (most recent call last):",
+        f'  File "/w/model_parallel.py", line 211, in {func}',
+        code,
+    ])
+    assert d.category == category and d.rule == rule
+    if rule is not None:
+        assert d.transient is False and code.strip() in d.summary
+
+
+def test_an_exception_quoted_in_backticks_or_json_is_still_the_exception() -> None:
+    d = triage(["`AssertionError: param 730 already assigned swap buffer id 45`"])
+    assert d.category == Category.USER_CODE and d.rule == "python.bug"
+    d = triage(['{"level": "error", "msg": "ValueError: Image features and tokens do not match"}'])
+    assert d.rule == "python.bug"
+
+
 def test_an_unknown_exception_is_quoted_with_low_confidence() -> None:
     d = triage([
         "Traceback (most recent call last):",

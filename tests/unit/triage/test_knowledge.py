@@ -1090,3 +1090,31 @@ def test_a_dataset_without_what_the_code_asks_is_data(kb: Knowledge, line: str) 
 def test_documented_messages_of_tf_and_nccl(kb: Knowledge, line: str, rule_id: str) -> None:
     hit = kb.match(anatomy(line).body)
     assert hit is not None and hit[0].id == rule_id
+
+
+@pytest.mark.parametrize(
+    ("line", "rule_id"),
+    [
+        # a launcher's return code -N: its child was killed by signal N
+        ("[ERROR] [launch.py:324:sigkill_handler] ['python', 'train.py'] exits with return code "
+         "= -7", "segfault.bus"),
+        ("ERROR:composer.cli.launcher:Rank 2 crashed with exit code -7.", "segfault.bus"),
+        ("ERROR:composer.cli.launcher:Rank 1 crashed with exit code -11.", "segfault.segv"),
+        ("Worker exited with exit code -9", "host.sigkill"),
+        # a shell's or a container's 128 + N
+        ("command terminated with exit code 135", "segfault.bus"),
+        ("Error: exit status 139", "segfault.segv"),
+        # not a signal: a plain failure, or a code that only starts like one
+        ("ERROR:composer.cli.launcher:Rank 0 crashed with exit code 1.", None),
+        ("exit code -70 from the tokenizer", None),
+    ],
+)  # fmt: skip
+def test_a_death_by_signal_is_read_from_the_launchers_return_code(
+    kb: Knowledge, line: str, rule_id: str | None
+) -> None:
+    hit = kb.match(anatomy(line).body)
+    got = hit[0].id if hit is not None and hit[0].role == "cause" else None
+    assert got == rule_id
+    if rule_id is not None:
+        low = line.lower().encode()
+        assert any(nd in low for nd in NEEDLES + RARE_NEEDLES)

@@ -389,6 +389,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "comms/013-horovod-duplicate-gpu-mpirun.log",
     ),
     (
+        "gpu.busy",
+        "THCudaCheck FAIL file=/opt/conda/conda-bld/pytorch_1518244421288/work/torch/lib/THC/"
+        "THCStream.cpp line=40 error=46 : all CUDA-capable devices are busy or unavailable",
+        "c_platform/016-jade-thcudacheck-devices-busy-dataparallel.log",
+    ),
+    (
         "sched.evicted_memory",
         "The node was low on resource: memory.",
         "c_infra/023-kubeflow-notebook-keras-node-low-memory-evicted.log",

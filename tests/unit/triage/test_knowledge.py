@@ -389,6 +389,15 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "comms/013-horovod-duplicate-gpu-mpirun.log",
     ),
     (
+        "host.ray_worker_died",
+        "Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a "
+        "connection error code 2. End of file. There are some potential root causes. (1) The "
+        "process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop "
+        "--force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other "
+        "unexpected errors.",
+        None,  # the tail of raylet's line in c_rl/004 (767 characters), as Ray's core worker says it
+    ),
+    (
         "gpu.busy",
         "THCudaCheck FAIL file=/opt/conda/conda-bld/pytorch_1518244421288/work/torch/lib/THC/"
         "THCStream.cpp line=40 error=46 : all CUDA-capable devices are busy or unavailable",

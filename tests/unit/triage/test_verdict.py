@@ -192,6 +192,25 @@ def test_an_exception_quoted_in_backticks_or_json_is_still_the_exception() -> No
     assert d.rule == "python.bug"
 
 
+def test_rays_list_of_causes_for_a_dead_worker_is_a_guess_that_a_real_error_beats() -> None:
+    died = (
+        "(raylet) A worker died or was killed while executing a task by an unexpected system "
+        "error. Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with "
+        "a connection error code 2. End of file. There are some potential root causes. (1) The "
+        "process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop --force "
+        "is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected "
+        "errors."
+    )
+    d = triage([died])
+    assert d.category == Category.HOST_OOM and d.rule == "host.ray_worker_died"
+    assert d.confidence <= 0.4  # not a segfault: Ray lists SIGSEGV among the guesses
+    cuda = triage([
+        "(WorkerDict pid=93663) RuntimeError: CUDA error: an illegal memory access was encountered",
+        died,
+    ])
+    assert cuda.category == Category.CUDA_ERROR_OTHER
+
+
 def test_an_unknown_exception_is_quoted_with_low_confidence() -> None:
     d = triage([
         "Traceback (most recent call last):",

@@ -395,7 +395,7 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop "
         "--force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other "
         "unexpected errors.",
-        None,  # the tail of raylet's line in c_rl/004 (767 characters), as Ray's core worker says it
+        None,  # the tail of raylet's 767-character line in c_rl/004 (Ray's core worker)
     ),
     (
         "gpu.busy",

@@ -59,6 +59,11 @@ _WORLD = re.compile(
     r"\brank \d{1,6} nranks (?P<c>\d{1,6})\b|MEMBER: \d{1,6}/(?P<d>\d{1,6})\b"
 )
 _WORLD_HINTS = ("size", "SIZE", "nranks", "MEMBER")
+# A run's own word that its training is over (Megatron's `[after training is done]`, `training
+# finished`): a time limit after it ended a job that did not exit, not one that was training.
+TRAINING_DONE = re.compile(
+    r"(?i)\btraining (?:is )?(?:complete|completed|finished|done)\b|\b(?:finished|done) training\b"
+)
 _TB_HEADS = ("Traceback (most recent call last)", "Original Traceback (most recent call last)")
 # The statement a traceback cut before its exception line ended in says what it raised: an
 # `assert` an AssertionError, `raise X(...)` an X, an import in a module's body an ImportError.
@@ -293,6 +298,8 @@ class Engine:
         self.watchdog_ops: dict[int, tuple[str | None, int, str]] = {}
         self.elastic_root: tuple[str | None, int | None] | None = None  # (host, rank)
         self.elastic_exit: int | None = None  # the first observed failure's exit code
+        # file -> (number, text) of the line that first said the training was done
+        self.training_done: dict[int, tuple[int, str]] = {}
         # Keyed by hash, not by the line: 50k lines of 4 KiB would hold 200 MB.
         self._cache: dict[int, int] = {}
         # Every pattern of every rule in order, with its literal hint: the matching loop's plan.
@@ -433,6 +440,8 @@ class Engine:
         if in_worker:
             self._wrapper.pop(tb_key, None)  # the worker's own error replaces its wrapper
         if hit is None:
+            if file not in self.training_done and TRAINING_DONE.search(body):
+                self.training_done[file] = (line, text)
             if frames and exc_type is not None:
                 rule = DATA_IN_WORKER if in_worker and tb is not None and tb.own else UNCLASSIFIED
                 if rule is UNCLASSIFIED and tb is not None and _data_frame(tb.file):

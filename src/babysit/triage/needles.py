@@ -135,6 +135,12 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"nvjpeg",
     b"marked dead",  # Ray: a node lost (`... has been marked dead because the detector ...`)
     b"node has died",
+    b"training is done",  # the run's own word that it finished (a time limit after it: a hang)
+    b"training done",
+    b"training complete",
+    b"training finished",
+    b"finished training",
+    b"done training",
     b"ephemeral",  # the kubelet's eviction for the pod's own local storage (`kubectl describe`)
     b"emptydir",
 )

@@ -186,6 +186,16 @@ def desync(ops: Mapping[int, tuple[str | None, int, str]]) -> str | None:
     return None
 
 
+_EXIT_HANG = (
+    "The training said it was done, then the scheduler's time limit ended the job: the "
+    "processes did not exit after the training (a thread, a profiler or a process group that "
+    "never shuts down)."
+)
+_EXIT_HANG_ACTION = (
+    "The training's work is saved up to its last checkpoint; make the script exit when it is "
+    "done (destroy_process_group(), join or daemonize its threads, stop profilers and loggers) "
+    "and check with a short run that it ends. A restart would only finish and hang again."
+)
 _DESYNC_ACTION = (
     "Make every rank call the same collectives in the same order: look for a collective "
     "inside a branch that depends on the rank or on the data (a log or a save on rank 0 only, "
@@ -194,9 +204,11 @@ _DESYNC_ACTION = (
 )
 
 
-def _evidence(f: Finding, files: list[str], group: Group) -> tuple[LogLine, ...]:
+def _evidence(
+    f: Finding, files: list[str], group: Group, before: tuple[int, str] | None = None
+) -> tuple[LogLine, ...]:
     name = files[f.file] if f.file < len(files) else "?"
-    out: list[LogLine] = []
+    out: list[LogLine] = [LogLine(name, *before)] if before is not None else []
     for number, fl in f.frames:
         out.append(LogLine(name, number, fl))
     out.append(LogLine(name, f.line, f.text))
@@ -379,6 +391,11 @@ def diagnose(
     rank, host, gpu = loc_rank, loc_host, loc_gpu
     notes = []
     desynced = False
+    done = engine.training_done.get(f.file)
+    exit_hang = f.rule.id == "sched.time_limit" and done is not None and done[0] < f.line
+    if exit_hang:  # the run said its training was over, then the time limit came
+        category, transient, suspect_kind = Category.HANG, False, "code"
+        explain = _EXIT_HANG
     if category == Category.NCCL_TIMEOUT and not fallback:
         note_t, behind = _timeout_suspects(engine, root)
         if note_t:
@@ -432,7 +449,7 @@ def diagnose(
     summary += f": {_quote(f.body)}"
     if notes:
         summary += " [" + "; ".join(notes) + "]"
-    action = _DESYNC_ACTION if desynced else _action(f)
+    action = _DESYNC_ACTION if desynced else _EXIT_HANG_ACTION if exit_hang else _action(f)
     if at_start:
         action = f"{_AT_START} {action}"
     if suspect_kind == "node" and host is not None and transient is not False:
@@ -444,7 +461,7 @@ def diagnose(
         suspect=Suspect(suspect_kind, host, rank, gpu),
         summary=summary,
         action=action,
-        evidence=_evidence(f, files, root),
+        evidence=_evidence(f, files, root, done if exit_hang else None),
         consequences=tuple(_consequence(g, files) for g in consequences[:20]),
         fingerprint=_fingerprint(f),
         confidence=round(max(0.05, min(confidence, 1.0)), 2),

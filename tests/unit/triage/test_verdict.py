@@ -211,6 +211,31 @@ def test_rays_list_of_causes_for_a_dead_worker_is_a_guess_that_a_real_error_beat
     assert cuda.category == Category.CUDA_ERROR_OTHER
 
 
+TIME_LIMIT = (
+    "slurmstepd: error: *** STEP 4226796.2 ON eos0117 CANCELLED AT 2025-12-03T14:53:02 DUE TO "
+    "TIME LIMIT ***"
+)
+
+
+def test_a_time_limit_after_the_training_said_it_was_done_is_a_hang_at_exit() -> None:
+    d = triage([
+        " iteration       50/      50 | consumed samples:        25600 | lm loss: 4.7918",
+        "[after training is done] datetime: 2025-12-03 14:45:03",
+        TIME_LIMIT,
+    ])
+    assert d.category == Category.HANG and d.transient is False
+    assert d.suspect.kind == "code" and "did not exit after the training" in d.summary
+    assert "destroy_process_group()" in d.action
+    assert [e.text for e in d.evidence][:2] == [
+        "[after training is done] datetime: 2025-12-03 14:45:03", TIME_LIMIT]
+    # the limit in the middle of the training is the scheduler's, as ever
+    mid = triage([" iteration       20/      50 | lm loss: 4.7918", TIME_LIMIT])
+    assert mid.category == Category.PREEMPTION and mid.transient is True
+    # and a "done" line after the limit (another file's, a later attempt's) changes nothing
+    late = triage([TIME_LIMIT, "training finished"])
+    assert late.category == Category.PREEMPTION
+
+
 def test_an_unknown_exception_is_quoted_with_low_confidence() -> None:
     d = triage([
         "Traceback (most recent call last):",

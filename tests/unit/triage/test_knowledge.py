@@ -398,6 +398,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         None,  # the tail of raylet's 767-character line in c_rl/004 (Ray's core worker)
     ),
     (
+        "data.loader_thread",
+        "[2024-04-18 19:10:41] CRITICAL [olmo.util:158, rank=0] Uncaught OLMoThreadError: "
+        "generator thread data thread 3 failed",
+        "c_llm/006-olmo-data-thread-failed.log",
+    ),
+    (
         "gpu.busy",
         "THCudaCheck FAIL file=/opt/conda/conda-bld/pytorch_1518244421288/work/torch/lib/THC/"
         "THCStream.cpp line=40 error=46 : all CUDA-capable devices are busy or unavailable",

@@ -175,4 +175,16 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"lame workers",
     b"marked dead",
     b"node has died",
+    # Long and rare, so cheap to grep for: the launchers' and the runtimes' own words for a
+    # failure that the common needles miss (mpirun's lost daemons, ssh's refusals, a
+    # launcher's return code, TensorFlow's deadline, an arch not compatible, Horovod's stall
+    # report, Megatron's word that its training was done), each finding a corpus log that the
+    # middle missed (benchmarks/quality_triage.py, big-log needles).
+    b"daemon",
+    b"refused",
+    b"return code",
+    b"deadline",
+    b"compatible",
+    b"ready ranks",
+    b"training is done",
 )

@@ -398,6 +398,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         None,  # the tail of raylet's 767-character line in c_rl/004 (Ray's core worker)
     ),
     (
+        "net.http",
+        "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='s3.amazonaws.com', "
+        "port=443): Max retries exceeded with url: /bucket/shard-00017.tar",
+        None,  # requests/urllib3's words for a connection that kept failing
+    ),
+    (
         "data.loader_thread",
         "[2024-04-18 19:10:41] CRITICAL [olmo.util:158, rank=0] Uncaught OLMoThreadError: "
         "generator thread data thread 3 failed",
@@ -1139,3 +1145,42 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
     if rule_id is not None:
         low = line.lower().encode()
         assert any(nd in low for nd in NEEDLES + RARE_NEEDLES)
+
+
+@pytest.mark.parametrize(
+    ("line", "rule_id"),
+    [
+        # CUDA's own words for an allocation that failed, whoever prints them
+        ("RuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/"
+         "THCCachingHostAllocator.cpp:265", "cuda.oom"),
+        ("RuntimeError: CUDA driver error: out of memory", "cuda.oom"),
+        ("RuntimeError: Triton Error [CUDA]: out of memory", "cuda.oom"),
+        ("RuntimeError: MPS backend out of memory (MPS allocated: 17.00 GB)", "cuda.oom"),
+        ("ValueError: No available memory for the cache blocks. Try increasing "
+         "`gpu_memory_utilization` when initializing the engine.", "cuda.oom"),
+        # the HTTP clients' words for a connection that failed
+        ("requests.exceptions.ConnectionError: HTTPSConnectionPool(host='s3.amazonaws.com', "
+         "port=443): Max retries exceeded with url: /bucket/shard-00017.tar", "net.http"),
+        ("http.client.RemoteDisconnected: Remote end closed connection without response",
+         "net.http"),
+        ("aiohttp.client_exceptions.ServerDisconnectedError: Server disconnected", "net.http"),
+        ("httpcore.RemoteProtocolError: Server disconnected without sending a response.",
+         "net.http"),
+        ("requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='rm.internal', port=8000): "
+         "Read timed out. (read timeout=60)", "net.http"),
+    ],
+)  # fmt: skip
+def test_documented_words_of_other_libraries_for_the_same_failure(
+    kb: Knowledge, line: str, rule_id: str
+) -> None:
+    hit = kb.match(anatomy(line).body)
+    assert hit is not None and hit[0].id == rule_id
+    low = line.lower().encode()
+    assert any(nd in low for nd in NEEDLES + RARE_NEEDLES)
+
+
+def test_out_of_memory_on_the_host_is_not_a_cuda_oom(kb: Knowledge) -> None:
+    hit = kb.match(anatomy("RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. "
+                           "DefaultCPUAllocator: not enough memory: you tried to allocate "
+                           "1073741824 bytes.").body)  # fmt: skip
+    assert hit is None or hit[0].id != "cuda.oom"

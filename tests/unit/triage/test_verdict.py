@@ -464,10 +464,20 @@ def test_an_exception_named_in_a_log_message_does_not_outrank_the_crash() -> Non
     assert d.category == Category.SEGFAULT
 
 
-def test_nccl_info_lines_are_noise_even_when_they_say_refused() -> None:
-    d = triage(["gpu-node-1:4242:4299 [0] NCCL INFO Call to connect returned Connection "
-                "refused, retrying"])
-    assert d.rule is None
+RETRY = "gpu-node-1:4242:4299 [0] NCCL INFO Call to connect returned Connection refused, retrying"
+
+
+def test_nccl_connect_retries_are_the_story_only_when_nothing_else_is() -> None:
+    # NCCL retries a refused connection and usually gets through (a peer still starting): any
+    # error of its own explains the run better
+    d = triage([RETRY, RETRY, "RuntimeError: CUDA error: an illegal memory access was encountered"])
+    assert d.category == Category.CUDA_ERROR_OTHER
+    # a log that ends in the retries never connected
+    alone = triage(["NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>", RETRY, RETRY, RETRY])
+    assert alone.category == Category.NCCL_ERROR and alone.rule == "nccl.connect_retry"
+    assert alone.confidence <= 0.5 and alone.transient is None
+    # the other INFO lines stay noise
+    assert triage(["NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>"]).rule is None
 
 
 def test_a_generic_rule_does_not_turn_a_follow_on_error_into_the_cause() -> None:

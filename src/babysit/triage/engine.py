@@ -17,7 +17,17 @@ from dataclasses import dataclass, field
 
 from babysit.records import Category
 from babysit.triage.anatomy import Anatomy, anatomy
-from babysit.triage.knowledge import PRECEDENCE, Knowledge, Rule, Xid
+from babysit.triage.knowledge import Knowledge, Rule, Xid
+from babysit.triage.standins import (
+    DATA_IN_READER,
+    DATA_IN_WORKER,
+    DATA_IN_WORKER_CUT,
+    GENERIC_IDS,
+    UNCLASSIFIED,
+    cut_raise,
+    data_frame,
+    own_file,
+)
 
 MAX_TEXT = 600  # characters of a line kept as evidence
 MAX_SAMPLES = 6  # findings kept per group besides the earliest
@@ -65,90 +75,12 @@ TRAINING_DONE = re.compile(
     r"(?i)\btraining (?:is )?(?:complete|completed|finished|done)\b|\b(?:finished|done) training\b"
 )
 _TB_HEADS = ("Traceback (most recent call last)", "Original Traceback (most recent call last)")
-# The statement a traceback cut before its exception line ended in says what it raised: an
-# `assert` an AssertionError, `raise X(...)` an X, an import in a module's body an ImportError.
-_CUT_RAISES = (
-    (re.compile(r"^assert\b"), "AssertionError"),
-    (re.compile(r"^raise\s+(?:[A-Za-z_]\w*\.)*(?P<exc>[A-Z]\w*(?:Error|Exception))\b"), ""),
-    (re.compile(r"^(?:from\s+[\w.]+\s+import\b|import\s+[\w.]+)"), "ImportError"),
-)
-
-
-def _cut_raise(code: str, func: str | None) -> str | None:
-    """What the innermost statement of a cut traceback raised, as an exception line for the
-    rules (`AssertionError: assert pg is not None`), or None when the statement does not say."""
-    for rx, exc in _CUT_RAISES:
-        m = rx.match(code)
-        if m is None or (exc == "ImportError" and func != "<module>"):
-            continue
-        return f"{exc or m['exc']}: {code}"
-    return None
 # torch re-raising a DataLoader worker's exception in the main process; the worker's own
 # traceback follows (`Original Traceback (most recent call last):`) and ends in the real error.
 # The line may be cut (a capped log line, a paste): torch's words up to "DataLoader worker".
 _WORKER_WRAPPER = re.compile(
     r"Caught [\w.]+ in (?:DataLoader worker\b|pin memory thread for device \d+)"
 )
-# Generic exceptions that, raised in a DataLoader worker from the dataset's own code, say more
-# about a sample than about the training code: a missing key or field, an index out of range.
-_GENERIC_IDS = frozenset({"python.bug", "python.runtime", "python.unclassified"})
-_LIBRARY_PATHS = ("site-packages", "dist-packages", "/lib/python", "\\lib\\")
-
-# A stand-in rule for an exception that ends a traceback and that no rule knows.
-UNCLASSIFIED = Rule(
-    id="python.unclassified",
-    category=Category.UNKNOWN,
-    role="cause",
-    transient=None,
-    phase=(False, None),  # before the first training step: the set-up raised it, every time
-    suspect="unknown",
-    patterns=(),
-    explain="The training raised an error that babysit has no rule for.",
-    action="Read the error and its traceback; add a rule to your team's rules file once you "
-    "know what it means.",
-    precedence=11,
-    confidence=0.3,
-    origin="babysit",
-)
-
-# The error a DataLoader worker raised in the dataset's own code (`__getitem__`, a transform,
-# collate_fn): a generic exception (KeyError, IndexError, ValueError) there is about a sample.
-def _data_rule(rid: str, explain: str, action: str, confidence: float) -> Rule:
-    """A stand-in rule for a generic exception that the place it was raised makes `data`."""
-    return Rule(
-        id=rid,
-        category=Category.DATA,
-        role="cause",
-        transient=False,
-        suspect="data",
-        patterns=(),
-        explain=explain,
-        action=action,
-        precedence=PRECEDENCE[Category.DATA],
-        confidence=confidence,
-        origin="babysit",
-    )
-
-
-DATA_IN_WORKER = _data_rule(
-    "data.worker_exception",
-    "A DataLoader worker failed on a sample: the dataset code raised an error while "
-    "reading or preparing it (a missing key or field, an index out of range, a bad value).",
-    "Find the sample from the quoted dataset frame and error; fix the data or make the "
-    "dataset skip or report bad samples, then start again: a restart meets the same sample.",
-    0.7,
-)
-DATA_IN_WORKER_CUT = _data_rule(
-    "data.worker_exception",
-    "A DataLoader worker failed on a sample (its own traceback is not in the log, only torch's "
-    "'Caught ... in DataLoader worker process N'): the dataset code raised a generic error "
-    "while reading or preparing a sample.",
-    "Find the worker's own traceback (run with num_workers=0 to see it in the main process), "
-    "fix the data or the dataset code, then start again: a restart meets the same sample.",
-    0.5,
-)
-
-
 @dataclass(frozen=True)
 class Finding:
     rule: Rule
@@ -233,34 +165,6 @@ _Pending = tuple[
     Rule, Xid | None, int, int, str, str, Anatomy, tuple[tuple[int, str], ...], str | None
 ]
 
-# The error a data pipeline raised on a sample, outside a DataLoader worker: the innermost frame
-# is in a library that reads or decodes samples (webdataset, HF datasets, pyarrow, PIL, ...) or
-# in the dataset code itself (a dataset or data-loader module); a generic exception there (a
-# missing key, a bad value, an index out of range) is about the data, as in a worker.
-_DATA_FILE = re.compile(
-    r"[/\\](?:webdataset|datasets|pyarrow|PIL|decord|soundfile|librosa|torchaudio|imageio)"
-    r"[/\\]|[/\\]torchvision[/\\](?:datasets|io)[/\\]"
-    r"|[/\\]\w*(?:dataset|data_?loader|collate)\w*\.py$",
-    re.IGNORECASE,
-)
-
-
-def _data_frame(path: str) -> bool:
-    """Whether a frame's file reads or decodes samples (not torch's own DataLoader machinery,
-    whose errors are a worker's death: their rules say so)."""
-    return bool(_DATA_FILE.search(path)) and not re.search(r"[/\\]torch[/\\]utils[/\\]", path)
-
-
-DATA_IN_READER = _data_rule(
-    "data.reader_exception",
-    "The data pipeline failed on a sample: the code that reads or decodes the data raised "
-    "an error (a missing field, a duplicate or malformed entry, a bad value).",
-    "Find the sample from the quoted frame and error; fix or drop it (or make the dataset "
-    "skip bad samples), then start again: a restart meets the same sample.",
-    0.6,
-)
-
-
 @dataclass
 class _Traceback:
     lines: list[tuple[int, str]]  # (line number, text)
@@ -269,10 +173,6 @@ class _Traceback:
     own: bool = False  # holds a frame outside the standard library and site-packages
     file: str = ""  # the innermost frame's file
     indent: int = 0  # of its `File "..."` lines
-
-
-def _own_file(path: str) -> bool:
-    return not any(lib in path for lib in _LIBRARY_PATHS)
 
 
 @dataclass
@@ -416,7 +316,7 @@ class Engine:
             if fm:
                 tb.func = fm["func"]
                 tb.file = fm["file"]
-                tb.own = tb.own or _own_file(fm["file"])
+                tb.own = tb.own or own_file(fm["file"])
                 tb.indent = indent
             tb.lines.append((line, body.rstrip()))
             if len(tb.lines) > 64:
@@ -444,7 +344,7 @@ class Engine:
                 self.training_done[file] = (line, text)
             if frames and exc_type is not None:
                 rule = DATA_IN_WORKER if in_worker and tb is not None and tb.own else UNCLASSIFIED
-                if rule is UNCLASSIFIED and tb is not None and _data_frame(tb.file):
+                if rule is UNCLASSIFIED and tb is not None and data_frame(tb.file):
                     rule = DATA_IN_READER
                 self._emit(tb_key, (rule, None, file, line, text, body, a, frames, exc_type))
                 return False
@@ -493,9 +393,9 @@ class Engine:
             rule.id.startswith("python.") and em is None and not frames
         )
         anat = Anatomy(body, rank, host, gpu, a.ts, a.ts_kind, weak, a.kernel)
-        if in_worker and tb is not None and tb.own and rule.id in _GENERIC_IDS:
+        if in_worker and tb is not None and tb.own and rule.id in GENERIC_IDS:
             rule = DATA_IN_WORKER
-        elif tb is not None and rule.id in _GENERIC_IDS and _data_frame(tb.file):
+        elif tb is not None and rule.id in GENERIC_IDS and data_frame(tb.file):
             rule = DATA_IN_READER
         self._emit(tb_key, (rule, xid, file, line, text, body, anat, frames, exc_type))
         return False
@@ -522,7 +422,7 @@ class Engine:
                 hit = self._match(body)
                 if hit is None and not FRAME.match(body):
                     # no rule in the words: the statement itself (`assert ...`, `raise X(`)
-                    said = _cut_raise(body.strip(), tb.func)
+                    said = cut_raise(body.strip(), tb.func)
                     hit = self._match(said) if said is not None else None
                 if hit is None or self.kb.rules[hit[0]].role == "noise":
                     continue
@@ -536,7 +436,7 @@ class Engine:
                 break
         for key, args in list(self._wrapper.items()):
             del self._wrapper[key]
-            if args[0].id in _GENERIC_IDS:
+            if args[0].id in GENERIC_IDS:
                 # A generic exception in a worker, its own traceback cut from the log: raised
                 # while a sample was read or prepared, as DATA_IN_WORKER says of a whole one.
                 args = (DATA_IN_WORKER_CUT, *args[1:])

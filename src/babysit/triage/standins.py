@@ -1,0 +1,127 @@
+"""The stand-in rules that triage applies where the rules file has none: an exception no rule
+knows (UNCLASSIFIED), a generic exception that the place it was raised makes `data` (a DataLoader
+worker's sample, a reader's), and what a traceback cut before its exception line raised.
+
+    rule = DATA_IN_READER if data_frame(innermost_file) else UNCLASSIFIED
+    cut_raise("assert pg is not None", "__init__")  # -> "AssertionError: assert pg is not None"
+"""
+
+from __future__ import annotations
+
+import re
+
+from babysit.records import Category
+from babysit.triage.knowledge import PRECEDENCE, Rule
+
+# The statement a traceback cut before its exception line ended in says what it raised: an
+# `assert` an AssertionError, `raise X(...)` an X, an import in a module's body an ImportError.
+_CUT_RAISES = (
+    (re.compile(r"^assert\b"), "AssertionError"),
+    (re.compile(r"^raise\s+(?:[A-Za-z_]\w*\.)*(?P<exc>[A-Z]\w*(?:Error|Exception))\b"), ""),
+    (re.compile(r"^(?:from\s+[\w.]+\s+import\b|import\s+[\w.]+)"), "ImportError"),
+)
+
+
+def cut_raise(code: str, func: str | None) -> str | None:
+    """What the innermost statement of a cut traceback raised, as an exception line for the
+    rules (`AssertionError: assert pg is not None`), or None when the statement does not say."""
+    for rx, exc in _CUT_RAISES:
+        m = rx.match(code)
+        if m is None or (exc == "ImportError" and func != "<module>"):
+            continue
+        return f"{exc or m['exc']}: {code}"
+    return None
+
+
+# Generic exceptions that, raised in a DataLoader worker from the dataset's own code, say more
+# about a sample than about the training code: a missing key or field, an index out of range.
+GENERIC_IDS = frozenset({"python.bug", "python.runtime", "python.unclassified"})
+_LIBRARY_PATHS = ("site-packages", "dist-packages", "/lib/python", "\\lib\\")
+
+# A stand-in rule for an exception that ends a traceback and that no rule knows.
+UNCLASSIFIED = Rule(
+    id="python.unclassified",
+    category=Category.UNKNOWN,
+    role="cause",
+    transient=None,
+    phase=(False, None),  # before the first training step: the set-up raised it, every time
+    suspect="unknown",
+    patterns=(),
+    explain="The training raised an error that babysit has no rule for.",
+    action="Read the error and its traceback; add a rule to your team's rules file once you "
+    "know what it means.",
+    precedence=11,
+    confidence=0.3,
+    origin="babysit",
+)
+
+# The error a DataLoader worker raised in the dataset's own code (`__getitem__`, a transform,
+# collate_fn): a generic exception (KeyError, IndexError, ValueError) there is about a sample.
+
+
+def _data_rule(rid: str, explain: str, action: str, confidence: float) -> Rule:
+    """A stand-in rule for a generic exception that the place it was raised makes `data`."""
+    return Rule(
+        id=rid,
+        category=Category.DATA,
+        role="cause",
+        transient=False,
+        suspect="data",
+        patterns=(),
+        explain=explain,
+        action=action,
+        precedence=PRECEDENCE[Category.DATA],
+        confidence=confidence,
+        origin="babysit",
+    )
+
+
+DATA_IN_WORKER = _data_rule(
+    "data.worker_exception",
+    "A DataLoader worker failed on a sample: the dataset code raised an error while "
+    "reading or preparing it (a missing key or field, an index out of range, a bad value).",
+    "Find the sample from the quoted dataset frame and error; fix the data or make the "
+    "dataset skip or report bad samples, then start again: a restart meets the same sample.",
+    0.7,
+)
+DATA_IN_WORKER_CUT = _data_rule(
+    "data.worker_exception",
+    "A DataLoader worker failed on a sample (its own traceback is not in the log, only torch's "
+    "'Caught ... in DataLoader worker process N'): the dataset code raised a generic error "
+    "while reading or preparing a sample.",
+    "Find the worker's own traceback (run with num_workers=0 to see it in the main process), "
+    "fix the data or the dataset code, then start again: a restart meets the same sample.",
+    0.5,
+)
+
+
+# The error a data pipeline raised on a sample, outside a DataLoader worker: the innermost frame
+# is in a library that reads or decodes samples (webdataset, HF datasets, pyarrow, PIL, ...) or
+# in the dataset code itself (a dataset or data-loader module); a generic exception there (a
+# missing key, a bad value, an index out of range) is about the data, as in a worker.
+_DATA_FILE = re.compile(
+    r"[/\\](?:webdataset|datasets|pyarrow|PIL|decord|soundfile|librosa|torchaudio|imageio)"
+    r"[/\\]|[/\\]torchvision[/\\](?:datasets|io)[/\\]"
+    r"|[/\\]\w*(?:dataset|data_?loader|collate)\w*\.py$",
+    re.IGNORECASE,
+)
+
+
+def data_frame(path: str) -> bool:
+    """Whether a frame's file reads or decodes samples (not torch's own DataLoader machinery,
+    whose errors are a worker's death: their rules say so)."""
+    return bool(_DATA_FILE.search(path)) and not re.search(r"[/\\]torch[/\\]utils[/\\]", path)
+
+
+DATA_IN_READER = _data_rule(
+    "data.reader_exception",
+    "The data pipeline failed on a sample: the code that reads or decodes the data raised "
+    "an error (a missing field, a duplicate or malformed entry, a bad value).",
+    "Find the sample from the quoted frame and error; fix or drop it (or make the dataset "
+    "skip bad samples), then start again: a restart meets the same sample.",
+    0.6,
+)
+
+
+def own_file(path: str) -> bool:
+    return not any(lib in path for lib in _LIBRARY_PATHS)

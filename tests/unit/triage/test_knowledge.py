@@ -398,6 +398,18 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         None,  # the tail of raylet's 767-character line in c_rl/004 (Ray's core worker)
     ),
     (
+        "code.gpu_arch",
+        "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 98304, "
+        "Hardware limit: 65536. Reducing block sizes or `num_stages` may help.",
+        None,  # Triton's compiler, as quoted in public threads
+    ),
+    (
+        "data.collate",
+        "RuntimeError: stack expects each tensor to be equal size, but got [3, 224, 224] at "
+        "entry 0 and [1, 224, 224] at entry 1",
+        None,  # torch's default_collate
+    ),
+    (
         "net.http",
         "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='s3.amazonaws.com', "
         "port=443): Max retries exceeded with url: /bucket/shard-00017.tar",
@@ -555,9 +567,8 @@ MESSAGES: list[tuple[str, str, str | None]] = [
     ("sched.image", "  Warning  Failed  12s  kubelet  Error: ErrImagePull", None),
     (
         "python.runtime",
-        "RuntimeError: stack expects each tensor to be equal size, but got [3, 224, 224] at "
-        "entry 0 and [3, 224, 225] at entry 1",
-        None,
+        "RuntimeError: Failed to load config",
+        "c_llm/022-cpm-bee-pretrain-failed-to-load-config.log",
     ),
     (
         "host.map_worker_died",
@@ -1184,3 +1195,24 @@ def test_out_of_memory_on_the_host_is_not_a_cuda_oom(kb: Knowledge) -> None:
                            "DefaultCPUAllocator: not enough memory: you tried to allocate "
                            "1073741824 bytes.").body)  # fmt: skip
     assert hit is None or hit[0].id != "cuda.oom"
+
+
+@pytest.mark.parametrize(
+    ("line", "rule_id"),
+    [
+        ("RuntimeError: FlashAttention only supports Ampere GPUs or newer.", "code.gpu_arch"),
+        ("RuntimeError: This kernel requires a GPU with compute capability >= 8.0",
+         "code.gpu_arch"),
+        ("torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal "
+         "SIGKILL", "host.sigkill"),
+        ("OSError: [Errno 107] Transport endpoint is not connected: '/mnt/gcs/ckpt'",
+         "fs.network_mount"),
+        ("RuntimeError: Expected to mark a variable ready only once. This error is caused by ...",
+         "code.shapes"),
+    ],
+)  # fmt: skip
+def test_more_documented_failures_are_named(kb: Knowledge, line: str, rule_id: str) -> None:
+    hit = kb.match(anatomy(line).body)
+    assert hit is not None and hit[0].id == rule_id
+    low = line.lower().encode()
+    assert any(nd in low for nd in NEEDLES + RARE_NEEDLES)

@@ -410,6 +410,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         None,  # torch's default_collate
     ),
     (
+        "dist.monitored_barrier",
+        "RuntimeError: Rank 0 successfully reached monitoredBarrier, but received errors while "
+        "waiting for send/recv from ranks: Rank 3 failed to pass monitoredBarrier in 1800000 ms",
+        None,  # torch.distributed.monitored_barrier's own words
+    ),
+    (
         "net.http",
         "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='s3.amazonaws.com', "
         "port=443): Max retries exceeded with url: /bucket/shard-00017.tar",
@@ -1209,6 +1215,15 @@ def test_out_of_memory_on_the_host_is_not_a_cuda_oom(kb: Knowledge) -> None:
          "fs.network_mount"),
         ("RuntimeError: Expected to mark a variable ready only once. This error is caused by ...",
          "code.shapes"),
+        ("lightning_fabric.utilities.exceptions.MisconfigurationException: No supported gpu "
+         "backend found!", "code.cli_config"),
+        ("yaml.scanner.ScannerError: mapping values are not allowed here", "code.cli_config"),
+        ("OSError: meta-llama/Llama-2-7b is not a local folder and is not a valid model "
+         "identifier listed on 'https://huggingface.co/models'", "code.cli_config"),
+        ("huggingface_hub.errors.GatedRepoError: 401 Client Error.", "code.cli_config"),
+        ("jax.errors.ConcretizationTypeError: Abstract tracer value encountered where concrete "
+         "value is expected", "code.compile"),
+        ("RuntimeError: CUDA error: ECC error", "gpu.ecc"),
     ],
 )  # fmt: skip
 def test_more_documented_failures_are_named(kb: Knowledge, line: str, rule_id: str) -> None:

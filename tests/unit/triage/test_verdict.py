@@ -764,3 +764,13 @@ def test_a_native_assertion_is_the_code_and_a_kernels_is_still_a_device_assert(
     log.write_text("step 100 | loss 2.0\nlexer.c:88: next: Assertion `n > 0' failed.\n")
     d = triage_files([log], KB).diagnosis
     assert (d.rule, d.category, d.transient) == ("code.native_assert", Category.UNKNOWN, None)
+
+
+def test_the_rank_that_failed_to_pass_a_monitored_barrier_is_the_suspect() -> None:
+    d = triage([
+        "iter 10: loss 2.0",
+        "RuntimeError: Rank 0 successfully reached monitoredBarrier, but received errors while "
+        "waiting for send/recv from ranks: Rank 3 failed to pass monitoredBarrier in 1800000 ms",
+    ])
+    assert d.category == Category.NCCL_TIMEOUT and d.transient is True
+    assert d.suspect.rank == 3 and d.rule == "dist.monitored_barrier"

@@ -168,6 +168,9 @@ def _timeout_suspects(engine: Engine, group: Group) -> tuple[str, int | None]:
     return "; ".join(notes), suspect
 
 
+_MISSED_BARRIER = re.compile(r"Rank (?P<rank>\d+) failed to pass monitoredBarrier")
+
+
 def desync(ops: Mapping[int, tuple[str | None, int, str]]) -> str | None:
     """Ranks that timed out in different collectives at the same sequence number of one
     process group: their code paths differ (a collective one rank skips or adds), which a
@@ -396,7 +399,10 @@ def diagnose(
     if exit_hang:  # the run said its training was over, then the time limit came
         category, transient, suspect_kind = Category.HANG, False, "code"
         explain = _EXIT_HANG
-    if category == Category.NCCL_TIMEOUT and not fallback:
+    barrier = _MISSED_BARRIER.search(f.body) if f.rule.id == "dist.monitored_barrier" else None
+    if barrier is not None:  # the barrier names the rank that never came; whoever printed it
+        rank, host, gpu = int(barrier["rank"]), None, None
+    elif category == Category.NCCL_TIMEOUT and not fallback:
         note_t, behind = _timeout_suspects(engine, root)
         if note_t:
             notes.append(note_t)

@@ -774,3 +774,7 @@ def test_the_rank_that_failed_to_pass_a_monitored_barrier_is_the_suspect() -> No
     ])
     assert d.category == Category.NCCL_TIMEOUT and d.transient is True
     assert d.suspect.rank == 3 and d.rule == "dist.monitored_barrier"
+    prefixed = triage(["[rank0]:RuntimeError: Rank 0 successfully reached monitoredBarrier, but "
+                       "received errors while waiting for send/recv from ranks: Rank 5 failed to "
+                       "pass monitoredBarrier in 1800000 ms"])  # fmt: skip
+    assert prefixed.suspect.rank == 5  # not rank 0, which printed it

@@ -7,9 +7,11 @@
 that just ended (the store keeps them, so every budget below survives a babysit restart and a
 requeue). Rules, in order:
 1. exit 0 -> succeed. An attempt stopped by a signal before it finished (a babysit that died
-   mid-stop and was started again), or ended by a preemption or a scheduler time limit -> start
-   it again at once; it is charged to no budget.
-2. a verdict that says a restart cannot help (transient is False) -> give up, a human must act.
+   mid-stop and was started again) -> start it again at once, charged to no budget.
+2. a verdict that says a restart cannot help (transient is False) -> give up, a human must act
+   (a scheduler's ending too: a pod evicted for going over its own disk limit). Otherwise an
+   attempt ended by a preemption or a scheduler time limit -> start it again at once, charged to
+   no budget.
    user_code, data and cuda_oom never loop: the second attempt in a row ending with one of them
    gives up even when the verdict was too weak to say so the first time.
 3. the same error fingerprint as the attempt before, and no progress this time (it was not
@@ -177,6 +179,8 @@ def decide(
             "again (not counted against the restart budget)",
             counts=False,
         )
+    if current.transient is False:  # a scheduler's word too: the pod over its own disk limit
+        return Decision(DecisionKind.GIVE_UP_NEEDS_HUMAN, f"attempt {current.number}: {what}")
     if current.category in NOT_CHARGED:
         return Decision(
             DecisionKind.RESTART,
@@ -184,8 +188,6 @@ def decide(
             "starting it again (not counted against any restart budget)",
             counts=False,
         )
-    if current.transient is False:
-        return Decision(DecisionKind.GIVE_UP_NEEDS_HUMAN, f"attempt {current.number}: {what}")
     last = charged_before[-1] if charged_before else None
     if current.category in NEVER_LOOP and last is not None and last.category == current.category:
         return Decision(

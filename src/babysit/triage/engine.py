@@ -12,6 +12,7 @@ ranks and hosts it was seen on. Pure: no I/O, no clock.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -69,10 +70,14 @@ _WORLD = re.compile(
     r"\brank \d{1,6} nranks (?P<c>\d{1,6})\b|MEMBER: \d{1,6}/(?P<d>\d{1,6})\b"
 )
 _WORLD_HINTS = ("size", "SIZE", "nranks", "MEMBER")
-# A run's own word that its training is over (Megatron's `[after training is done]`, `training
-# finished`): a time limit after it ended a job that did not exit, not one that was training.
+# A run's own word that the whole training is over, a line of its own (Megatron's `[after
+# training is done]`, HF's `Training completed. Do not forget to share your model`, Lightning's
+# `` `Trainer.fit` stopped``, `Training complete.`): a time limit after it ended a job that did
+# not exit. Not a stage's or an epoch's end (`Stage 1 training finished, starting stage 2`).
 TRAINING_DONE = re.compile(
-    r"(?i)\btraining (?:is )?(?:complete|completed|finished|done)\b|\b(?:finished|done) training\b"
+    r"\[after training is done\]|Training completed\. Do not forget|`Trainer\.fit` stopped|"
+    r"(?i:^\W*(?:training (?:is )?(?:complete|completed|finished|done)|(?:finished|done) "
+    r"training)\W*(?:\d[\w :.,-]*)?$)"
 )
 _TB_HEADS = ("Traceback (most recent call last)", "Original Traceback (most recent call last)")
 # torch re-raising a DataLoader worker's exception in the main process; the worker's own
@@ -420,13 +425,18 @@ class Engine:
             del self._tb[(file, rank)]
             for number, body in reversed(tb.lines[-3:]):
                 hit = self._match(body)
+                weak = False
                 if hit is None and not FRAME.match(body):
                     # no rule in the words: the statement itself (`assert ...`, `raise X(`)
                     said = cut_raise(body.strip(), tb.func)
                     hit = self._match(said) if said is not None else None
+                    # an import runs the module's code: the error may be anything raised in it
+                    weak = said is not None and said.startswith("ImportError")
                 if hit is None or self.kb.rules[hit[0]].role == "noise":
                     continue
                 rule = self.kb.rules[hit[0]]
+                if weak:
+                    rule = dataclasses.replace(rule, confidence=min(rule.confidence, 0.45))
                 frames = tuple(tb.lines[:2] + tb.lines[2:][-(MAXFRAMES - 2) :])
                 if tb.worker:
                     self._wrapper.pop((file, rank), None)

@@ -171,12 +171,18 @@ def _timeout_suspects(engine: Engine, group: Group) -> tuple[str, int | None]:
 _MISSED_BARRIER = re.compile(r"Rank (?P<rank>\d+) failed to pass monitoredBarrier")
 
 
+# Point-to-point and coalesced work (SEND on one rank is RECV on its peer, at one number).
+_P2P = re.compile(r"SEND|RECV|COALESCED")
+
+
 def desync(ops: Mapping[int, tuple[str | None, int, str]]) -> str | None:
     """Ranks that timed out in different collectives at the same sequence number of one
     process group: their code paths differ (a collective one rank skips or adds), which a
     restart meets again. None when every rank waits in the same collective."""
     by_seq: dict[tuple[str | None, int], dict[str, list[int]]] = {}
     for rank, (pg, seq, op) in ops.items():
+        if _P2P.search(op):
+            continue  # a send and its receive share a number: a pipeline's pair, not a desync
         by_seq.setdefault((pg, seq), {}).setdefault(op, []).append(rank)
     for (_, seq), kinds in sorted(by_seq.items(), key=lambda kv: kv[0][1]):
         if len(kinds) > 1:

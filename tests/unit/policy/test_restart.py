@@ -259,3 +259,22 @@ def test_delay_never_negative() -> None:
 
 def test_backoff_large_n_is_capped_not_overflowing() -> None:
     assert backoff_delay(1100, RestartPolicy(jitter=0.0), 0.5) == 600.0
+
+
+def test_a_scheduler_ending_that_a_restart_cannot_help_gives_up_instead_of_looping() -> None:
+    # the kubelet evicting the pod for its own disk use: `preemption`, never charged, so only
+    # the verdict can stop it (a review found it restarting at once, forever)
+    import dataclasses
+
+    from babysit.records import Category
+
+    evicted = [
+        dataclasses.replace(failed(n, transient=False), category=Category.PREEMPTION)
+        for n in range(1, 4)
+    ]
+    d = decide(evicted, FAST, 0.5)
+    assert d.kind == DecisionKind.GIVE_UP_NEEDS_HUMAN
+    for transient in (True, None):  # a real preemption: again at once, charged to nothing
+        pre = [dataclasses.replace(failed(1, transient=transient), category=Category.PREEMPTION)]
+        d = decide(pre, FAST, 0.5)
+        assert d.kind == DecisionKind.RESTART and d.delay_s == 0.0 and d.counts is False

@@ -778,3 +778,75 @@ def test_the_rank_that_failed_to_pass_a_monitored_barrier_is_the_suspect() -> No
                        "received errors while waiting for send/recv from ranks: Rank 5 failed to "
                        "pass monitoredBarrier in 1800000 ms"])  # fmt: skip
     assert prefixed.suspect.rank == 5  # not rank 0, which printed it
+
+
+# -- a review's counter-examples: each was read wrongly before its fix ------------------------
+
+
+def test_a_stage_that_finished_is_not_the_training_done_before_a_time_limit() -> None:
+    d = triage([
+        "step 10 loss 2.30",
+        "Stage 1 (warmup) training finished, starting stage 2",
+        "epoch 3 training done",
+        "step 30 loss 2.00",
+        TIME_LIMIT,
+    ])
+    assert d.category == Category.PREEMPTION and d.transient is True
+    hf = triage(["Training completed. Do not forget to share your model on huggingface.co/models =)",
+                 TIME_LIMIT])  # fmt: skip
+    assert hf.category == Category.HANG
+
+
+def test_advice_that_mentions_out_of_memory_is_no_cuda_oom() -> None:
+    d = triage([
+        "WARNING: using torch.cuda.empty_cache() each step to avoid out of memory errors",
+        "Traceback (most recent call last):",
+        '  File "train.py", line 10, in <module>',
+        "RuntimeError: something odd happened in my op",
+    ])
+    assert d.category != Category.CUDA_OOM
+    pinned = triage(["RuntimeError: cudaHostAlloc failed: out of memory"])
+    assert pinned.category != Category.CUDA_OOM  # pinned host memory, not the GPU's
+
+
+def test_a_send_and_its_receive_timing_out_together_are_no_desync() -> None:
+    d = triage([_timeout(0, 42, "SEND"), _timeout(1, 42, "RECV")])
+    assert d.transient is True and "different collectives" not in d.summary
+
+
+def test_an_http_retry_that_went_on_does_not_explain_a_later_timeout() -> None:
+    d = triage([
+        "step 10 loss 2.30",
+        "WARNING:urllib3.connectionpool:Retrying (Retry(total=2, connect=None, read=None, "
+        "redirect=None, status=None)) after connection broken by 'ReadTimeoutError(\"HTTPSConn"
+        "ectionPool(host='api.wandb.ai', port=443): Read timed out. (read timeout=20)\")'",
+        "step 20 loss 2.10",
+        _timeout(0, 42, "ALLREDUCE"),
+    ])
+    assert d.category == Category.NCCL_TIMEOUT
+
+
+def test_a_socket_not_connected_does_not_hide_a_cuda_oom() -> None:
+    d = triage([
+        "[rank1]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
+        "[rank0]:OSError: [Errno 107] Transport endpoint is not connected",
+    ])
+    assert d.category == Category.CUDA_OOM
+    fuse = triage(["OSError: [Errno 107] Transport endpoint is not connected: '/mnt/gcs/ckpt'"])
+    assert fuse.category == Category.FILESYSTEM_IO
+
+
+def test_a_fallback_warning_about_the_gpu_is_no_failure() -> None:
+    d = triage([
+        "UserWarning: bf16 requires a GPU with compute capability >= 8.0; falling back to fp16",
+        "Traceback (most recent call last):",
+        '  File "train.py", line 10, in <module>',
+        "MyWeirdError: frobnication failed",
+    ])
+    assert d.category == Category.UNKNOWN and d.rule == "python.unclassified"
+
+
+def test_a_cut_traceback_ending_in_an_import_is_only_a_guess() -> None:
+    d = triage(["Traceback (most recent call last):", '  File "train.py", line 3, in <module>',
+                "    import mylib.model"])  # fmt: skip
+    assert d.rule == "python.import" and d.confidence < 0.5  # explains, never stops restarts

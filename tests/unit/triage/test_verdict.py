@@ -792,8 +792,10 @@ def test_a_stage_that_finished_is_not_the_training_done_before_a_time_limit() ->
         TIME_LIMIT,
     ])
     assert d.category == Category.PREEMPTION and d.transient is True
-    hf = triage(["Training completed. Do not forget to share your model on huggingface.co/models =)",
-                 TIME_LIMIT])  # fmt: skip
+    hf = triage([
+        "Training completed. Do not forget to share your model on huggingface.co/models =)",
+        TIME_LIMIT,
+    ])
     assert hf.category == Category.HANG
 
 

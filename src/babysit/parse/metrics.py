@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import re
 
+from babysit.parse.numbers import DIGITS, as_int, gibibytes, millis, num, num_slow
 from babysit.records import Metric, OutputLine
 
 _Values = dict[str, float]
@@ -66,129 +67,6 @@ def split_prefix(text: str) -> tuple[int | None, str]:
                     return inner, body
             return int(rank), rest
     return None, text
-
-
-# -- numbers -------------------------------------------------------------------------------------
-
-_NUM = re.compile(
-    r"[\[('\"\s]*"
-    r"([-+]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
-    r"|[-+]?(?:[Nn]a[Nn]|NAN|[Ii]nfinity|INFINITY|[Ii]nf|INF))"
-    r"([A-Za-z%/µ]*)"
-)
-# A number ends at whitespace, a separator or a closing bracket; `2:44:49`, `2024-01-01` and
-# `1.2.3` are not numbers.
-_NUM_END = frozenset(" \t,;)]}'\"(")
-# Single-letter SI suffixes as printed by humanised counters (`634K`, `75.2M`): scaled.
-_SCALE = {"": 1.0, "%": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
-# Units glued on that leave the number as printed.
-# fmt: off
-_UNITS = frozenset({"ms", "s", "sec", "secs", "us", "µs", "ns", "m", "min", "h", "hr", "GiB", "GB",
-                    "MiB", "MB", "KiB", "KB", "kB", "TiB", "TB", "gb", "mb", "gib", "mib", "x",
-                    "it/s", "s/it", "tok/s", "tokens/s", "samples/s"})
-# fmt: on
-_DIGITS = frozenset("0123456789")
-_SPECIAL = {
-    spelling: float(spelling)
-    for spelling in ("nan", "NaN", "inf", "-inf", "+inf", "Infinity", "-Infinity", "-nan")
-}
-# Lightning's bar pads numbers to 5 characters with a dot and zeros: `nan.0`, `inf.0`, `-inf.`.
-_SPECIAL.update({f"{s}.0": v for s, v in _SPECIAL.items() if len(s) == 3})
-_SPECIAL.update({f"{s}.": v for s, v in _SPECIAL.items() if len(s) == 4})
-
-
-def _parse_num(s: str) -> tuple[float, str] | None:
-    """(value, unit) from `9.46GiB(64.99%)`, `10,050`, `-inf`, `'2.345'`, `np.float64(0.3)`."""
-    if s[:1].isalpha() and "(" in s:  # np.float64(0.3), tensor(2.3, device='cuda:0')
-        s = s[s.index("(") + 1 :]
-    m = _NUM.match(s)
-    if m is None:
-        return None
-    end = m.end()
-    if end < len(s) and s[end] not in _NUM_END:
-        return None
-    number, unit = m.groups()
-    try:
-        return float(number.replace(",", "")), unit
-    except ValueError:  # pragma: no cover - the regex only lets floats through
-        return None
-
-
-def _num(s: str) -> float | None:
-    """A value as a float, units dropped (SI suffixes K/M/G/T scaled); None if not a number."""
-    last = s[-1:]
-    if last in _DIGITS and "," not in s:
-        try:
-            return float(s)
-        except ValueError:
-            pass
-    elif last == "%" or last == ",":  # `0.17%`, `0.449,`: common enough for a shortcut
-        try:
-            return float(s[:-1])
-        except ValueError:
-            pass
-    return _num_slow(s)
-
-
-def _num_slow(s: str) -> float | None:
-    special = _SPECIAL.get(s)
-    if special is not None:
-        return special
-    if not s:
-        return None
-    if "," in s:  # thousands separators (`tps: 10,050`); a trailing comma is handled above
-        try:
-            return float(s.replace(",", ""))
-        except ValueError:
-            pass
-    parsed = _parse_num(s)
-    if parsed is None:
-        return None
-    value, unit = parsed
-    scale = _SCALE.get(unit)
-    if scale is not None:
-        return value * scale
-    return value if unit in _UNITS else None
-
-
-_TO_MS = {"ms": 1.0, "s": 1e3, "sec": 1e3, "us": 1e-3, "µs": 1e-3, "m": 6e4, "min": 6e4}
-_TO_GIB = {"GiB": 1.0, "GB": 1.0, "G": 1.0, "MiB": 1 / 1024, "MB": 1 / 1024, "M": 1 / 1024}
-
-
-def _ms(s: str, default_unit: str = "s") -> float | None:
-    """A duration in milliseconds (`44.57ms`, `2.8874` seconds by default, `1.2m`)."""
-    return _scaled(s, _TO_MS, default_unit)
-
-
-def _gib(s: str, default_unit: str) -> float | None:
-    """A memory size in GiB (`9.46GiB`, `10762` MiB by default for mmengine)."""
-    return _scaled(s, _TO_GIB, default_unit)
-
-
-def _scaled(s: str, factors: dict[str, float], default_unit: str) -> float | None:
-    if s[-1:] in _DIGITS and "," not in s:  # no unit printed: the format's own
-        try:
-            return float(s) * factors[default_unit]
-        except ValueError:
-            pass
-    parsed = _parse_num(s)
-    if parsed is None:
-        return None
-    value, unit = parsed
-    return value * factors.get(unit or default_unit, 1.0)
-
-
-def _int(s: str) -> int | None:
-    """A step counter: `00100`, `10/100` (-> 10), `1.000`; huge and negative ones as they are."""
-    head = s.strip().strip("'\"[],").split("/", 1)[0].strip()
-    try:
-        return int(head)
-    except ValueError:
-        pass
-    value = _num(head)
-    if value is None or not math.isfinite(value) or value != int(value):
-        return None
-    return int(value)
 
 
 # -- names ---------------------------------------------------------------------------------------
@@ -237,7 +115,7 @@ _DROP = frozenset({"eta", "elapsed_time", "remaining_time"})
 
 def _put_step_time(values: _Values, text: str) -> None:
     """`33.52ms` (or a bare number of milliseconds) as step_time_ms; nothing if not a time."""
-    ms = _ms(text, "ms")
+    ms = millis(text, "ms")
     if ms is not None:
         values["step_time_ms"] = ms
 
@@ -247,13 +125,13 @@ def _put(values: _Values, key: str, text: str) -> None:
     quantity keeps its own name); nothing when `text` is not a number."""
     if key in _DROP:
         return
-    if text[-1:] in _DIGITS and "," not in text:  # the common case, inlined: every field
+    if text[-1:] in DIGITS and "," not in text:  # the common case, inlined: every field
         try:
             value: float | None = float(text)
         except ValueError:
-            value = _num_slow(text)
+            value = num_slow(text)
     else:
-        value = _num(text)
+        value = num(text)
     if value is None:
         return
     canon = _ALIASES.get(key, key)
@@ -297,7 +175,7 @@ def _titan(body: str, at: int) -> _Parsed | None:
     validate = body[max(0, at - 9) : at] == "validate "
     for key, text in _KV_COLON.findall(body, at):
         if key == "step":
-            step = _int(text)
+            step = as_int(text)
         elif key == "memory":  # `9.46GiB(64.99%)`: max reserved, and its share of the device
             gib, _, pct = text.partition("GiB")
             _put(values, "memory_gib", gib)
@@ -321,7 +199,7 @@ def _verl(body: str, at: int) -> _Parsed | None:
             continue
         key = key.strip()
         if key == "step":
-            step = _int(text)
+            step = as_int(text)
         else:
             _put(values, key.lower(), text.strip())
     # verl logs both; ppo_kl (the policy's KL to the old policy) is the one to watch.
@@ -343,7 +221,7 @@ def _megatron(body: str) -> _Parsed | None:
         for field in body.split("|")[1:]:
             key, sep, text = field.rpartition(":")
             key = key.strip().lower()
-            value = _num(text.strip())
+            value = num(text.strip())
             if not sep or value is None:
                 continue
             if key.endswith(" value"):
@@ -375,7 +253,7 @@ def _deepspeed(body: str) -> _Parsed | None:
         m = _DS_OVERFLOW.search(body)
         values: _Values = {"overflow": 1.0}
         if m is not None:
-            scale = _num(m.group(2) or m.group(1))
+            scale = num(m.group(2) or m.group(1))
             if scale is not None:
                 values["loss_scale"] = scale
         return "deepspeed", None, values
@@ -384,7 +262,7 @@ def _deepspeed(body: str) -> _Parsed | None:
         values = {}
         for field in body.split("|")[1:]:
             key, sep, text = field.partition(":")
-            value = _num(text.strip())
+            value = num(text.strip())
             if sep and value is not None:
                 values[f"{key.strip().lower()}_ms"] = value
         return "deepspeed", None, values
@@ -399,7 +277,7 @@ def _deepspeed(body: str) -> _Parsed | None:
     values = {}
     for key, text in _DS_KV.findall(body, at):
         if key in ("step", "global_step"):
-            step = _int(text)
+            step = as_int(text)
         elif key == "MaxMemAllocated":
             _put(values, "memory_gib", text)
         elif key != "mom":  # momentum betas, a nested list: no single number to keep
@@ -414,9 +292,9 @@ def _maxtext(body: str) -> _Parsed | None:
     values: _Values = {}
     for key, text in _KV_COLON.findall(body, body.find("completed step:") + len("completed ")):
         if key == "step":
-            step = _int(text)
+            step = as_int(text)
         elif key == "seconds":
-            ms = _ms(text.rstrip(","))
+            ms = millis(text.rstrip(","))
             if ms is not None:
                 values["step_time_ms"] = ms
         else:
@@ -440,11 +318,11 @@ def _mmengine(body: str) -> _Parsed | None:
     for key, text in _KV_COLON.findall(body, m.end()):
         key = key.lower()
         if key == "time" and train:
-            ms = _ms(text)
+            ms = millis(text)
             if ms is not None:
                 values["step_time_ms"] = ms
         elif key == "memory":  # torch.cuda.max_memory_allocated() in MiB
-            gib = _gib(text, "MiB")
+            gib = gibibytes(text, "MiB")
             if gib is not None:
                 values["memory_gib"] = gib
         elif key == "loss" and not train:
@@ -490,7 +368,7 @@ def _tqdm(body: str) -> _Parsed | None:
             _put(values, name, text)
     if epoch is None and not _gated(values):
         return "tqdm", None, {}  # a bare progress bar (downloads, eval loops, HF's own bar)
-    speed = _num(rate)
+    speed = num(rate)
     if speed is not None:
         if unit == "it/s":
             values["iters_per_s"] = speed
@@ -557,7 +435,7 @@ def _step_of(body: str) -> _Parsed | None:
             name = "grad_norm" if first == "norm" else first.lower()
             _put(values, name, words[1])
             if len(words) > 2 and words[2].endswith("z)"):
-                z = _num(words[2][1:-2])
+                z = num(words[2][1:-2])
                 if z is not None and not math.isnan(z):
                     values[f"{_ALIASES.get(name, name)}_z"] = z
     return source, int(m.group(1)), values
@@ -577,9 +455,9 @@ def _dict(body: str) -> _Parsed | None:
     for raw, value in _DICT_KV.findall(text):
         key = raw.lower()
         if key in _STEP_KEYS or key == "global_step/max_steps":  # ms-swift: '10/1000'
-            step = _int(value)
+            step = as_int(value)
         elif key == "train_loss":  # HF: the whole run's average, in the final summary
-            average = _num(value)
+            average = num(value)
             if average is not None:
                 values["train_loss"] = average
         else:
@@ -633,7 +511,7 @@ def _generic(body: str) -> _Parsed | None:
                 continue
             if key in _STEP_KEYS:
                 if step is None:
-                    step = _int(text)
+                    step = as_int(text)
             else:
                 _put(values, key, text)
     if not values:

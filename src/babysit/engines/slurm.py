@@ -4,8 +4,9 @@
     engine = SlurmStepEngine.from_env(os.environ)
     # from a login node, one sbatch job per attempt (engines/slurmjob.py):
     engine = SlurmJobEngine(SlurmRequest(nodes=2, partition="gpu", time="4:00:00"))
-    # from a login node with spares: one allocation of N+K nodes, an srun step per attempt:
-    engine = SlurmAllocEngine(SlurmRequest(nodes=2, spares=1))
+    # from a login node with spares: one allocation of N+K nodes, an srun step per attempt
+    # (engines/slurmalloc.py):
+    engine = SlurmAllocEngine(SlurmRequest(nodes=2, spares=1), run_dir)
 
 All three start their attempt under babysit's launcher, like the local engine (re-attach, exit
 records and output files work the same way):
@@ -26,7 +27,7 @@ records and output files work the same way):
   output into the attempt's stdout.log and stderr.log, banned nodes in `--exclude`;
   engines/slurmfollow.py follows the job under the launcher. Slurm's verdict is
   ExitStatus.scheduler_state.
-- SlurmAllocEngine asks once for N+K nodes (`sbatch --no-kill`, a job that only holds the
+- SlurmAllocEngine (engines/slurmalloc.py) asks once for N+K nodes (`sbatch --no-kill`, a job that only holds the
   allocation) and runs each attempt as an `srun --jobid` step on N of them: a bad node is left
   out of the next step without queueing again. A new allocation is asked for only when the
   held one ended (its time limit) or has too few good nodes left.
@@ -37,7 +38,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -50,11 +50,9 @@ from babysit.engines.base import LaunchSpec, NodeResult
 from babysit.engines.hostlist import compress, expand
 from babysit.engines.local import LocalEngine
 from babysit.engines.process import Handle
-from babysit.engines.slurmctl import JobInfo, SlurmCtl, pending_problem, run_command
+from babysit.engines.slurmctl import SlurmCtl, run_command
 from babysit.engines.slurmfollow import (
     BadExit,
-    read_state,
-    write_state,
 )
 from babysit.engines.srun import (
     NODES_FLAGS,
@@ -410,125 +408,6 @@ class SlurmStepEngine(SlurmBase):
                 time.sleep(0.05)  # still completing: pending in a moment
 
 
-class SlurmAllocEngine(SlurmStepEngine):
-    """From a login node with spares: one allocation of N+K nodes held by a job of babysit's,
-    each attempt an srun step on N of them."""
-
-    def on_stop_signal(self) -> None:
-        """On a login node a SIGTERM is a human's (or the machine's), never a time limit of
-        the allocation: nothing to requeue."""
-
-    def __init__(
-        self,
-        request: SlurmRequest,
-        run_dir: Path,
-        ctl: SlurmCtl | None = None,
-        host: str | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-        stopping: Callable[[], bool] = lambda: False,
-    ) -> None:
-        super().__init__("", [], ctl, host, requeue=False)
-        self.request = request
-        self.run_dir = run_dir
-        self.sleep = sleep
-        self.stopping = stopping
-        self.holder: JobInfo | None = None
-        # The allocation a babysit before this one held (it was killed, or the run resumed):
-        # used again while it runs, instead of queueing for another.
-        held = read_state(run_dir / ALLOCATION_DIR).get("job_id")
-        self.job_id = str(held) if held else ""
-
-    def _holder_alive(self) -> JobInfo | None:
-        if not self.job_id:
-            return None
-        info = self.ctl.job(self.job_id)
-        return info if info is not None and info.active else None
-
-    def _allocate(self, banned: Sequence[str]) -> None:
-        r = self.request
-        pool, usable = partition_bans(self.ctl, r, banned)  # raises for too few, no partition
-        # Fewer spares when the bans leave fewer than N+K nodes: asked for N+K, the job would
-        # wait for nodes that the exclude list rules out, for ever.
-        need = min((r.nodes or 1) + r.spares, usable)
-        args = [f"--nodes={need}", "--no-kill", "--job-name=babysit-allocation"]
-        if r.partition:
-            args.append(f"--partition={r.partition}")
-        if r.time:
-            args.append(f"--time={r.time}")
-        if pool:
-            args.append(f"--exclude={compress(pool)}")
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        args += [*r.sbatch_args, f"--output={self.run_dir / HOLDER_LOG}"]
-        args += ["--wrap", "exec sleep 2147483647"]
-        self.job_id = self.ctl.submit(args)
-        (self.run_dir / ALLOCATION_DIR).mkdir(parents=True, exist_ok=True)
-        write_state(self.run_dir / ALLOCATION_DIR, {"job_id": self.job_id})
-        told = None
-        while True:
-            info = self.ctl.job(self.job_id)
-            if info is None:
-                raise LaunchError(f"the allocation's job {self.job_id} vanished from Slurm")
-            if info.state == "RUNNING":
-                self.holder = info
-                self.alloc = list(info.nodes)
-                return
-            if not info.active:
-                raise LaunchError(f"the allocation's job {self.job_id} ended {info.state}")
-            problem = pending_problem(info.reason)
-            if problem is not None and problem[0]:
-                self.ctl.cancel(self.job_id)
-                raise LaunchError(
-                    f"Slurm job {self.job_id} (the allocation) cannot start: {info.reason} "
-                    f"({problem[1]}); cancelled it"
-                )
-            if problem is not None and told != info.reason:
-                told = info.reason
-                print(f"babysit: allocation {self.job_id} pending: {info.reason} ({problem[1]})",
-                      file=sys.stderr, flush=True)
-            if self.stopping():
-                self.ctl.cancel(self.job_id)
-                raise LaunchError("stopped while waiting for the allocation")
-            self.sleep(self.request.poll_s / 2)
-
-    def apply_bans(self, spec: LaunchSpec, banned: Sequence[str]) -> LaunchSpec:
-        r = self.request
-        need = r.nodes or 1
-        alive = self._holder_alive()
-        good = [h for h in (alive.nodes if alive else ()) if h not in set(banned)]
-        if alive is None or len(good) < need:
-            if alive is not None:  # too few good nodes left in it: a new allocation
-                self.ctl.cancel(self.job_id)
-            self._allocate(banned)
-        else:
-            self.alloc = list(alive.nodes)  # a failed node leaves a --no-kill allocation
-        out = [h for h in self.alloc if h in set(banned)]
-        usable = [h for h in self.alloc if h not in set(out)]
-        self.banned = out
-        self.attempt_nodes[spec.attempt_dir] = usable[:need]
-        self._one_task_per_node = not has_flag(srun_options(spec.argv[1:]), TASK_FLAGS)
-        argv = srun_argv(spec.argv, out, jobid=self.job_id, nodes=need)
-        return replace(spec, argv=argv, exclude=tuple(out))
-
-    def preflight_nodes(self, argv: Sequence[str], timeout_s: float) -> list[NodeResult]:
-        """argv on every node of the allocation (asked for now if there is none yet)."""
-        alive = self._holder_alive()
-        if alive is None:
-            self._allocate(self.banned)
-        else:
-            self.alloc = list(alive.nodes)
-        return super().preflight_nodes(argv, timeout_s)
-
-    def finish(self, code: ExitCode) -> str | None:
-        if not self.job_id:
-            return None
-        with contextlib.suppress(LaunchError):
-            info = self.ctl.job(self.job_id)
-            if info is not None and info.active:
-                self.ctl.cancel(self.job_id)
-                return f"released the allocation (Slurm job {self.job_id})"
-        return None
-
-
 def slurm_engine(
     launcher: str | None,
     command: Sequence[str],
@@ -542,7 +421,9 @@ def slurm_engine(
       srun there: the attempt is a step of that job (SlurmStepEngine);
     - `--launcher slurm` elsewhere: a job per attempt (SlurmJobEngine), or with --spares one
       allocation of N+K nodes and a step per attempt (SlurmAllocEngine)."""
-    from babysit.engines.slurmjob import SlurmJobEngine  # it builds on this module's SlurmBase
+    # they build on this module's SlurmBase and SlurmStepEngine
+    from babysit.engines.slurmalloc import SlurmAllocEngine
+    from babysit.engines.slurmjob import SlurmJobEngine
 
     inside = bool(env.get("SLURM_JOB_ID") or env.get("SLURM_JOBID"))
     if launcher not in (None, "slurm"):

@@ -1,4 +1,4 @@
-"""The Slurm engines' own logic (engines/slurm.py, engines/slurmfollow.py) on a fake Slurm:
+"""The Slurm engines' own logic (engines/slurm.py, slurmalloc.py, slurmfollow.py) on a fake Slurm:
 babysit's srun flags, ranks to nodes, bans that leave too few nodes, the requeue, the follower's
 verdicts. The real cluster is in tests/e2e/test_slurm.py."""
 
@@ -11,12 +11,8 @@ import pytest
 
 from babysit.engines.base import LaunchSpec
 from babysit.engines.process import Handle
-from babysit.engines.slurm import (
-    SlurmAllocEngine,
-    SlurmRequest,
-    SlurmStepEngine,
-    slurm_engine,
-)
+from babysit.engines.slurm import SlurmRequest, SlurmStepEngine, slurm_engine
+from babysit.engines.slurmalloc import SlurmAllocEngine
 from babysit.engines.slurmctl import Completed, SlurmCtl
 from babysit.engines.slurmfollow import BadExit, Follower, read_state
 from babysit.engines.slurmjob import SlurmJobEngine

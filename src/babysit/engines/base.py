@@ -12,8 +12,8 @@ An engine knows one way of running a training job: `local` (a process tree on th
 elastic agent on this node) and `slurm` (engines/slurmjob.py: an sbatch job per attempt;
 engines/slurm.py: a step of the allocation babysit runs in; engines/slurmalloc.py: of one it
 holds with spares; nodes from the allocation, signals through `scancel`, per-node work through
-`srun --overlap --jobid`, the verdict from `scontrol`/`squeue`'s job state, since `sacct` needs accounting:
-NODE_FAIL, TIMEOUT, PREEMPTED, OUT_OF_MEMORY, ...). The interface:
+`srun --overlap --jobid`, the verdict from `scontrol`/`squeue`'s job state, since `sacct`
+needs accounting: NODE_FAIL, TIMEOUT, PREEMPTED, OUT_OF_MEMORY, ...). The interface:
 - the handle is the babysit launcher's (engines/process.py): every engine starts its attempt
   under it (torchrun itself, or `srun`/`sbatch --wait` on the batch host), so re-attach, exit
   records and output files work the same way; an engine may subclass it to carry a job id;

@@ -27,10 +27,10 @@ records and output files work the same way):
   output into the attempt's stdout.log and stderr.log, banned nodes in `--exclude`;
   engines/slurmfollow.py follows the job under the launcher. Slurm's verdict is
   ExitStatus.scheduler_state.
-- SlurmAllocEngine (engines/slurmalloc.py) asks once for N+K nodes (`sbatch --no-kill`, a job that only holds the
-  allocation) and runs each attempt as an `srun --jobid` step on N of them: a bad node is left
-  out of the next step without queueing again. A new allocation is asked for only when the
-  held one ended (its time limit) or has too few good nodes left.
+- SlurmAllocEngine (engines/slurmalloc.py) asks once for N+K nodes (`sbatch --no-kill`, a job
+  that only holds the allocation) and runs each attempt as an `srun --jobid` step on N of them:
+  a bad node is left out of the next step without queueing again. A new allocation is asked
+  for only when the held one ended (its time limit) or has too few good nodes left.
 """
 
 from __future__ import annotations

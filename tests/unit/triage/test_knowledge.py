@@ -416,6 +416,22 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         None,  # torch.distributed.monitored_barrier's own words
     ),
     (
+        "sched.request_invalid",
+        "srun: error: Unable to allocate resources: Requested node configuration is not available",
+        None,  # Slurm's own error string (slurm_strerror)
+    ),
+    (
+        "sched.exec_failed",
+        "slurmstepd: error: execve(): python: No such file or directory",
+        None,  # slurmstepd's words for a program it cannot find on the node
+    ),
+    (
+        "sched.task_launch",
+        "srun: error: Task launch for StepId=1234.0 failed on node node12: Socket timed out on "
+        "send/recv operation",
+        None,  # srun's words for a slurmd that did not answer
+    ),
+    (
         "net.http",
         "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='s3.amazonaws.com', "
         "port=443): Max retries exceeded with url: /bucket/shard-00017.tar",

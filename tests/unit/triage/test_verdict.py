@@ -852,3 +852,13 @@ def test_a_cut_traceback_ending_in_an_import_is_only_a_guess() -> None:
     d = triage(["Traceback (most recent call last):", '  File "train.py", line 3, in <module>',
                 "    import mylib.model"])  # fmt: skip
     assert d.rule == "python.import" and d.confidence < 0.5  # explains, never stops restarts
+
+
+def test_slurms_own_refusals_and_launch_failures() -> None:
+    refused = triage(["sbatch: error: Batch job submission failed: Invalid account or "
+                      "account/partition combination specified"])  # fmt: skip
+    assert refused.category == Category.USER_CODE and refused.transient is False
+    launch = triage(["srun: error: Task launch for StepId=1234.0 failed on node node12: Socket "
+                     "timed out on send/recv operation"])  # fmt: skip
+    assert launch.category == Category.NETWORK and launch.transient is True
+    assert launch.suspect.host == "node12"

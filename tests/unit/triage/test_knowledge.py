@@ -1247,3 +1247,12 @@ def test_more_documented_failures_are_named(kb: Knowledge, line: str, rule_id: s
     assert hit is not None and hit[0].id == rule_id
     low = line.lower().encode()
     assert any(nd in low for nd in NEEDLES + RARE_NEEDLES)
+
+
+def test_a_loss_scale_reduced_to_zero_is_past_the_floor(kb: Knowledge) -> None:
+    line = "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 0"
+    hit = kb.match(anatomy(line).body)
+    assert hit is not None and hit[0].id == "numerical.loss_scale" and hit[0].transient is False
+    half = "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 0.5"
+    hit = kb.match(anatomy(half).body)
+    assert hit is not None and hit[0].id != "numerical.loss_scale"  # a scaler still scaling

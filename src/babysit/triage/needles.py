@@ -141,6 +141,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"training finished",
     b"finished training",
     b"done training",
+    b"permission denied (publickey",  # ssh refusing a multi-node launcher
     b"disconnect",  # http.client's `RemoteDisconnected: Remote end closed connection ...`
     b"ephemeral",  # the kubelet's eviction for the pod's own local storage (`kubectl describe`)
     b"emptydir",

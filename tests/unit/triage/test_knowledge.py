@@ -432,6 +432,24 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         None,  # srun's words for a slurmd that did not answer
     ),
     (
+        "net.tls",
+        "requests.exceptions.SSLError: HTTPSConnectionPool(host='huggingface.co', port=443): Max "
+        "retries exceeded with url: /x (Caused by SSLError(SSLCertVerificationError(1, '[SSL: "
+        "CERTIFICATE_VERIFY_FAILED] certificate verify failed: self signed certificate in "
+        "certificate chain (_ssl.c:1129)')))",
+        None,  # requests and Python's ssl module
+    ),
+    (
+        "net.ssh",
+        "node2: Permission denied (publickey,gssapi-keyex,gssapi-with-mic).",
+        None,  # OpenSSH's refusal, as pdsh and mpirun pass it on
+    ),
+    (
+        "net.ssh_exit",
+        "pdsh@node1: node2: ssh exited with exit code 255",
+        None,  # pdsh under DeepSpeed's multi-node launcher
+    ),
+    (
         "net.http",
         "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='s3.amazonaws.com', "
         "port=443): Max retries exceeded with url: /bucket/shard-00017.tar",
@@ -1256,3 +1274,28 @@ def test_a_loss_scale_reduced_to_zero_is_past_the_floor(kb: Knowledge) -> None:
     half = "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 0.5"
     hit = kb.match(anatomy(half).body)
     assert hit is not None and hit[0].id != "numerical.loss_scale"  # a scaler still scaling
+
+
+@pytest.mark.parametrize(
+    ("line", "rule_id"),
+    [
+        ("OSError: [Errno 99] Cannot assign requested address", "net.refused"),
+        ("OSError: ./out/checkpoint-500 does not appear to have a file named config.json.",
+         "code.cli_config"),
+        ("OSError: Error no file named pytorch_model.bin, model.safetensors found in directory "
+         "./ckpt.", "code.cli_config"),
+        ("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
+         "cuda.oom"),
+        ("RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: not "
+         "enough memory: you tried to allocate 1073741824 bytes.", "host.memory_error"),
+        # the Hub unreachable stays the network's, whatever file it was looking for
+        ("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't "
+         "find it in the cached files and it looks like gpt2 is not the path to a directory "
+         "containing a file named config.json.", "net.hub"),
+    ],
+)  # fmt: skip
+def test_configuration_and_memory_in_other_words(kb: Knowledge, line: str, rule_id: str) -> None:
+    hit = kb.match(anatomy(line).body)
+    assert hit is not None and hit[0].id == rule_id
+    low = line.lower().encode()
+    assert any(nd in low for nd in NEEDLES + RARE_NEEDLES)

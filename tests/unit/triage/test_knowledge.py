@@ -1219,27 +1219,6 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "net.http"),
         ("requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='rm.internal', port=8000): "
          "Read timed out. (read timeout=60)", "net.http"),
-    ],
-)  # fmt: skip
-def test_documented_words_of_other_libraries_for_the_same_failure(
-    kb: Knowledge, line: str, rule_id: str
-) -> None:
-    hit = kb.match(anatomy(line).body)
-    assert hit is not None and hit[0].id == rule_id
-    low = line.lower().encode()
-    assert any(nd in low for nd in NEEDLES + RARE_NEEDLES)
-
-
-def test_out_of_memory_on_the_host_is_not_a_cuda_oom(kb: Knowledge) -> None:
-    hit = kb.match(anatomy("RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. "
-                           "DefaultCPUAllocator: not enough memory: you tried to allocate "
-                           "1073741824 bytes.").body)  # fmt: skip
-    assert hit is None or hit[0].id != "cuda.oom"
-
-
-@pytest.mark.parametrize(
-    ("line", "rule_id"),
-    [
         ("RuntimeError: FlashAttention only supports Ampere GPUs or newer.", "code.gpu_arch"),
         ("RuntimeError: This kernel requires a GPU with compute capability >= 8.0",
          "code.gpu_arch"),
@@ -1258,27 +1237,6 @@ def test_out_of_memory_on_the_host_is_not_a_cuda_oom(kb: Knowledge) -> None:
         ("jax.errors.ConcretizationTypeError: Abstract tracer value encountered where concrete "
          "value is expected", "code.compile"),
         ("RuntimeError: CUDA error: ECC error", "gpu.ecc"),
-    ],
-)  # fmt: skip
-def test_more_documented_failures_are_named(kb: Knowledge, line: str, rule_id: str) -> None:
-    hit = kb.match(anatomy(line).body)
-    assert hit is not None and hit[0].id == rule_id
-    low = line.lower().encode()
-    assert any(nd in low for nd in NEEDLES + RARE_NEEDLES)
-
-
-def test_a_loss_scale_reduced_to_zero_is_past_the_floor(kb: Knowledge) -> None:
-    line = "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 0"
-    hit = kb.match(anatomy(line).body)
-    assert hit is not None and hit[0].id == "numerical.loss_scale" and hit[0].transient is False
-    half = "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 0.5"
-    hit = kb.match(anatomy(half).body)
-    assert hit is not None and hit[0].id != "numerical.loss_scale"  # a scaler still scaling
-
-
-@pytest.mark.parametrize(
-    ("line", "rule_id"),
-    [
         ("OSError: [Errno 99] Cannot assign requested address", "net.refused"),
         ("OSError: ./out/checkpoint-500 does not appear to have a file named config.json.",
          "code.cli_config"),
@@ -1294,8 +1252,26 @@ def test_a_loss_scale_reduced_to_zero_is_past_the_floor(kb: Knowledge) -> None:
          "containing a file named config.json.", "net.hub"),
     ],
 )  # fmt: skip
-def test_configuration_and_memory_in_other_words(kb: Knowledge, line: str, rule_id: str) -> None:
+def test_documented_words_of_other_libraries_for_the_same_failure(
+    kb: Knowledge, line: str, rule_id: str
+) -> None:
     hit = kb.match(anatomy(line).body)
     assert hit is not None and hit[0].id == rule_id
     low = line.lower().encode()
     assert any(nd in low for nd in NEEDLES + RARE_NEEDLES)
+
+
+def test_out_of_memory_on_the_host_is_not_a_cuda_oom(kb: Knowledge) -> None:
+    hit = kb.match(anatomy("RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. "
+                           "DefaultCPUAllocator: not enough memory: you tried to allocate "
+                           "1073741824 bytes.").body)  # fmt: skip
+    assert hit is None or hit[0].id != "cuda.oom"
+
+
+def test_a_loss_scale_reduced_to_zero_is_past_the_floor(kb: Knowledge) -> None:
+    line = "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 0"
+    hit = kb.match(anatomy(line).body)
+    assert hit is not None and hit[0].id == "numerical.loss_scale" and hit[0].transient is False
+    half = "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 0.5"
+    hit = kb.match(anatomy(half).body)
+    assert hit is not None and hit[0].id != "numerical.loss_scale"  # a scaler still scaling

@@ -345,7 +345,8 @@ class Engine:
         if in_worker:
             self._wrapper.pop(tb_key, None)  # the worker's own error replaces its wrapper
         if hit is None:
-            if file not in self.training_done and TRAINING_DONE.search(body):
+            # `rain` first: every candidate line comes through here, few say training/Trainer
+            if "rain" in body and file not in self.training_done and TRAINING_DONE.search(body):
                 self.training_done[file] = (line, text)
             if frames and exc_type is not None:
                 rule = DATA_IN_WORKER if in_worker and tb is not None and tb.own else UNCLASSIFIED

@@ -145,6 +145,11 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"disconnect",  # http.client's `RemoteDisconnected: Remote end closed connection ...`
     b"ephemeral",  # the kubelet's eviction for the pod's own local storage (`kubectl describe`)
     b"emptydir",
+    b"(gdb)",  # a debugger attached to a stuck process (`(gdb) bt`)
+    b"attaching to process",
+    b"(lwp ",
+    b"^c",  # the terminal's Ctrl-C
+    b"creation task",  # Ray: `The actor died because of an error raised in its creation task`
 )
 # The rare needles searched in the middle of a big log, by a second grep pass: what a run can
 # meet and go on after, or be ended by from outside (an eviction, a preemption, the OOM
@@ -189,4 +194,5 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"compatible",
     b"ready ranks",
     b"training is done",
+    b"cannot be initialized",  # c10d's socket: `The server socket cannot be initialized on ...`
 )

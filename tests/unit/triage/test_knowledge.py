@@ -640,6 +640,18 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "worker-replica-1",
         "c_infra/015-tf-objdet-cloudml-ps-grpc-stream-removed.log",
     ),
+    ("hang.debugger", "(gdb) bt", "c_pytorch/023-dataparallel-hang-epoch95-gdb-memcpy.log"),
+    (
+        "hang.interrupted",
+        "`^CTraceback (most recent call last):",
+        "c_vision/041-yolov5-macos-stuck-dataloader-ctrl-c.log",
+    ),
+    (
+        "ray.actor_init_error",
+        "ray.exceptions.ActorDiedError: The actor died because of an error raised in its "
+        "creation task, ray::RolloutManager.__init__() (pid=918378, ip=10.209.8.134)",
+        None,
+    ),
 ]
 
 
@@ -1250,6 +1262,12 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't "
          "find it in the cached files and it looks like gpt2 is not the path to a directory "
          "containing a file named config.json.", "net.hub"),
+        ("(gdb) thread apply all bt", "hang.debugger"),
+        ("Attaching to process 41822", "hang.debugger"),
+        ("Thread 3 (Thread 0x7f2b3dfff700 (LWP 41822)):", "hang.debugger"),
+        ("^C", "hang.interrupted"),
+        ("[W socket.cpp:401] [c10d] The server socket cannot be initialized on [::]:29501 "
+         "(errno: 97 - Address family not supported by protocol).", "net.refused"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

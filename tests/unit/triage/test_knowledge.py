@@ -1293,3 +1293,13 @@ def test_a_loss_scale_reduced_to_zero_is_past_the_floor(kb: Knowledge) -> None:
     half = "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 0.5"
     hit = kb.match(anatomy(half).body)
     assert hit is not None and hit[0].id != "numerical.loss_scale"  # a scaler still scaling
+
+
+@pytest.mark.parametrize("rule_id", ["hang.stacks", "hang.debugger", "nccl.heartbeat"])
+def test_a_hang_before_the_first_step_is_the_set_up_and_after_it_a_restart(
+    kb: Knowledge, rule_id: str
+) -> None:
+    rule = next(r for r in kb.rules if r.id == rule_id)
+    assert rule.transient_given(False) is False
+    assert rule.transient_given(True) is True
+    assert rule.transient_given(None) is True

@@ -86,6 +86,8 @@ _TB_HEADS = ("Traceback (most recent call last)", "Original Traceback (most rece
 _WORKER_WRAPPER = re.compile(
     r"Caught [\w.]+ in (?:DataLoader worker\b|pin memory thread for device \d+)"
 )
+
+
 @dataclass(frozen=True)
 class Finding:
     rule: Rule
@@ -169,6 +171,7 @@ def earlier(a: Finding, b: Finding) -> bool:
 _Pending = tuple[
     Rule, Xid | None, int, int, str, str, Anatomy, tuple[tuple[int, str], ...], str | None
 ]
+
 
 @dataclass
 class _Traceback:
@@ -348,7 +351,12 @@ class Engine:
             # `rain` first: every candidate line comes through here, few say training/Trainer
             if "rain" in body and file not in self.training_done and TRAINING_DONE.search(body):
                 self.training_done[file] = (line, text)
-            if frames and exc_type is not None:
+            # An exception no rule knows: after its traceback, or alone on its line (in the
+            # middle of a big log the frames are not searched for; an excerpt may start at it).
+            if exc_type is not None and (
+                frames
+                or (em is not None and em["msg"] and exc_type.endswith(("Error", "Exception")))
+            ):
                 rule = DATA_IN_WORKER if in_worker and tb is not None and tb.own else UNCLASSIFIED
                 if rule is UNCLASSIFIED and tb is not None and data_frame(tb.file):
                     rule = DATA_IN_READER

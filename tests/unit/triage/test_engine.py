@@ -357,3 +357,20 @@ def test_a_ray_actor_whose_constructor_raised_is_its_code_unless_the_error_says_
         ]
     )
     assert oom.category is Category.CUDA_OOM
+
+
+def test_the_rank_after_what_is_read_and_a_desync_there_is_not_transient() -> None:
+    # c++'s `terminate called ... what():` lines name their rank only inside the message
+    d = _triage(
+        [
+            "terminate called after throwing an instance of 'std::runtime_error'",
+            "  what():  [Rank 2] Watchdog caught collective operation timeout: "
+            "WorkNCCL(SeqNum=696, OpType=BROADCAST, Timeout(ms)=1800000) ran for 1802763 "
+            "milliseconds before timing out.",
+            "terminate called after throwing an instance of 'std::runtime_error'",
+            "  what():  [Rank 3] Watchdog caught collective operation timeout: "
+            "WorkNCCL(SeqNum=696, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802485 "
+            "milliseconds before timing out.",
+        ]
+    )
+    assert d.category is Category.NCCL_TIMEOUT and d.transient is False

@@ -1,6 +1,7 @@
 """Triage quality on the labelled corpus of real failure logs, alone and hidden in 64 ranks.
 
-    python benchmarks/quality_triage.py [--mixes [--mix-every N]] [--json] [--corpus DIR] [--quick]
+    python benchmarks/quality_triage.py [--mixes [--mix-every N]] [--json] [--corpus DIR]
+                                        [--sets PREFIX,...] [--quick]
 
 The corpus (`tests/corpus/*.toml`, logs under `tests/corpus/real/`) holds real logs copied
 from public issue threads, trimmed, not edited, each with its category and whether a restart
@@ -324,8 +325,19 @@ def main() -> int:
         action="store_true",
         help="also list the held-out quarter's misses (at a rotation: they stop being held out)",
     )
+    ap.add_argument(
+        "--sets",
+        default="",
+        help="only the sets whose names start with one of these (comma-separated: "
+        "'d_' measures the batch added last on its own)",
+    )
     args = parse_args(ap, quick={"mixes": True, "mix_every": 8})
     cases = load_cases(args.corpus)
+    if args.sets:
+        wanted = tuple(p for p in args.sets.split(",") if p)
+        cases = [c for c in cases if str(c["set"]).startswith(wanted)]
+        if not cases:
+            ap.error(f"--sets {args.sets}: no set of {args.corpus} starts with that")
     results = {
         "real logs": evaluate(cases, None, False),
         "real logs, big-log needles only (in the middle of a big log)": evaluate(

@@ -150,6 +150,17 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"(lwp ",
     b"^c",  # the terminal's Ctrl-C
     b"creation task",  # Ray: `The actor died because of an error raised in its creation task`
+    b"system_error",  # Ray: `Worker exit type: SYSTEM_ERROR`
+    b"has crashed",  # Ray: `Owner's node has crashed`
+    b"died unexpectedly",
+    b"no such command",  # click's usage errors (`Error: No such command 'run'.`)
+    b"no such option",
+    b"missing argument",
+    b"invalid value for",
+    b"cannot be opened",  # torch.save's writer: `File ckpt/x.pt cannot be opened.`
+    b": inf",  # an infinite loss (`Value function loss: inf`); the rules sort out `: info`
+    b"=inf",
+    b"library version mismatch",  # NVML: `Driver/library version mismatch`
 )
 # The rare needles searched in the middle of a big log, by a second grep pass: what a run can
 # meet and go on after, or be ended by from outside (an eviction, a preemption, the OOM

@@ -647,6 +647,17 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "c_vision/041-yolov5-macos-stuck-dataloader-ctrl-c.log",
     ),
     (
+        "gpu.driver_mismatch",
+        "[task 2025-07-01T05:06:30.005+00:00] [train] [nvidia-smi(stdout)] Failed to initialize "
+        "NVML: Driver/library version mismatch",
+        "d_infra/007-mozilla-translations-nvml-mismatch.log",
+    ),
+    (
+        "ray.system_error",
+        "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.",
+        "d_rl/015-easyr1-owner-node-crashed.log",
+    ),
+    (
         "ray.actor_init_error",
         "ray.exceptions.ActorDiedError: The actor died because of an error raised in its "
         "creation task, ray::RolloutManager.__init__() (pid=918378, ip=10.209.8.134)",
@@ -1263,6 +1274,20 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "find it in the cached files and it looks like gpt2 is not the path to a directory "
          "containing a file named config.json.", "net.hub"),
         ("(gdb) thread apply all bt", "hang.debugger"),
+        ("Worker exit type: SYSTEM_ERROR Worker exit detail: Worker exits unexpectedly.",
+         "ray.system_error"),
+        ("Error: CUDA error 999 'unknown error' - src/tensors/gpu/algorithm.cu:54: "
+         "cudaStreamSynchronize(0)", "gpu.unknown_cuda_error"),
+        ("Out of memory error on GPU 0. Cannot allocate 172.000000MB memory on GPU 0, "
+         "23.486572GB memory has been allocated and available memory is only 167.062500MB.",
+         "cuda.oom"),
+        ("RuntimeError: File my_out/checkpoints/checkpoint_0.pt cannot be opened.",
+         "fs.checkpoint_write"),
+        ("Error: No such command 'run'.", "code.cli_config"),
+        ("Error: Invalid value for '--config': Path 'x.yaml' does not exist.", "code.cli_config"),
+        ("                 Value function loss: inf", "numerical.nan"),
+        ("Failed to initialize NVML: Driver/library version mismatch", "gpu.driver_mismatch"),
+        ("Failed to initialize NVML: Unknown Error", "gpu.lost"),
         ("Attaching to process 41822", "hang.debugger"),
         ("Thread 3 (Thread 0x7f2b3dfff700 (LWP 41822)):", "hang.debugger"),
         ("^C", "hang.interrupted"),

@@ -1287,6 +1287,14 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("[3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device",
          "nccl.shm"),
         ("memory allocation of 2097152 bytes failed", "host.memory_error"),
+        ("RuntimeError: The total norm of order 2.0 for gradients from `parameters` is "
+         "non-finite, so it cannot be clipped.", "numerical.nan"),
+        ("FloatingPointError: invalid value (nan) encountered in mul", "numerical.nan"),
+        ("InvalidArgumentError: Nan in summary histogram for: dense/kernel_0", "numerical.nan"),
+        ("tensorflow.python.framework.errors_impl.InvalidArgumentError: logits : Tensor had NaN "
+         "values", "numerical.nan"),
+        ("RuntimeError: Resource exhausted: Failed to allocate request for 32.00MiB (33554432B) "
+         "on device ordinal 0", "cuda.oom"),
         ("Error: Invalid value for '--config': Path 'x.yaml' does not exist.", "code.cli_config"),
         ("                 Value function loss: inf", "numerical.nan"),
         ("Failed to initialize NVML: Driver/library version mismatch", "gpu.driver_mismatch"),

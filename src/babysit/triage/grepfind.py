@@ -101,6 +101,40 @@ def line_starts_in_bytes(
     return starts
 
 
+_MATCH = re.compile(rb"^(\d+):(.*)$", re.MULTILINE)
+
+
+def match_offsets_of_two_sets(
+    path: str,
+    needles: Sequence[bytes],
+    rare: Sequence[bytes],
+    timeout_s: float,
+    most: int | None = None,
+) -> tuple[array[int], array[int], bool] | None:
+    """One grep pass for two sets of needles (lowercase ASCII, matched ignoring case): the byte
+    offsets of the matches of `needles` and of the matches that are `rare`'s alone, each in
+    order, and whether grep may have stopped at `most` (default MAX_MATCHES) lines; None when
+    grep cannot say. A rare match that holds a common needle (`failcnt` holds `fail`) counts
+    as common: grep reports the longest of the needles that start at one place."""
+    grep = grep_path()
+    if grep is None or not needles:
+        return None
+    cmd = [*_command(grep, (*needles, *rare), ignore_case=True, most=most), b"--", path.encode()]
+    out = _run(cmd, None, timeout_s)
+    if out is None:
+        return None
+    common: array[int] = array("q")
+    alone: array[int] = array("q")
+    kind: dict[bytes, bool] = {}  # the matched text (lowercased) -> common
+    for m in _MATCH.finditer(out):
+        text = m.group(2).lower()
+        is_common = kind.get(text)
+        if is_common is None:
+            is_common = kind[text] = any(nd in text for nd in needles)
+        (common if is_common else alone).append(int(m.group(1)))
+    return common, alone, out.count(b"\n") >= (most or MAX_MATCHES)
+
+
 def match_offsets_in_file(
     path: str, needles: Sequence[bytes], timeout_s: float, most: int | None = None
 ) -> tuple[array[int], bool] | None:

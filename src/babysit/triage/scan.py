@@ -30,7 +30,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from babysit.triage.grepfind import line_starts_in_bytes, match_offsets_in_file
+from babysit.triage.grepfind import (
+    line_starts_in_bytes,
+    match_offsets_in_file,
+    match_offsets_of_two_sets,
+)
 from babysit.triage.needles import MIDDLE_NEEDLES, NEEDLES, RARE_NEEDLES
 
 CHUNK_BYTES = 1 << 20
@@ -209,6 +213,14 @@ class _Chunker:
             self.skipping = True
             self.exact = False
         return [block]
+
+
+def _middle_dense(head: bytes, size: int) -> bool:
+    """Whether a log of `size` bytes that starts with `head` would hold the rare needles of
+    its middle on more than MIDDLE_MATCHES lines, judged from its head."""
+    low = head.lower()
+    found = sum(low.count(nd) for nd in MIDDLE_NEEDLES)
+    return found * size > MIDDLE_MATCHES * max(len(head), 1)
 
 
 def _merged(a: Sequence[int], b: Sequence[int], upto: int) -> array[int]:
@@ -407,21 +419,34 @@ def scan(
         and size > head_bytes + RARE_TAIL_BYTES  # a middle to search
     ):
         left = None if deadline is None else deadline - time.monotonic()
-        found = match_offsets_in_file(path, NEEDLES, GREP_TIMEOUT_S if left is None else left)
+        timeout = GREP_TIMEOUT_S if left is None else left
+        # The rare needles in the middle too, in the same pass of grep (a second pass would cost
+        # ~0.6 s a GB): the eviction, the NaN, the OOM kill that the run went on after. Only
+        # while they stay rare: past MIDDLE_MATCHES matches the middle goes without them, and
+        # a log whose head already holds them on many lines (Megatron's `number of nan
+        # iterations` on every step) is searched for the common needles alone.
+        common_only = _middle_dense(head, size)
+        found = None
+        if not common_only:
+            found = match_offsets_of_two_sets(path, NEEDLES, MIDDLE_NEEDLES, timeout)
         if found is not None:
-            blocks.matches, capped = found
-            blocks.matched_to = blocks.matches[-1] if capped and blocks.matches else size + 1
-            # The rare needles in the middle too, by a second pass of grep (~0.5 s a GB): the
-            # eviction, the NaN, the OOM kill that the run went on after. Only while they stay
-            # rare: past MIDDLE_MATCHES lines the middle goes without.
-            left = None if deadline is None else deadline - time.monotonic()
-            rare_found = match_offsets_in_file(
-                path, MIDDLE_NEEDLES, GREP_TIMEOUT_S if left is None else left, MIDDLE_MATCHES
-            )
-            if rare_found is not None and not rare_found[1]:
-                blocks.matches = _merged(blocks.matches, rare_found[0], blocks.matched_to)
+            common, alone, capped = found
+            if len(alone) <= MIDDLE_MATCHES:
+                blocks.matches = _merged(common, alone, size + 1)
                 blocks.rare_middle = True
                 stats.needles = NEEDLES + MIDDLE_NEEDLES  # everywhere (and `warn` at the edges)
+            elif not capped:
+                blocks.matches = common
+            else:  # grep stopped for the rare matches before the common ones were all found
+                common_only = True
+            if blocks.matches is not None:
+                blocks.matched_to = blocks.matches[-1] if capped and blocks.matches else size + 1
+        if common_only:
+            left = None if deadline is None else deadline - time.monotonic()
+            only = match_offsets_in_file(path, NEEDLES, GREP_TIMEOUT_S if left is None else left)
+            if only is not None:
+                blocks.matches, capped = only
+                blocks.matched_to = blocks.matches[-1] if capped and blocks.matches else size + 1
     chunker = _Chunker(stream, stats)
     # Blocks wait here until RARE_TAIL_BYTES come after them, so that the log's end is searched
     # for every needle whatever its size (known or not), in file order.

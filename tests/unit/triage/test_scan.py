@@ -576,14 +576,20 @@ def test_grep_finds_the_same_lines_as_python(
     assert grepfind.grep_path() is not None  # grep is everywhere babysit runs
     calls: list[str] = []
     real = grepfind.match_offsets_in_file
+    real_two = grepfind.match_offsets_of_two_sets
 
     def spy(*a: Any) -> Any:
-        calls.append(a[0])
+        calls.append(f"common {a[0]}")
         return real(*a)
 
+    def spy_two(*a: Any) -> Any:
+        calls.append(f"both {a[0]}")
+        return real_two(*a)
+
     monkeypatch.setattr(small_edges, "match_offsets_in_file", spy)
+    monkeypatch.setattr(small_edges, "match_offsets_of_two_sets", spy_two)
     with_grep = scan_file(log)
-    assert calls == [str(log), str(log)]  # the big file went through grep: common, rare
+    assert calls == [f"both {log}"]  # the big file went through grep once: common and rare
     monkeypatch.setattr(grepfind, "grep_path", lambda: None)
     without = scan_file(log)
     assert with_grep[0] == without[0] and with_grep[1].lines == without[1].lines
@@ -654,8 +660,16 @@ def test_a_big_file_is_searched_for_rare_needles_in_its_middle_by_grep(
     handed, stats = scan_file(log, rare=False)
     assert [t for _, t in handed] == [RARE_ONLY, evicted, text[-1]]
     assert stats.needles == NEEDLES + small_edges.MIDDLE_NEEDLES
-    # More rare matches than MIDDLE_MATCHES lines: the middle goes without them.
+    # More rare matches than MIDDLE_MATCHES lines: the middle goes without them, whether the
+    # head says so (one pass, for the common needles) or grep's pass does (two passes when grep
+    # stopped before it found every common one).
     monkeypatch.setattr(small_edges, "MIDDLE_MATCHES", 1)
+    capped, _ = scan_file(log, rare=False)
+    assert [t for _, t in capped] == [RARE_ONLY, text[-1]]
+    monkeypatch.setattr(small_edges, "_middle_dense", lambda head, size: False)
+    capped, _ = scan_file(log, rare=False)
+    assert [t for _, t in capped] == [RARE_ONLY, text[-1]]
+    monkeypatch.setattr(grepfind, "MAX_MATCHES", 1)
     capped, _ = scan_file(log, rare=False)
     assert [t for _, t in capped] == [RARE_ONLY, text[-1]]
     monkeypatch.setattr(grepfind, "grep_path", lambda: None)

@@ -161,6 +161,10 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b": inf",  # an infinite loss (`Value function loss: inf`); the rules sort out `: info`
     b"=inf",
     b"library version mismatch",  # NVML: `Driver/library version mismatch`
+    b"running low on memory",  # Ray's memory monitor
+    b"grad_scale is too small",  # icefall's recipes
+    b"format not recognised",  # libsndfile
+    b"unknown format",
 )
 # The rare needles searched in the middle of a big log, by a second grep pass: what a run can
 # meet and go on after, or be ended by from outside (an eviction, a preemption, the OOM

@@ -658,6 +658,21 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "d_rl/015-easyr1-owner-node-crashed.log",
     ),
     (
+        "host.ray_memory_monitor",
+        "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.",
+        "e_rl/013-openrlhf-70b-ppo-ray-host-oom.log",
+    ),
+    (
+        "data.audio",
+        "soundfile.LibsndfileError: Error opening 'x.flac': Format not recognised.",
+        None,
+    ),
+    (
+        "segfault.abort",
+        "(WorkerDict pid=1009104) Fatal Python error: Aborted [repeated 15x across cluster]",
+        "e_rl/012-easyr1-workerdict-sigabrt.log",
+    ),
+    (
         "ray.actor_init_error",
         "ray.exceptions.ActorDiedError: The actor died because of an error raised in its "
         "creation task, ray::RolloutManager.__init__() (pid=918378, ip=10.209.8.134)",
@@ -1287,6 +1302,16 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("[3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device",
          "nccl.shm"),
         ("memory allocation of 2097152 bytes failed", "host.memory_error"),
+        ("W tensorflow/core/common_runtime/bfc_allocator.cc:431] Allocator (GPU_0_bfc) ran out "
+         "of memory trying to allocate 1.76GiB (rounded to 1889567744)", "cuda.oom"),
+        ("RuntimeError: grad_scale is too small, exiting: 2.3283064365386963e-10",
+         "numerical.loss_scale"),
+        ("  what():  [enforce fail at context_gpu.h:230] error == cudaSuccess. 4 vs 0. Error at: "
+         "context_gpu.h:230: unspecified launch failure", "cuda.launch_failure"),
+        ("RuntimeError: Error opening 'a.wav': File contains data in an unknown format.",
+         "data.audio"),
+        ("[2025-05-19 04:35:55,963 E 1009104 1009840] logging.cc:496: *** SIGABRT received at "
+         "time=1747643755 on cpu 39 ***", "segfault.abort"),
         ("RuntimeError: The total norm of order 2.0 for gradients from `parameters` is "
          "non-finite, so it cannot be clipped.", "numerical.nan"),
         ("FloatingPointError: invalid value (nan) encountered in mul", "numerical.nan"),
@@ -1339,3 +1364,14 @@ def test_a_hang_before_the_first_step_is_the_set_up_and_after_it_a_restart(
     assert rule.transient_given(False) is False
     assert rule.transient_given(True) is True
     assert rule.transient_given(None) is True
+
+
+def test_tensorflow_s_allocator_warning_that_is_not_a_failure_is_no_oom(kb: Knowledge) -> None:
+    line = (
+        "W tensorflow/core/common_runtime/bfc_allocator.cc:245] Allocator (GPU_0_bfc) ran out of "
+        "memory trying to allocate 2.26GiB with freed_by_count=0. The caller indicates that this "
+        "is not a failure, but may mean that there could be performance gains if more memory "
+        "were available."
+    )
+    hit = kb.match(anatomy(line).body)
+    assert hit is None or hit[0].category is not Category.CUDA_OOM

@@ -19,7 +19,6 @@ import fcntl
 import os
 import shlex
 import signal
-from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
@@ -51,6 +50,7 @@ from babysit.supervise.attempt import Attempts, Live, StatusSink
 from babysit.supervise.context import RunContext, Seams
 from babysit.supervise.doctor import targets_from_config, training_python
 from babysit.supervise.forensics import Forensics
+from babysit.supervise.injob import InJobPreflight
 from babysit.supervise.journal import Journal
 from babysit.supervise.nodes import Nodes
 from babysit.supervise.postmortem import Postmortem
@@ -103,6 +103,7 @@ class Supervisor:
         )
         # Slurm: preflight on every node of the allocation (engines/slurm.py), not this one.
         self.nodes.each_node = ctx.engine.preflight_nodes
+        self.injob = InJobPreflight(ctx, self.nodes)  # a job's own check of its nodes
         self.forensics = Forensics(ctx)
         self.telemetry = Telemetry(ctx, self.nodes.targets, self.nodes.host)
         self.attempts = Attempts(ctx, self.rollbacks, self.nodes, self.forensics, self.telemetry)
@@ -256,13 +257,14 @@ class Supervisor:
             status = self.attempts.watch(live)
             if status is None:  # the operator stopped it
                 return self._stopped(live)
-            sick, gated = self._checked_in_job(live)  # a job per attempt checks its nodes
+            sick, gated = self.injob.results(live)  # a job per attempt checks its nodes
             if _cancelled_outside(live, status):  # a human's scancel (Slurm): an operator stop
                 return self._cancelled(live, status)
             if (status.scheduler_state or "").startswith(CANNOT_START):
                 return self._cannot_start(live, status)  # no restart can help: say why
             if sick and gated and status.exit_code == EXIT_SICK:
-                decision = self._stopped_by_preflight(live, status, sick)
+                decision, record = self.injob.stopped(live, status, sick, self.history)
+                self.history = [a for a in self.history if a.number != live.number] + [record]
             else:
                 decision = self._ended(live, status)
             code = self._decided(decision)
@@ -322,70 +324,6 @@ class Supervisor:
         if decision.kind == DecisionKind.ROLLBACK:
             self.rollbacks.rolled_back(decision, anomaly_step)
         return decision
-
-    def _checked_in_job(self, live: Live) -> tuple[dict[str, str], bool]:
-        """What the attempt's own preflight said of its nodes (a job per attempt: engines/
-        jobcheck.py), recorded, the sick nodes banned (Nodes.checked): the sick ones, and
-        whether the preflight ended the job for them."""
-        try:
-            found = self.ctx.engine.preflight_results(live.handle)
-            if found is None:
-                return {}, False
-            return self.nodes.checked(live.number, found.answers), found.stopped
-        except Exception as exc:  # preflight must never stop the run
-            self.say(Level.WARN, f"could not read attempt {live.number}'s preflight ({exc})")
-            return {}, False
-
-    def _stopped_by_preflight(
-        self, live: Live, status: ExitStatus, sick: Mapping[str, str]
-    ) -> Decision:
-        """The job's preflight found a node that is sick and ended the job before the
-        training: no failure of the run's. The node is banned (Nodes.checked); the job goes
-        again without it, at once and charged to no budget (NodesExhausted, exit 4, when too
-        few nodes are left)."""
-        self.ctx.engine.sweep(live.handle)
-        names = ", ".join(sick)
-        what = "; ".join(f"{host}: {why}" for host, why in sick.items())
-        summary = f"{PREFLIGHT_STOP} {what}"
-        fields = {
-            "ended": status.ended,
-            "outcome": Outcome.STOPPED,
-            "exit_code": status.exit_code,
-            "signal": status.signal,
-            "summary": summary,
-        }
-        self.journal.write(UpdateAttempt(self.name, live.number, fields))
-        self.journal.event(
-            EventKind.ATTEMPT_ENDED,
-            f"attempt {live.number} {summary}",
-            live.number,
-            outcome=Outcome.STOPPED.value,
-            exit_code=status.exit_code,
-            signal=status.signal,
-            last_step=None,
-        )
-        record = AttemptRecord(
-            live.number, live.started, status.ended, Outcome.STOPPED, status.exit_code,
-            status.signal, summary=summary,
-        )  # fmt: skip
-        self.history = [a for a in self.history if a.number != live.number] + [record]
-        stops = _trailing_preflight_stops(self.history)  # from the logbook: survives a restart
-        if stops >= MAX_PREFLIGHT_STOPS:
-            # Free restarts must end: a check that fails on every node is more likely the
-            # check's or the environment's fault, and a ban that does not reach the scheduler
-            # (a partition babysit does not know) would give the same node again.
-            return Decision(
-                DecisionKind.GIVE_UP_NEEDS_HUMAN,
-                f"{stops} jobs in a row ended at their preflight (last: "
-                f"{what}): run `babysit doctor` on one of those nodes, and check that the "
-                "banned nodes are left out (`babysit nodes list`; the partition)",
-            )
-        return Decision(
-            DecisionKind.RESTART,
-            f"attempt {live.number}'s job {summary}; submitting it again without {names} "
-            "(not counted against any restart budget)",
-            counts=False,
-        )
 
     def _host_of_rank(self, live: Live, j: judge.Judgement) -> str | None:
         """The node of the rank triage blamed, where the engine knows it (Slurm: srun's task
@@ -558,21 +496,6 @@ class Supervisor:
 
 
 CANNOT_START = "CANNOT_START"  # engines/slurmfollow.py: a pending job that can never start
-MAX_PREFLIGHT_STOPS = 3  # jobs in a row ended by their own preflight before a human is paged
-PREFLIGHT_STOP = "stopped before the training: the preflight failed on"  # such an attempt's summary
-
-
-def _trailing_preflight_stops(history: list[AttemptRecord]) -> int:
-    """The jobs in a row, at the end of the stored history, that their own preflight ended
-    (the count survives a babysit that was killed and started again)."""
-    n = 0
-    for a in reversed(history):
-        if a.outcome == Outcome.RUNNING:
-            continue  # the attempt being re-attached to: not ended yet
-        if a.outcome != Outcome.STOPPED or not (a.summary or "").startswith(PREFLIGHT_STOP):
-            break
-        n += 1
-    return n
 
 
 def _cancelled_outside(live: Live, status: ExitStatus) -> bool:

@@ -78,7 +78,9 @@ def test_category_accuracy_and_never_a_fatal_cause_called_transient(rare: bool |
 def test_the_held_out_quarter_stays_above_its_floor() -> None:
     # Its misses are not printed: they stay out of rule-writing until the next rotation.
     r = BENCH.evaluate([c for c in CASES if c["held_out"]], None, False)
-    assert r["accuracy"] >= 0.80, f"held-out accuracy {r['accuracy']:.3f}"
+    # 0.80 until three batches of logs collected after the rules (d_, e_, f_: 55-65% before any
+    # rule was written against them) joined it; a floor against regressions, not the target.
+    assert r["accuracy"] >= 0.77, f"held-out accuracy {r['accuracy']:.3f}"
     assert not r["transient_violations"], "a bug called transient in the held-out quarter"
 
 

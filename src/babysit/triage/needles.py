@@ -165,6 +165,13 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"grad_scale is too small",  # icefall's recipes
     b"format not recognised",  # libsndfile
     b"unknown format",
+    b"times out",  # Ascend's HCCL: `Getting socket times out`, `... register times out`
+    b"did not send the data",
+    b"found invalid values",  # torch.distributions on NaN logits
+    b"unable to allocate",  # numpy's `_ArrayMemoryError: Unable to allocate 6.20 MiB ...`
+    b"not enough disk space",  # HF datasets
+    b"failed to connect to all addresses",  # gRPC
+    b"allocation failed",  # Habana's `MODULE:PT_DEVMEM Allocation failed for size`
 )
 # The rare needles searched in the middle of a big log, by a second grep pass: what a run can
 # meet and go on after, or be ended by from outside (an eviction, a preemption, the OOM

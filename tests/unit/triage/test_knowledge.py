@@ -673,6 +673,13 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "e_rl/012-easyr1-workerdict-sigabrt.log",
     ),
     (
+        "hccl.timeout",
+        "[rank1]: EI0006: [PID: 1292363] 2025-04-08-18:07:20.444.436 Getting socket times out. "
+        "Reason: Remote Rank did not send the data in time. Please check the reason for the rank "
+        "being stuck",
+        "f_infra/011-vllm-ascend-grpo-hccl-socket-timeout.log",
+    ),
+    (
         "ray.actor_init_error",
         "ray.exceptions.ActorDiedError: The actor died because of an error raised in its "
         "creation task, ray::RolloutManager.__init__() (pid=918378, ip=10.209.8.134)",
@@ -1302,6 +1309,23 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("[3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device",
          "nccl.shm"),
         ("memory allocation of 2097152 bytes failed", "host.memory_error"),
+        ("numpy.core._exceptions._ArrayMemoryError: Unable to allocate 6.20 MiB for an array "
+         "with shape (1472, 1472, 3) and data type uint8", "host.memory_error"),
+        ("RuntimeError: [Rank:0] FATAL ERROR :: MODULE:PT_DEVMEM Allocation failed for size::"
+         "268435456 (256)MB", "cuda.oom"),
+        ("E tensorflow/stream_executor/rocm/rocm_driver.cc:601] failed to allocate 7.35G "
+         "(7889485824 bytes) from device: hipError_t(1002)", "cuda.oom"),
+        ("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request "
+         "for 12.50MiB (13107200", "cuda.oom"),
+        ("OSError: Not enough disk space. Needed: Unknown size (download: Unknown size, "
+         "generated: Unknown size, post-processed: Unknown size)", "fs.nospace"),
+        ("UnavailableError: {{function_node __inference_train_function_34573}} failed to connect "
+         "to all addresses", "net.grpc_unavailable"),
+        ("ValueError: Expected parameter logits (Tensor of shape (280, 13)) of distribution "
+         "Categorical(logits: torch.Size([280, 13])) to satisfy the constraint "
+         "IndependentConstraint(Real(), 1), but found invalid values:", "numerical.nan"),
+        ("EE1002: 2024-09-03-16:50:00.041.231 Stream synchronize timeout. rtDeviceSynchronize "
+         "execute failed, reason=[stream sync timeout]", "hccl.timeout"),
         ("W tensorflow/core/common_runtime/bfc_allocator.cc:431] Allocator (GPU_0_bfc) ran out "
          "of memory trying to allocate 1.76GiB (rounded to 1889567744)", "cuda.oom"),
         ("RuntimeError: grad_scale is too small, exiting: 2.3283064365386963e-10",

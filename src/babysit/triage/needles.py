@@ -172,6 +172,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"not enough disk space",  # HF datasets
     b"failed to connect to all addresses",  # gRPC
     b"allocation failed",  # Habana's `MODULE:PT_DEVMEM Allocation failed for size`
+    b"out of memory",  # an OOM line without its exception class (`CUDA out of memory. Tried ...`)
+    b"memory access fault",  # ROCm: `Memory access fault by GPU node-1 ...`
 )
 # The rare needles searched in the middle of a big log, by a second grep pass: what a run can
 # meet and go on after, or be ended by from outside (an eviction, a preemption, the OOM
@@ -217,4 +219,5 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"ready ranks",
     b"training is done",
     b"cannot be initialized",  # c10d's socket: `The server socket cannot be initialized on ...`
+    b"out of memory",  # a GPU's or the host's, its exception class cut off or not printed
 )

@@ -680,6 +680,18 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "f_infra/011-vllm-ascend-grpo-hccl-socket-timeout.log",
     ),
     (
+        "net.efa",
+        "Libfabric error: (-12) Cannot allocate memory",
+        "d_infra/010-awsome-efa-libfabric-memlock.log",
+    ),
+    (
+        "gpu.not_ready",
+        "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda "
+        "functions before calling NumCudaDevices() that might have already set an error? Error "
+        "802: system not yet initialized",
+        "f_infra/002-hfjobs-h200-error-802.log",
+    ),
+    (
         "ray.actor_init_error",
         "ray.exceptions.ActorDiedError: The actor died because of an error raised in its "
         "creation task, ray::RolloutManager.__init__() (pid=918378, ip=10.209.8.134)",
@@ -1309,6 +1321,22 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("[3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device",
          "nccl.shm"),
         ("memory allocation of 2097152 bytes failed", "host.memory_error"),
+        ("CUDA out of memory. Tried to allocate 20.39 GiB. GPU  has a total capacity of 22.19 GiB",
+         "cuda.oom"),
+        ("E tensorflow/core/platform/default/posix_file_system.cc:56] close() failed: Transport "
+         "endpoint is not connected", "fs.network_mount"),
+        ("paddle.fluid.core.EnforceNotMet: Enforce failed. Expected posix_memalign(&p, alignment, "
+         "size) == 0, but received posix_memalign(&p, alignment, size):12 != 0:0.",
+         "host.memory_error"),
+        ("INFO:root:Epoch[0] Batch [41940-41960]  Speed: 205.71 samples/sec  acc=0.942578  "
+         "lossvalue=nan", "numerical.nan"),
+        ("steps:  10%|#         | 100/1000 [01:00<09:00, avr_loss=nan]", "numerical.nan"),
+        ("Memory access fault by GPU node-1 on address 0x1e4000. Reason: Page not present or "
+         "supervisor privilege.", "cuda.illegal_access"),
+        ("dgl._ffi.base.DGLError: [11:33:22] socket_communicator.cc:197: Cannot bind to "
+         "10.1.2.3:3026", "net.refused"),
+        ("train: WARNING  images/a.png: ignoring corrupt image/label: Label class 3 exceeds "
+         "dataset class count 1. Possible class labels are 0-0", "data.schema"),
         ("numpy.core._exceptions._ArrayMemoryError: Unable to allocate 6.20 MiB for an array "
          "with shape (1472, 1472, 3) and data type uint8", "host.memory_error"),
         ("RuntimeError: [Rank:0] FATAL ERROR :: MODULE:PT_DEVMEM Allocation failed for size::"
@@ -1399,3 +1427,8 @@ def test_tensorflow_s_allocator_warning_that_is_not_a_failure_is_no_oom(kb: Know
     )
     hit = kb.match(anatomy(line).body)
     assert hit is None or hit[0].category is not Category.CUDA_OOM
+
+
+def test_the_loss_scale_at_inf_is_not_a_nan_loss(kb: Knowledge) -> None:
+    hit = kb.match(anatomy("[2023-01-01] loss_scale: inf, grad_norm: 1.2").body)
+    assert hit is None or hit[0].id != "numerical.nan"

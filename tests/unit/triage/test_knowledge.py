@@ -692,6 +692,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "f_infra/002-hfjobs-h200-error-802.log",
     ),
     (
+        "fs.checkpoint_short",
+        "RuntimeError: [enforce fail at ..\\caffe2\\serialize\\inline_container.cc:300] . "
+        "unexpected pos 6057217600 vs 6057217496",
+        "f_torch/010-dreambooth-sd-checkpoint-save-memoryerror.log",
+    ),
+    (
         "ray.actor_init_error",
         "ray.exceptions.ActorDiedError: The actor died because of an error raised in its "
         "creation task, ray::RolloutManager.__init__() (pid=918378, ip=10.209.8.134)",

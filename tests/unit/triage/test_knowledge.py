@@ -1327,6 +1327,7 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("[3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device",
          "nccl.shm"),
         ("memory allocation of 2097152 bytes failed", "host.memory_error"),
+        ("165376/296960 [=====>........] - ETA: 365s - loss: 2.1371Killed", "host.sigkill"),
         ("CUDA out of memory. Tried to allocate 20.39 GiB. GPU  has a total capacity of 22.19 GiB",
          "cuda.oom"),
         ("E tensorflow/core/platform/default/posix_file_system.cc:56] close() failed: Transport "

@@ -174,6 +174,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"allocation failed",  # Habana's `MODULE:PT_DEVMEM Allocation failed for size`
     b"out of memory",  # an OOM line without its exception class (`CUDA out of memory. Tried ...`)
     b"memory access fault",  # ROCm: `Memory access fault by GPU node-1 ...`
+    b"duplicate gpu",  # NCCL: `Duplicate GPU detected : rank 0 and rank 1 both on CUDA device`
+    b"too skewed",  # AWS: `RequestTimeTooSkewed`
 )
 # The rare needles searched in the middle of a big log, by a second grep pass: what a run can
 # meet and go on after, or be ended by from outside (an eviction, a preemption, the OOM

@@ -383,7 +383,7 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "comms/016-nccl-nvls-invalid-argument-driver.log",
     ),
     (
-        "nccl.invalid_usage",
+        "nccl.duplicate_gpu",
         "[1,2]<stdout>:smc-gpu-03:29880:30398 [0] init.cc:497 NCCL WARN Duplicate GPU detected : "
         "rank 2 and rank 0 both on CUDA device 1000",
         "comms/013-horovod-duplicate-gpu-mpirun.log",
@@ -696,6 +696,20 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "RuntimeError: [enforce fail at ..\\caffe2\\serialize\\inline_container.cc:300] . "
         "unexpected pos 6057217600 vs 6057217496",
         "f_torch/010-dreambooth-sd-checkpoint-save-memoryerror.log",
+    ),
+    (
+        "nccl.invalid_usage",
+        "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/Proces"
+        "sGroupNCCL.cpp:1691, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version "
+        "2.19.3",
+        "g_comms/007-dfine-duplicate-gpu.log",
+    ),
+    (
+        "net.clock_skew",
+        "botocore.exceptions.ClientError: An error occurred (RequestTimeTooSkewed) when calling "
+        "the PutObject operation: The difference between the request time and the server's time "
+        "is too large.",
+        "g_ops/011-deepracer-s3-request-time-too-skewed.log",
     ),
     (
         "ray.actor_init_error",
@@ -1327,6 +1341,12 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("[3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device",
          "nccl.shm"),
         ("memory allocation of 2097152 bytes failed", "host.memory_error"),
+        ("Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 2000",
+         "nccl.duplicate_gpu"),
+        ("lua: File.lua:210: write error: wrote 24686288 blocks instead of 32768000 at "
+         "THDiskFile.c:353", "fs.checkpoint_write"),
+        ("E tensorflow/core/platform/s3/aws_logging.cc:60] Curl returned error code 55",
+         "fs.object_store"),
         ("165376/296960 [=====>........] - ETA: 365s - loss: 2.1371Killed", "host.sigkill"),
         ("CUDA out of memory. Tried to allocate 20.39 GiB. GPU  has a total capacity of 22.19 GiB",
          "cuda.oom"),

@@ -1108,14 +1108,20 @@ def test_a_bad_phase_value_is_rejected() -> None:
         "net.store",
         "nccl.system_error",
         "nccl.error",
+        "net.efa",
+        # a hang before the first step is the set-up's: it hangs there every time
+        "hang.stacks",
+        "hang.debugger",
+        "nccl.heartbeat",
     ],
 )
-def test_start_up_network_errors_are_configuration_before_the_first_step(
+def test_start_up_network_errors_and_hangs_are_configuration_before_the_first_step(
     kb: Knowledge, rule_id: str
 ) -> None:
     rule = next(r for r in kb.rules if r.id == rule_id)
     assert rule.transient_given(False) is False
     assert rule.transient_given(True) is True
+    assert rule.transient_given(None) is rule.transient  # the log does not say
 
 
 def test_an_ib_transfer_error_is_transient_in_any_phase(kb: Knowledge) -> None:
@@ -1434,15 +1440,6 @@ def test_a_loss_scale_reduced_to_zero_is_past_the_floor(kb: Knowledge) -> None:
     hit = kb.match(anatomy(half).body)
     assert hit is not None and hit[0].id != "numerical.loss_scale"  # a scaler still scaling
 
-
-@pytest.mark.parametrize("rule_id", ["hang.stacks", "hang.debugger", "nccl.heartbeat"])
-def test_a_hang_before_the_first_step_is_the_set_up_and_after_it_a_restart(
-    kb: Knowledge, rule_id: str
-) -> None:
-    rule = next(r for r in kb.rules if r.id == rule_id)
-    assert rule.transient_given(False) is False
-    assert rule.transient_given(True) is True
-    assert rule.transient_given(None) is True
 
 
 def test_tensorflow_s_allocator_warning_that_is_not_a_failure_is_no_oom(kb: Knowledge) -> None:

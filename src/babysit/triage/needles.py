@@ -176,6 +176,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"memory access fault",  # ROCm: `Memory access fault by GPU node-1 ...`
     b"duplicate gpu",  # NCCL: `Duplicate GPU detected : rank 0 and rank 1 both on CUDA device`
     b"too skewed",  # AWS: `RequestTimeTooSkewed`
+    b"] nan",  # `[Loss] nan`
+    b"gcs",  # Ray's head: `Failed to connect to GCS at address ...`
 )
 # The rare needles searched in the middle of a big log, by a second grep pass: what a run can
 # meet and go on after, or be ended by from outside (an eviction, a preemption, the OOM

@@ -712,6 +712,19 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "g_ops/011-deepracer-s3-request-time-too-skewed.log",
     ),
     (
+        "net.ray_gcs",
+        "[2025-02-16 16:05:55,537 E 350061 350061] gcs_rpc_client.h:179: Failed to connect to GCS"
+        " at address 172.23.15.13:20000 within 5 seconds.",
+        "h_launch/002-tinyzero-ray-gcs-timeout.log",
+    ),
+    (
+        "host.dataloader_exited",
+        "RuntimeError: DataLoader worker (pid(s) 2535, 2850, 3039, 3228, 3354, 3480, 4498, 4561, "
+        "4687, 5128, 6267, 6708, 6771, 6897, 6960, 7212, 7275, 7338, 7464, 7590, 7905, 8913, 9039"
+        ", 9165, 9354, 10425) exited unexpectedly",
+        "h_python/010-flowformer-dataloader-worker-exited.log",
+    ),
+    (
         "ray.actor_init_error",
         "ray.exceptions.ActorDiedError: The actor died because of an error raised in its "
         "creation task, ray::RolloutManager.__init__() (pid=918378, ip=10.209.8.134)",
@@ -1347,6 +1360,14 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("[3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device",
          "nccl.shm"),
         ("memory allocation of 2097152 bytes failed", "host.memory_error"),
+        ("THCudaCheck FAIL file=/pytorch/torch/lib/THC/THCGeneral.c line=70 error=30 : unknown "
+         "error", "gpu.unknown_cuda_error"),
+        ("pynvml.NVMLError_Unknown: Unknown Error", "gpu.unknown_cuda_error"),
+        ("RuntimeError: HIP error: invalid device function", "cuda.no_kernel_image"),
+        ("    @     0x7f0aa11c2715  ray::gcs::ServiceBasedGcsClient::GcsServiceFailureDetected()",
+         "net.ray_gcs"),
+        ("2023-01-25 00:21:34.569 | INFO     | trainers.base_trainer:train_epochs:256 - [R0] | E6 "
+         "iter[ 14/ 15] | [Loss] nan | [step]   104", "numerical.nan"),
         ("Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 2000",
          "nccl.duplicate_gpu"),
         ("lua: File.lua:210: write error: wrote 24686288 blocks instead of 32768000 at "

@@ -83,6 +83,11 @@ _TB_HEADS = ("Traceback (most recent call last)", "Original Traceback (most rece
 # torch re-raising a DataLoader worker's exception in the main process; the worker's own
 # traceback follows (`Original Traceback (most recent call last):`) and ends in the real error.
 # The line may be cut (a capped log line, a paste): torch's words up to "DataLoader worker".
+_LONE_ENDS = ("Error", "Exception")
+# The stand-in for an exception line without its traceback: weak, and the set-up's only in a
+# log that shows no training step at all (with steps in it, the line may be one the program
+# printed and went on after: diagnose() knows it by its id).
+LONE_EXCEPTION = dataclasses.replace(UNCLASSIFIED, id="python.unclassified_line")
 _WORKER_WRAPPER = re.compile(
     r"Caught [\w.]+ in (?:DataLoader worker\b|pin memory thread for device \d+)"
 )
@@ -351,16 +356,18 @@ class Engine:
             # `rain` first: every candidate line comes through here, few say training/Trainer
             if "rain" in body and file not in self.training_done and TRAINING_DONE.search(body):
                 self.training_done[file] = (line, text)
-            # An exception no rule knows: after its traceback, or alone on its line (in the
-            # middle of a big log the frames are not searched for; an excerpt may start at it).
-            if exc_type is not None and (
-                frames
-                or (em is not None and em["msg"] and exc_type.endswith(("Error", "Exception")))
-            ):
+            if frames and exc_type is not None:  # an exception no rule knows, after its frames
                 rule = DATA_IN_WORKER if in_worker and tb is not None and tb.own else UNCLASSIFIED
                 if rule is UNCLASSIFIED and tb is not None and data_frame(tb.file):
                     rule = DATA_IN_READER
                 self._emit(tb_key, (rule, None, file, line, text, body, a, frames, exc_type))
+                return False
+            if em is not None and em["msg"] and exc_type and exc_type.endswith(_LONE_ENDS):
+                # The same alone on its line (a big log's middle, where frames are not searched
+                # for; an excerpt that starts at it): weak, for the line may be one the program
+                # printed and went on after.
+                lone = dataclasses.replace(a, warning=True)
+                self._add(LONE_EXCEPTION, None, file, line, text, body, lone, (), exc_type)
                 return False
             return (
                 tb is None

@@ -158,8 +158,9 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"missing argument",
     b"invalid value for",
     b"cannot be opened",  # torch.save's writer: `File ckpt/x.pt cannot be opened.`
-    b": inf",  # an infinite loss (`Value function loss: inf`); the rules sort out `: info`
-    b"=inf",
+    b"loss: inf",  # an infinite loss (`Value function loss: inf`); not `: inf`, in every `: INFO`
+    b"loss=inf",
+    b"loss = inf",
     b"library version mismatch",  # NVML: `Driver/library version mismatch`
     b"running low on memory",  # Ray's memory monitor
     b"grad_scale is too small",  # icefall's recipes
@@ -175,7 +176,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"out of memory",  # an OOM line without its exception class (`CUDA out of memory. Tried ...`)
     b"memory access fault",  # ROCm: `Memory access fault by GPU node-1 ...`
     b"duplicate gpu",  # NCCL: `Duplicate GPU detected : rank 0 and rank 1 both on CUDA device`
-    b"too skewed",  # AWS: `RequestTimeTooSkewed`
+    b"tooskewed",  # AWS: `RequestTimeTooSkewed`
     b"] nan",  # `[Loss] nan`
     b"gcs",  # Ray's head: `Failed to connect to GCS at address ...`
 )
@@ -224,4 +225,11 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"training is done",
     b"cannot be initialized",  # c10d's socket: `The server socket cannot be initialized on ...`
     b"out of memory",  # a GPU's or the host's, its exception class cut off or not printed
+    b"memory access fault",  # ROCm's illegal memory access
+    b"times out",  # Ascend's HCCL timeouts
+    # the shell's words for a killed or crashed process in Chinese locales (Killed, Segmentation
+    # fault, Bus error): the English ones are found by `kill` and the common needles
+    "已杀死".encode(),
+    "段错误".encode(),
+    "总线错误".encode(),
 )

@@ -215,12 +215,20 @@ class _Chunker:
         return [block]
 
 
-def _middle_dense(head: bytes, size: int) -> bool:
-    """Whether a log of `size` bytes that starts with `head` would hold the rare needles of
-    its middle on more than MIDDLE_MATCHES lines, judged from its head."""
-    low = head.lower()
+def _middle_dense(path: str, size: int) -> bool:
+    """Whether a log of `size` bytes would hold the rare needles of its middle on more than
+    MIDDLE_MATCHES lines, judged from a sample of its middle (Megatron's `number of nan
+    iterations` on every step line; not its head, whose start-up output says little of the
+    training's lines)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(size // 2)
+            sample = f.read(CHUNK_BYTES)
+    except OSError:
+        return False
+    low = sample[sample.find(b"\n") + 1 :].lower()
     found = sum(low.count(nd) for nd in MIDDLE_NEEDLES)
-    return found * size > MIDDLE_MATCHES * max(len(head), 1)
+    return found * size > MIDDLE_MATCHES * max(len(low), 1)
 
 
 def _merged(a: Sequence[int], b: Sequence[int], upto: int) -> array[int]:
@@ -425,7 +433,7 @@ def scan(
         # while they stay rare: past MIDDLE_MATCHES matches the middle goes without them, and
         # a log whose head already holds them on many lines (Megatron's `number of nan
         # iterations` on every step) is searched for the common needles alone.
-        common_only = _middle_dense(head, size)
+        common_only = _middle_dense(path, size)
         found = None
         if not common_only:
             found = match_offsets_of_two_sets(path, NEEDLES, MIDDLE_NEEDLES, timeout)

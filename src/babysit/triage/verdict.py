@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from babysit.records import Category, Consequence, Diagnosis, LogLine, Suspect
-from babysit.triage.engine import FRAME, Engine, Finding, Group, earlier
+from babysit.triage.engine import FRAME, LONE_EXCEPTION, Engine, Finding, Group, earlier
 
 _QUOTE_MAX = 220
 _NORMALISE = (
@@ -376,6 +376,8 @@ def diagnose(
     f = root.first
     category, _, transient, suspect_kind, explain, precedence, confidence = _meaning(f)
     in_log = trained_before(f, progress)
+    if f.rule.id == LONE_EXCEPTION.id and progress:
+        in_log = None  # a lone exception line in a log that trains: perhaps handled, says nothing
     if trained and (in_log is None or (in_log is False and not progress)):
         in_log = True  # no step in the logs, but the attempt trained: not its set-up
     trained = in_log

@@ -4,6 +4,7 @@ of the files and of the lines in them."""
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pytest
 
@@ -374,3 +375,24 @@ def test_the_rank_after_what_is_read_and_a_desync_there_is_not_transient() -> No
         ]
     )
     assert d.category is Category.NCCL_TIMEOUT and d.transient is False
+
+
+def test_an_exception_line_without_its_traceback_is_the_set_up_s_only_in_a_log_without_steps(
+    tmp_path: Path,
+) -> None:
+    # With steps in the log, the line may be one the program printed and went on after: weak,
+    # no promise either way. In a log that shows no step at all it is what the set-up raised.
+    from babysit.triage import triage_files
+
+    line = "CustomDatasetError: sample 1234 has no caption"
+    handled = tmp_path / "handled.log"
+    handled.write_text(f"{line}\nstep 1 loss 2.3000\nstep 2 loss 2.2000\n")
+    d = triage_files([handled], KB).diagnosis
+    assert d.category is Category.UNKNOWN and d.transient is None
+    alone = tmp_path / "alone.log"
+    alone.write_text(f"loading the model\n{line}\n")
+    d = triage_files([alone], KB).diagnosis
+    assert d.category is Category.USER_CODE and d.transient is False
+    killed = tmp_path / "killed.log"
+    killed.write_text(f"{line}\nstep 1 loss 2.3000\nKilled\n")
+    assert triage_files([killed], KB).diagnosis.category is Category.HOST_OOM

@@ -1374,6 +1374,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "THDiskFile.c:353", "fs.checkpoint_write"),
         ("E tensorflow/core/platform/s3/aws_logging.cc:60] Curl returned error code 55",
          "fs.object_store"),
+        ("<Code>RequestTimeTooSkewed</Code><Message>The difference between the request time and "
+         "the current time is too large.</Message>", "net.clock_skew"),
         ("165376/296960 [=====>........] - ETA: 365s - loss: 2.1371Killed", "host.sigkill"),
         ("CUDA out of memory. Tried to allocate 20.39 GiB. GPU  has a total capacity of 22.19 GiB",
          "cuda.oom"),
@@ -1477,3 +1479,24 @@ def test_tensorflow_s_allocator_warning_that_is_not_a_failure_is_no_oom(kb: Know
 def test_the_loss_scale_at_inf_is_not_a_nan_loss(kb: Knowledge) -> None:
     hit = kb.match(anatomy("[2023-01-01] loss_scale: inf, grad_norm: 1.2").body)
     assert hit is None or hit[0].id != "numerical.nan"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "best_loss: inf",
+        "Epoch 0 | best_val_loss=inf",
+        "config: lr: 0.1 loss_threshold: inf",
+        "Press ^C to quit",
+        "Warning: File /etc/openmpi/mca-params.conf cannot be opened. Using defaults.",
+    ],
+)
+def test_ordinary_output_that_looks_like_a_failure_is_not_one(kb: Knowledge, line: str) -> None:
+    hit = kb.match(anatomy(line).body)
+    assert hit is None or hit[0].role != "cause", hit and hit[0].id
+
+
+def test_an_info_line_is_not_handed_to_the_rules() -> None:
+    # `: INFO` is on every line of some loggers: no needle may hold `: inf`
+    for line in ("[rank0]: INFO: step 1 loss 2.31", "0: INFO step 1", "2024 : INFO : saved"):
+        assert not any(nd in line.lower().encode() for nd in NEEDLES + RARE_NEEDLES), line

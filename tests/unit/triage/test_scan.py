@@ -598,6 +598,22 @@ def test_grep_finds_the_same_lines_as_python(
     assert with_grep[0][-1][1] == "the last error"
 
 
+def test_rare_words_in_a_big_log_s_head_do_not_cost_its_middle_the_rare_needles(
+    small_edges: ModuleType, tmp_path: Path
+) -> None:
+    # The middle's density is judged from its middle, not from start-up output that happens to
+    # hold needles as parts of words (bloom -> `oom`, skill -> `kill`).
+    evicted = "Reason: Evicted  Message: The node was low on resource: memory."
+    data, _ = three_parts(evicted)
+    head = lines(
+        *[f"loading bigscience/bloom-560m shard {i} (skill: terminating)" for i in range(2000)]
+    )
+    log = tmp_path / "big.log"
+    log.write_bytes(head + data)
+    handed, _ = scan_file(log, rare=False)
+    assert evicted in [t for _, t in handed]
+
+
 def test_grep_that_fails_or_is_missing_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(grepfind, "grep_path", lambda: "/nonexistent/grep")
     assert grepfind.line_starts_in_bytes(b"a\nerror\n", [b"error"]) is None
@@ -666,7 +682,7 @@ def test_a_big_file_is_searched_for_rare_needles_in_its_middle_by_grep(
     monkeypatch.setattr(small_edges, "MIDDLE_MATCHES", 1)
     capped, _ = scan_file(log, rare=False)
     assert [t for _, t in capped] == [RARE_ONLY, text[-1]]
-    monkeypatch.setattr(small_edges, "_middle_dense", lambda head, size: False)
+    monkeypatch.setattr(small_edges, "_middle_dense", lambda path, size: False)
     capped, _ = scan_file(log, rare=False)
     assert [t for _, t in capped] == [RARE_ONLY, text[-1]]
     monkeypatch.setattr(grepfind, "MAX_MATCHES", 1)

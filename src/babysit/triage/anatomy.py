@@ -36,6 +36,7 @@ _NCCL = re.compile(
     r"(?P<host>[\w.-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<gpu>\d+)\] (?:[\w./-]+[: ]\d+ )?(?=NCCL )"
 )
 # Ray actors: `(MegatronTrainRayActor pid=19450, ip=10.0.0.7) ...`
+_RAY_CPP = re.compile(r"(?P<level>[DIWEF]) \d+ \d+\] ")  # the level, pid and tid
 _RAY = re.compile(r"\((?P<actor>[\w.]+) pid=\d+(?:, ip=(?P<ip>[\d.]+))?\) ")
 # ctime, e.g. mpirun --timestamp-output: `Fri Aug 11 12:31:45 2023`
 _CTIME = re.compile(
@@ -184,6 +185,13 @@ def anatomy(text: str) -> Anatomy:
             m = _RANK_IN_BODY.match(text, pos)
             if m:
                 rank = int(m["rank"])
+                pos = m.end()
+                continue
+        if c in "DIWEF" and kind == "iso":
+            # Ray's C++ logs, after their timestamp: `[2025-07-23 10:05:49,679 W 5100 5100] ...`
+            m = _RAY_CPP.match(text, pos)
+            if m:
+                warning = warning or m["level"] == "W"
                 pos = m.end()
                 continue
         if c == "(":

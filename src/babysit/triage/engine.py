@@ -24,6 +24,7 @@ from babysit.triage.standins import (
     DATA_IN_WORKER,
     DATA_IN_WORKER_CUT,
     GENERIC_IDS,
+    LONE_ID,
     UNCLASSIFIED,
     cut_raise,
     data_frame,
@@ -80,14 +81,14 @@ TRAINING_DONE = re.compile(
     r"training)\W*(?:\d[\w :.,-]*)?$)"
 )
 _TB_HEADS = ("Traceback (most recent call last)", "Original Traceback (most recent call last)")
-# torch re-raising a DataLoader worker's exception in the main process; the worker's own
-# traceback follows (`Original Traceback (most recent call last):`) and ends in the real error.
-# The line may be cut (a capped log line, a paste): torch's words up to "DataLoader worker".
 _LONE_ENDS = ("Error", "Exception")
 # The stand-in for an exception line without its traceback: weak, and the set-up's only in a
 # log that shows no training step at all (with steps in it, the line may be one the program
 # printed and went on after: diagnose() knows it by its id).
-LONE_EXCEPTION = dataclasses.replace(UNCLASSIFIED, id="python.unclassified_line")
+LONE_EXCEPTION = dataclasses.replace(UNCLASSIFIED, id=LONE_ID, precedence=10)
+# torch re-raising a DataLoader worker's exception in the main process; the worker's own
+# traceback follows (`Original Traceback (most recent call last):`) and ends in the real error.
+# The line may be cut (a capped log line, a paste): torch's words up to "DataLoader worker".
 _WORKER_WRAPPER = re.compile(
     r"Caught [\w.]+ in (?:DataLoader worker\b|pin memory thread for device \d+)"
 )
@@ -367,7 +368,9 @@ class Engine:
                 # for; an excerpt that starts at it): weak, for the line may be one the program
                 # printed and went on after.
                 lone = dataclasses.replace(a, warning=True)
-                self._add(LONE_EXCEPTION, None, file, line, text, body, lone, (), exc_type)
+                self._emit(
+                    tb_key, (LONE_EXCEPTION, None, file, line, text, body, lone, (), exc_type)
+                )
                 return False
             return (
                 tb is None

@@ -161,6 +161,9 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"loss: inf",  # an infinite loss (`Value function loss: inf`); not `: inf`, in every `: INFO`
     b"loss=inf",
     b"loss = inf",
+    b"': inf",  # `{'loss': inf, 'grad_norm': inf}`
+    b"norm: inf",
+    b"norm=inf",
     b"library version mismatch",  # NVML: `Driver/library version mismatch`
     b"running low on memory",  # Ray's memory monitor
     b"grad_scale is too small",  # icefall's recipes
@@ -178,7 +181,6 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"duplicate gpu",  # NCCL: `Duplicate GPU detected : rank 0 and rank 1 both on CUDA device`
     b"tooskewed",  # AWS: `RequestTimeTooSkewed`
     b"] nan",  # `[Loss] nan`
-    b"gcs",  # Ray's head: `Failed to connect to GCS at address ...`
 )
 # The rare needles searched in the middle of a big log, by a second grep pass: what a run can
 # meet and go on after, or be ended by from outside (an eviction, a preemption, the OOM

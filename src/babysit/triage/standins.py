@@ -35,7 +35,8 @@ def cut_raise(code: str, func: str | None) -> str | None:
 
 # Generic exceptions that, raised in a DataLoader worker from the dataset's own code, say more
 # about a sample than about the training code: a missing key or field, an index out of range.
-GENERIC_IDS = frozenset({"python.bug", "python.runtime", "python.unclassified"})
+LONE_ID = "python.unclassified_line"  # the stand-in for an exception line without its traceback
+GENERIC_IDS = frozenset({"python.bug", "python.runtime", "python.unclassified", LONE_ID})
 _LIBRARY_PATHS = ("site-packages", "dist-packages", "/lib/python", "\\lib\\")
 
 # A stand-in rule for an exception that ends a traceback and that no rule knows.

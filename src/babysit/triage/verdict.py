@@ -119,7 +119,7 @@ def _meaning(f: Finding) -> Meaning:
             rule.transient,
             rule.suspect,
             rule.explain,
-            min(rule.precedence, 15) if weak else rule.precedence,
+            min(rule.precedence, 9) if weak else rule.precedence,
             min(rule.confidence, 0.45) if weak else rule.confidence,
         )
     x = f.xid
@@ -387,9 +387,7 @@ def diagnose(
         at_start = trained is False and transient is False
         if at_start:
             suspect_kind = "config"
-        if at_start and category == Category.UNKNOWN and not fallback and not _INFRA.search(
-            f.body
-        ):
+        if at_start and category == Category.UNKNOWN and not fallback and not _INFRA.search(f.body):
             # An error no rule knows (a bare RuntimeError), raised in the set-up before any
             # step, with no sign of the hardware or the network: the code or its configuration,
             # which a restart meets again.
@@ -421,7 +419,17 @@ def diagnose(
             rank, host, gpu = None, None, None
             notes.append(split)
         first = engine.elastic_root[1] if engine.elastic_root else None
-        if engine.elastic_exit == 1 and transient is True and first not in root.ranks:
+        # A Python error of the first failed rank's own, besides its timeouts (one babysit has
+        # no rule for: `RuntimeError: Invalid mt19937 state`).
+        own_error = any(
+            g.first.rule.id.startswith("python.") and (not g.ranks or first in g.ranks)
+            for g in groups
+        )
+        if (
+            engine.elastic_exit == 1
+            and transient is True
+            and (first not in root.ranks or own_error)
+        ):
             # A rank that times out aborts (SIGABRT); exit code 1 is a Python exception, raised
             # on a rank before the others timed out: it is the cause, and the log does not say
             # what it was (or babysit has no rule for it), so neither can a restart be promised.

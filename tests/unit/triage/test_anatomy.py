@@ -466,3 +466,13 @@ def test_process_lines_are_not_kernel_lines(line: str) -> None:
 def test_c10d_process_group_rank_labels(line: str, rank: int) -> None:
     a = anatomy(line)
     assert (a.rank, a.body.startswith("Watchdog")) == (rank, True)
+
+
+def test_ray_s_cpp_log_prefix_is_read_and_its_warnings_marked() -> None:
+    a = anatomy(
+        "[2025-07-23 10:05:49,679 W 51000 51000] gcs_rpc_client.h:151: Failed to connect to GCS"
+    )
+    assert a.body.startswith("gcs_rpc_client.h:151") and a.warning
+    e = anatomy("[2025-07-23 10:05:49,679 E 51000 51000] gcs_client.cc:183: Failed")
+    assert e.body.startswith("gcs_client.cc") and not e.warning
+    assert anatomy("2024-01-01 10:00:00 E 5 stays").body == "E 5 stays"

@@ -299,14 +299,16 @@ def test_the_world_size_the_log_states(line: str, size: int) -> None:
 def test_a_generic_error_raised_where_samples_are_read_is_about_the_data(
     innermost: str, rule: str
 ) -> None:
-    d = _triage([
-        "Traceback (most recent call last):",
-        '  File "/work/project/train.py", line 10, in <module>',
-        "    for batch in loader:",
-        f'  File "{innermost}", line 172, in group_by_keys',
-        "    raise ValueError(f'{key}: duplicate file name in tar file')",
-        "ValueError: 000020003.jpg: duplicate file name in tar file jpg",
-    ])
+    d = _triage(
+        [
+            "Traceback (most recent call last):",
+            '  File "/work/project/train.py", line 10, in <module>',
+            "    for batch in loader:",
+            f'  File "{innermost}", line 172, in group_by_keys',
+            "    raise ValueError(f'{key}: duplicate file name in tar file')",
+            "ValueError: 000020003.jpg: duplicate file name in tar file jpg",
+        ]
+    )
     assert d.rule == rule
     assert (d.category == Category.DATA) is (rule == "data.reader_exception")
 
@@ -396,3 +398,112 @@ def test_an_exception_line_without_its_traceback_is_the_set_up_s_only_in_a_log_w
     killed = tmp_path / "killed.log"
     killed.write_text(f"{line}\nstep 1 loss 2.3000\nKilled\n")
     assert triage_files([killed], KB).diagnosis.category is Category.HOST_OOM
+
+
+def test_a_lone_exception_line_never_outweighs_a_real_one(tmp_path: Path) -> None:
+    # A handled line early in the run, then a crash with its traceback: the crash is the story.
+    from babysit.triage import triage_files
+
+    log = tmp_path / "tie.log"
+    log.write_text(
+        "CaptionParseError: sample 7 has no caption, skipping\n"
+        "step 1 loss: 2.31\nstep 2 loss: 2.20\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/proj/train.py", line 88, in <module>\n'
+        "    main()\n"
+        "RewardModelCrash: reward head produced shape (3, 7), expected (3,)\n"
+    )
+    d = triage_files([log], KB).diagnosis
+    assert "RewardModelCrash" in d.summary
+
+
+def test_a_lone_dataloader_wrapper_line_still_waits_for_the_worker_s_own_error(
+    tmp_path: Path,
+) -> None:
+    from babysit.triage import triage_files
+
+    log = tmp_path / "wrap.log"
+    log.write_text(
+        "step 1 loss: 2.31\n"
+        "SampleDecodeError: Caught SampleDecodeError in DataLoader worker process 0.\n"
+        "Original Traceback (most recent call last):\n"
+        '  File "/home/u/proj/mydata.py", line 40, in __getitem__\n'
+        "    raise SampleDecodeError(f'bad sample {i}')\n"
+        "SampleDecodeError: bad sample 17\n"
+    )
+    d = triage_files([log], KB).diagnosis
+    assert d.category is Category.DATA and d.rule == "data.worker_exception"
+
+
+def test_ray_s_retry_warnings_do_not_outweigh_the_run_s_own_crash(tmp_path: Path) -> None:
+    # Ray's C++ log level is read: a W-level `Failed to connect to GCS` is one retry of many.
+    from babysit.triage import triage_files
+
+    crash = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/proj/train.py", line 88, in <module>\n'
+        "    main()\n"
+        "RewardModelCrash: reward head produced shape (3, 7), expected (3,)\n"
+    )
+    log = tmp_path / "ray.log"
+    log.write_text(
+        "[2025-02-16 16:05:55,537 W 350061 350061] gcs_rpc_client.h:179: Failed to connect to "
+        "GCS at address 172.23.15.13:20000 within 5 seconds.\n"
+        "2025-02-16 16:06:01,000 INFO worker.py:1654 -- Connected to Ray cluster.\n"
+        "step 1 loss: 2.31\n" + crash
+    )
+    assert "RewardModelCrash" in triage_files([log], KB).diagnosis.summary
+    alone = tmp_path / "gcs.log"
+    alone.write_text(
+        "[2025-02-16 16:05:55,537 E 350061 350061] gcs_rpc_client.h:179: Failed to connect to "
+        "GCS at address 172.23.15.13:20000 within 5 seconds.\n"
+    )
+    d = triage_files([alone], KB).diagnosis
+    assert d.category is Category.NETWORK and d.rule == "net.ray_gcs"
+
+
+def test_dataloader_workers_that_exited_defer_to_any_error_of_their_own(tmp_path: Path) -> None:
+    from babysit.triage import triage_files
+
+    log = tmp_path / "dl.log"
+    log.write_text(
+        "step 1 loss: 2.31\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/proj/shards.py", line 12, in load\n'
+        "    raise ShardIndexMissing(path)\n"
+        "ShardIndexMissing: /data/shard-00017.idx\n"
+        "RuntimeError: DataLoader worker (pid(s) 2535, 2850) exited unexpectedly\n"
+    )
+    assert "ShardIndexMissing" in triage_files([log], KB).diagnosis.summary
+    coded = tmp_path / "coded.log"
+    coded.write_text(
+        "step 1 loss: 2.31\n"
+        "RuntimeError: DataLoader worker (pid(s) 2535) exited unexpectedly with exit code 1\n"
+    )
+    assert triage_files([coded], KB).diagnosis.rule != "host.dataloader_exited"
+
+
+def test_timeouts_on_a_rank_that_raised_its_own_python_error_promise_no_restart() -> None:
+    # torchrun's first failure exited with code 1 (a Python error), and that rank printed one
+    # (`RuntimeError: Invalid mt19937 state`) besides its timeouts: the timeouts may well be its
+    # consequence, so a restart is not promised.
+    timeout = (
+        "[rank{r}]:[E1130 23:12:03.408 ProcessGroupNCCL.cpp:607] [Rank {r}] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=1020, OpType=ALLREDUCE, NumelIn=4, "
+        "NumelOut=4, Timeout(ms)=600000) ran for 600012 milliseconds before timing out."
+    )
+    summary = [
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
+        "Root Cause (first observed failure):",
+        "[0]:",
+        "  host      : node-000",
+        "  rank      : 2 (local_rank: 2)",
+        "  exitcode  : 1 (pid: 4242)",
+    ]
+    lines = [timeout.format(r=r) for r in (0, 1, 3)]
+    own = _triage(["[rank2]:RuntimeError: Invalid mt19937 state", *lines, timeout.format(r=2)])
+    assert own.category is Category.NCCL_TIMEOUT and own.transient is True
+    d = _triage(
+        ["[rank2]:RuntimeError: Invalid mt19937 state", *lines, timeout.format(r=2), *summary]
+    )
+    assert d.category is Category.NCCL_TIMEOUT and d.transient is None

@@ -1377,6 +1377,12 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("<Code>RequestTimeTooSkewed</Code><Message>The difference between the request time and "
          "the current time is too large.</Message>", "net.clock_skew"),
         ("165376/296960 [=====>........] - ETA: 365s - loss: 2.1371Killed", "host.sigkill"),
+        ("{'loss': inf, 'grad_norm': inf, 'learning_rate': 1e-05, 'epoch': 0.5}", "numerical.nan"),
+        ("step 2 loss 2.9 grad_norm: inf", "numerical.nan"),
+        ("minibatch_loss: nan", "numerical.nan"),
+        ("max_loss=nan", "numerical.nan"),
+        ("^C^C", "hang.interrupted"),
+        ("^C Aborted!", "hang.interrupted"),
         ("CUDA out of memory. Tried to allocate 20.39 GiB. GPU  has a total capacity of 22.19 GiB",
          "cuda.oom"),
         ("E tensorflow/core/platform/default/posix_file_system.cc:56] close() failed: Transport "
@@ -1488,6 +1494,10 @@ def test_the_loss_scale_at_inf_is_not_a_nan_loss(kb: Knowledge) -> None:
         "Epoch 0 | best_val_loss=inf",
         "config: lr: 0.1 loss_threshold: inf",
         "Press ^C to quit",
+        "Best loss: inf",
+        "best val loss = inf",
+        "Lowest loss: inf",
+        "min loss: inf",
         "Warning: File /etc/openmpi/mca-params.conf cannot be opened. Using defaults.",
     ],
 )

@@ -614,6 +614,30 @@ def test_rare_words_in_a_big_log_s_head_do_not_cost_its_middle_the_rare_needles(
     assert evicted in [t for _, t in handed]
 
 
+def test_a_middle_that_holds_the_rare_needles_on_every_line_is_searched_for_the_common_ones(
+    small_edges: ModuleType, tmp_path: Path
+) -> None:
+    # Megatron prints `number of nan iterations: 0` on every step: the middle is dense, judged
+    # from a sample of it, and grep looks for the common needles alone (an error there is found).
+    size = len(filler(1)[0]) + 1
+    n = CHUNK_BYTES // size
+    step = "iteration 7 | lm loss: 2.3 | number of nan iterations: 0 |"
+    text = [
+        "step start",
+        *[step] * (4 * n),
+        "[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered",
+        *[step] * (4 * n),
+        "the last line",
+    ]
+    log = tmp_path / "megatron.log"
+    log.write_bytes(lines(*text))
+    assert small_edges._middle_dense(str(log), log.stat().st_size)
+    handed, _ = scan_file(log, rare=False)
+    assert any("illegal memory access" in t for _, t in handed)
+    assert not any(t == step for _, t in handed[1:-5])  # the NaN counter's lines stay out
+    assert not small_edges._middle_dense(str(tmp_path / "missing.log"), 10**9)
+
+
 def test_grep_that_fails_or_is_missing_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(grepfind, "grep_path", lambda: "/nonexistent/grep")
     assert grepfind.line_starts_in_bytes(b"a\nerror\n", [b"error"]) is None

@@ -116,11 +116,7 @@ def match_offsets_of_two_sets(
     order, and whether grep may have stopped at `most` (default MAX_MATCHES) lines; None when
     grep cannot say. A rare match that holds a common needle (`failcnt` holds `fail`) counts
     as common: grep reports the longest of the needles that start at one place."""
-    grep = grep_path()
-    if grep is None or not needles:
-        return None
-    cmd = [*_command(grep, (*needles, *rare), ignore_case=True, most=most), b"--", path.encode()]
-    out = _run(cmd, None, timeout_s)
+    out = _grep_file(path, (*needles, *rare) if needles else (), timeout_s, most)
     if out is None:
         return None
     common: array[int] = array("q")
@@ -132,7 +128,7 @@ def match_offsets_of_two_sets(
         if is_common is None:
             is_common = kind[text] = any(nd in text for nd in needles)
         (common if is_common else alone).append(int(m.group(1)))
-    return common, alone, out.count(b"\n") >= (most or MAX_MATCHES)
+    return common, alone, _capped(out, most)
 
 
 def match_offsets_in_file(
@@ -142,11 +138,22 @@ def match_offsets_in_file(
     in the file at `path`, in order, and whether grep may have stopped at `most` (default
     MAX_MATCHES) lines (then they cover the file only up to the last one); None when grep
     cannot say."""
+    out = _grep_file(path, needles, timeout_s, most)
+    return None if out is None else (_offsets(out), _capped(out, most))
+
+
+def _grep_file(
+    path: str, needles: Sequence[bytes], timeout_s: float, most: int | None
+) -> bytes | None:
+    """grep's `OFFSET:match` lines for the file at `path`, ignoring case; None when it cannot
+    say (no grep, no needles, a failure)."""
     grep = grep_path()
     if grep is None or not needles:
         return None
     cmd = [*_command(grep, needles, ignore_case=True, most=most), b"--", path.encode()]
-    out = _run(cmd, None, timeout_s)
-    if out is None:
-        return None
-    return _offsets(out), out.count(b"\n") >= (most or MAX_MATCHES)
+    return _run(cmd, None, timeout_s)
+
+
+def _capped(out: bytes, most: int | None) -> bool:
+    """Whether grep may have stopped at `most` (default MAX_MATCHES) matching lines."""
+    return out.count(b"\n") >= (most or MAX_MATCHES)

@@ -231,6 +231,36 @@ def _middle_dense(path: str, size: int) -> bool:
     return found * size > MIDDLE_MATCHES * max(len(low), 1)
 
 
+def _grep_whole_file(
+    path: str, size: int, deadline: float | None
+) -> tuple[Sequence[int], bool, bool] | None:
+    """grep's pass over a big file: the offsets of its matches, whether grep stopped before the
+    end (MAX_MATCHES lines), and whether they hold the middle's rare needles too; None when grep
+    cannot say (then the blocks are searched in Python).
+
+    The rare needles go in the same pass as the common ones (a second pass costs ~0.6 s a GB):
+    the eviction, the NaN, the OOM kill that the run went on after. Only while they stay rare:
+    a middle that holds them on many lines (Megatron's `number of nan iterations` on every step,
+    judged from a sample) is searched for the common needles alone, and so is one whose rare
+    matches pass MIDDLE_MATCHES (again, when grep stopped before the common ones were all
+    found)."""
+
+    def left() -> float:
+        return GREP_TIMEOUT_S if deadline is None else deadline - time.monotonic()
+
+    if not _middle_dense(path, size):
+        both = match_offsets_of_two_sets(path, NEEDLES, MIDDLE_NEEDLES, left())
+        if both is None:
+            return None
+        common, alone, capped = both
+        if len(alone) <= MIDDLE_MATCHES:
+            return _merged(common, alone, size + 1), capped, True
+        if not capped:
+            return common, False, False
+    only = match_offsets_in_file(path, NEEDLES, left())
+    return None if only is None else (only[0], only[1], False)
+
+
 def _merged(a: Sequence[int], b: Sequence[int], upto: int) -> array[int]:
     """The offsets of `a` and of `b` (each sorted) up to `upto`, sorted."""
     return array("q", sorted(itertools.chain(a, (x for x in b if x <= upto))))
@@ -426,35 +456,12 @@ def scan(
         and size is not None
         and size > head_bytes + RARE_TAIL_BYTES  # a middle to search
     ):
-        left = None if deadline is None else deadline - time.monotonic()
-        timeout = GREP_TIMEOUT_S if left is None else left
-        # The rare needles in the middle too, in the same pass of grep (a second pass would cost
-        # ~0.6 s a GB): the eviction, the NaN, the OOM kill that the run went on after. Only
-        # while they stay rare: past MIDDLE_MATCHES matches the middle goes without them, and
-        # a log whose head already holds them on many lines (Megatron's `number of nan
-        # iterations` on every step) is searched for the common needles alone.
-        common_only = _middle_dense(path, size)
-        found = None
-        if not common_only:
-            found = match_offsets_of_two_sets(path, NEEDLES, MIDDLE_NEEDLES, timeout)
+        found = _grep_whole_file(path, size, deadline)
         if found is not None:
-            common, alone, capped = found
-            if len(alone) <= MIDDLE_MATCHES:
-                blocks.matches = _merged(common, alone, size + 1)
-                blocks.rare_middle = True
+            blocks.matches, capped, blocks.rare_middle = found
+            blocks.matched_to = blocks.matches[-1] if capped and blocks.matches else size + 1
+            if blocks.rare_middle:
                 stats.needles = NEEDLES + MIDDLE_NEEDLES  # everywhere (and `warn` at the edges)
-            elif not capped:
-                blocks.matches = common
-            else:  # grep stopped for the rare matches before the common ones were all found
-                common_only = True
-            if blocks.matches is not None:
-                blocks.matched_to = blocks.matches[-1] if capped and blocks.matches else size + 1
-        if common_only:
-            left = None if deadline is None else deadline - time.monotonic()
-            only = match_offsets_in_file(path, NEEDLES, GREP_TIMEOUT_S if left is None else left)
-            if only is not None:
-                blocks.matches, capped = only
-                blocks.matched_to = blocks.matches[-1] if capped and blocks.matches else size + 1
     chunker = _Chunker(stream, stats)
     # Blocks wait here until RARE_TAIL_BYTES come after them, so that the log's end is searched
     # for every needle whatever its size (known or not), in file order.

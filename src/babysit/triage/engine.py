@@ -85,7 +85,7 @@ _LONE_ENDS = ("Error", "Exception")
 # The stand-in for an exception line without its traceback: weak, and the set-up's only in a
 # log that shows no training step at all (with steps in it, the line may be one the program
 # printed and went on after: diagnose() knows it by its id).
-LONE_EXCEPTION = dataclasses.replace(UNCLASSIFIED, id=LONE_ID, precedence=10)
+LONE_EXCEPTION = dataclasses.replace(UNCLASSIFIED, id=LONE_ID)
 # torch re-raising a DataLoader worker's exception in the main process; the worker's own
 # traceback follows (`Original Traceback (most recent call last):`) and ends in the real error.
 # The line may be cut (a capped log line, a paste): torch's words up to "DataLoader worker".

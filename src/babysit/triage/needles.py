@@ -5,7 +5,7 @@ one is handed to the rules, the others are only counted. Lowercase bytes, found 
 - NEEDLES: searched everywhere, in every file;
 - RARE_NEEDLES: messages rare in big logs (the kernel's, the scheduler's, Kubernetes'), searched
   in small files and at a big file's edges;
-- MIDDLE_NEEDLES: the few searched in the middle of a big log too, by a second grep pass.
+- MIDDLE_NEEDLES: the few searched in the middle of a big log too, in grep's pass with NEEDLES.
 
 Every shipped rule's pattern must contain one of NEEDLES or RARE_NEEDLES (a unit test checks
 the corpus and the rules against them).
@@ -182,14 +182,14 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"tooskewed",  # AWS: `RequestTimeTooSkewed`
     b"] nan",  # `[Loss] nan`
 )
-# The rare needles searched in the middle of a big log, by a second grep pass: what a run can
-# meet and go on after, or be ended by from outside (an eviction, a preemption, the OOM
+# The rare needles searched in the middle of a big log, in grep's pass with NEEDLES: what a run
+# can meet and go on after, or be ended by from outside (an eviction, a preemption, the OOM
 # killer, a NaN, an Xid, the scheduler's time limit), those the needle path used to miss. A
 # few long needles and plain `nan` keep grep near its speed on the common needles (the ~20
 # spellings of a NaN in RARE_NEEDLES, short and starting with a space or a colon, double
 # its time); the rules sort out what `nan` found. Past MIDDLE_MATCHES matching lines (each
 # decoded and matched in Python, ~40 us; Megatron's `number of nan iterations: 0` on every
-# step) the middle goes without them, as before (MIDDLE_MATCHES, in triage/scan.py).
+# step) the middle goes without them (MIDDLE_MATCHES and _grep_whole_file, in triage/scan.py).
 MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"evict",
     b"low on resource",

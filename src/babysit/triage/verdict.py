@@ -141,6 +141,14 @@ def _pick(groups: list[Group]) -> Group:
     return best
 
 
+def _python_error_of(groups: Iterable[Group], rank: int | None) -> bool:
+    """Whether `rank` (or a line naming no rank) printed a Python error of its own besides its
+    timeouts (one babysit has no rule for: `RuntimeError: Invalid mt19937 state`)."""
+    return any(
+        g.first.rule.id.startswith("python.") and (not g.ranks or rank in g.ranks) for g in groups
+    )
+
+
 def _timeout_suspects(engine: Engine, group: Group) -> tuple[str, int | None]:
     """Who is behind in an NCCL timeout: the ranks that never reported one, or the rank whose
     last completed collective is the lowest."""
@@ -419,16 +427,10 @@ def diagnose(
             rank, host, gpu = None, None, None
             notes.append(split)
         first = engine.elastic_root[1] if engine.elastic_root else None
-        # A Python error of the first failed rank's own, besides its timeouts (one babysit has
-        # no rule for: `RuntimeError: Invalid mt19937 state`).
-        own_error = any(
-            g.first.rule.id.startswith("python.") and (not g.ranks or first in g.ranks)
-            for g in groups
-        )
         if (
             engine.elastic_exit == 1
             and transient is True
-            and (first not in root.ranks or own_error)
+            and (first not in root.ranks or _python_error_of(groups, first))
         ):
             # A rank that times out aborts (SIGABRT); exit code 1 is a Python exception, raised
             # on a rank before the others timed out: it is the cause, and the log does not say

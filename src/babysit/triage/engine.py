@@ -210,6 +210,10 @@ class Engine:
         self.watchdog: dict[int, tuple[int | None, int | None]] = {}  # rank -> (seq, done)
         # rank -> (process group, sequence number, op type) of its watchdog timeout
         self.watchdog_ops: dict[int, tuple[str | None, int, str]] = {}
+        # The most collectives a watchdog line says had completed before its timeout (its
+        # `last completed NCCL work: N`, else its SeqNum less one): 0 when the timeout came in
+        # a process group's first collective, which no training step gets past.
+        self.collectives_done: int | None = None
         self.elastic_root: tuple[str | None, int | None] | None = None  # (host, rank)
         self.elastic_exit: int | None = None  # the first observed failure's exit code
         # file -> (number, text) of the line that first said the training was done
@@ -556,10 +560,13 @@ class Engine:
             self.ranks_seen.add(size - 1)
 
     def _note_watchdog(self, rank: int | None, body: str, text: str) -> None:
-        if rank is None:
-            return
         seq_m = _WATCHDOG.search(body)
         done_m = _LAST_DONE.search(body)
+        completed = int(done_m["done"]) if done_m else int(seq_m["seq"]) - 1 if seq_m else None
+        if completed is not None:
+            self.collectives_done = max(completed, self.collectives_done or 0)
+        if rank is None:
+            return
         seq, done = self.watchdog.get(rank, (None, None))
         if seq_m:
             seq = int(seq_m["seq"])

@@ -220,6 +220,14 @@ _DESYNC_ACTION = (
     "TORCH_DISTRIBUTED_DEBUG=DETAIL names the mismatch at the first such call."
 )
 
+_FIRST_COLLECTIVE_ACTION = (
+    "Not every rank reached the process group's first collective within the timeout: one was "
+    "still preparing (rank 0 tokenising or caching a dataset, downloading a model) or never "
+    "joined, and a restart waits the same way. Prepare the data before the process group "
+    "starts (or on every rank), or raise the timeout (init_process_group(timeout=...), HF's "
+    "ddp_timeout); if a rank never joined, read its own log first."
+)
+
 
 def _evidence(
     f: Finding, files: list[str], group: Group, before: tuple[int, str] | None = None
@@ -407,7 +415,7 @@ def diagnose(
         loc_host, loc_rank = engine.elastic_root  # torchrun's "first observed failure"
     rank, host, gpu = loc_rank, loc_host, loc_gpu
     notes = []
-    desynced = False
+    desynced = first_collective = False
     done = engine.training_done.get(f.file)
     exit_hang = f.rule.id == "sched.time_limit" and done is not None and done[0] < f.line
     if exit_hang:  # the run said its training was over, then the time limit came
@@ -426,6 +434,10 @@ def diagnose(
             transient, desynced, suspect_kind = False, True, "code"
             rank, host, gpu = None, None, None
             notes.append(split)
+        elif engine.collectives_done == 0 and transient is True:
+            # The group's first collective never completed: no training step got past it.
+            transient, first_collective, suspect_kind = False, True, "config"
+            notes.append("in the process group's first collective: no collective had completed")
         first = engine.elastic_root[1] if engine.elastic_root else None
         if (
             engine.elastic_exit == 1
@@ -473,7 +485,15 @@ def diagnose(
     summary += f": {_quote(f.body)}"
     if notes:
         summary += " [" + "; ".join(notes) + "]"
-    action = _DESYNC_ACTION if desynced else _EXIT_HANG_ACTION if exit_hang else _action(f)
+    action = (
+        _DESYNC_ACTION
+        if desynced
+        else _FIRST_COLLECTIVE_ACTION
+        if first_collective
+        else _EXIT_HANG_ACTION
+        if exit_hang
+        else _action(f)
+    )
     if at_start:
         action = f"{_AT_START} {action}"
     if suspect_kind == "node" and host is not None and transient is not False:

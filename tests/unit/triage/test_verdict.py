@@ -96,6 +96,27 @@ def test_ranks_waiting_in_one_collective_or_in_different_groups_are_no_desync() 
     assert "different collectives" not in groups.summary  # each group counts its own
 
 
+def test_a_timeout_in_a_groups_first_collective_is_the_set_up_not_a_flaky_network() -> None:
+    # SeqNum=1: no collective had completed, so no training step either (rank 0 still
+    # tokenising the dataset while the others wait in the first broadcast): a restart waits
+    # the same way.
+    first = triage([_timeout(r, 1, "BROADCAST") for r in (1, 2, 3)])
+    assert first.category == Category.NCCL_TIMEOUT and first.transient is False
+    assert first.suspect.kind == "config"
+    assert "first collective" in first.summary and "raise the timeout" in first.action
+    # torch's own count says the same: `last completed NCCL work: -1`
+    none_done = triage([
+        f"[rank{r}]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank {r}] Timeout at NCCL work: 1, last "
+        "enqueued NCCL work: 1, last completed NCCL work: -1." for r in range(2)
+    ])  # fmt: skip
+    assert none_done.transient is False and "first collective" in none_done.summary
+    # Any rank past its first collective: training had started, the usual verdict.
+    later = triage([_timeout(1, 1, "BROADCAST"), _timeout(2, 1580, "ALLREDUCE")])
+    assert later.transient is True and "first collective" not in later.summary
+    mixed = triage([x for r in range(2) for x in watchdog(r, done=-1 if r else 1579)])
+    assert mixed.transient is True
+
+
 def test_the_rank_behind_in_completed_collectives_is_the_suspect() -> None:
     lines = [x for r in range(4) for x in watchdog(r, done=1579 if r != 2 else 1570)]
     d = triage(lines)

@@ -725,6 +725,17 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "h_python/010-flowformer-dataloader-worker-exited.log",
     ),
     (
+        "data.empty",
+        "ValueError: num_samples should be a positive integer value, but got num_samples=0",
+        "d_hf/006-fast-sd-dreambooth-num-samples-0.log",
+    ),
+    (
+        "data.image_tokens",
+        "[rank1]: ValueError: Image features and image tokens do not match: tokens: 2005, features"
+        " 2695",
+        "c_llm/041-llamafactory-qwen25vl-image-token-mismatch.log",
+    ),
+    (
         "ray.actor_init_error",
         "ray.exceptions.ActorDiedError: The actor died because of an error raised in its "
         "creation task, ray::RolloutManager.__init__() (pid=918378, ip=10.209.8.134)",
@@ -1399,6 +1410,14 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "10.1.2.3:3026", "net.refused"),
         ("train: WARNING  images/a.png: ignoring corrupt image/label: Label class 3 exceeds "
          "dataset class count 1. Possible class labels are 0-0", "data.schema"),
+        ("AssertionError: train: No labels in /data/coco/labels/train2017.cache. Can not train "
+         "without labels. See https://docs.ultralytics.com/yolov5/tutorials/train_custom_data",
+         "data.empty"),
+        ("AssertionError: train: No labels found in data/labels/train.cache, can not start "
+         "training.", "data.empty"),
+        ("ValueError: Label values must be <= vocab_size: 29", "data.schema"),
+        ("ValueError: Video features and video tokens do not match: tokens: 0, features 1560",
+         "data.image_tokens"),
         ("numpy.core._exceptions._ArrayMemoryError: Unable to allocate 6.20 MiB for an array "
          "with shape (1472, 1472, 3) and data type uint8", "host.memory_error"),
         ("RuntimeError: [Rank:0] FATAL ERROR :: MODULE:PT_DEVMEM Allocation failed for size::"

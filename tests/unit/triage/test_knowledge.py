@@ -1418,6 +1418,15 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("ValueError: Label values must be <= vocab_size: 29", "data.schema"),
         ("ValueError: Video features and video tokens do not match: tokens: 0, features 1560",
          "data.image_tokens"),
+        ('      "grad_norm": NaN,', "numerical.nan"),  # trainer_state.json's log_history
+        ('{"loss": NaN, "learning_rate": 1e-05, "step": 5}', "numerical.nan"),
+        ("RuntimeError: shape '[1]' is invalid for input of size 2", "code.shapes"),
+        ('ERROR (nnet3-train[5.4]:CopyToVec():cu-vector.cc:899) cudaError_t 4 : "unspecified launc'
+         'h failure" returned from \'cudaMemcpy(dst->Data(), this->data_, sizeof(Real) * dim_, cud'
+         "aMemcpyDeviceToHost)'", "cuda.launch_failure"),
+        ("RuntimeError: Distributed package doesn't have NCCL built in", "code.cli_config"),
+        ("RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!",
+         "code.cli_config"),
         ("numpy.core._exceptions._ArrayMemoryError: Unable to allocate 6.20 MiB for an array "
          "with shape (1472, 1472, 3) and data type uint8", "host.memory_error"),
         ("RuntimeError: [Rank:0] FATAL ERROR :: MODULE:PT_DEVMEM Allocation failed for size::"
@@ -1517,6 +1526,8 @@ def test_the_loss_scale_at_inf_is_not_a_nan_loss(kb: Knowledge) -> None:
         "best val loss = inf",
         "Lowest loss: inf",
         "min loss: inf",
+        '{"loss": 2.31, "grad_norm": 1.2, "step": 5}',
+        '"best_loss": Infinity',
         "Warning: File /etc/openmpi/mca-params.conf cannot be opened. Using defaults.",
     ],
 )

@@ -1148,6 +1148,17 @@ def test_start_up_network_errors_and_hangs_are_configuration_before_the_first_st
     assert rule.transient_given(None) is rule.transient  # the log does not say
 
 
+@pytest.mark.parametrize("rule_id", ["host.oom_killer", "host.sigkill", "host.memory_error"])
+def test_running_out_of_host_memory_before_the_first_step_is_the_set_up(
+    kb: Knowledge, rule_id: str
+) -> None:
+    # The set-up's memory need (loading a model or a dataset) is the same on every restart;
+    # in training a leak, a neighbour or one batch: the log cannot tell.
+    rule = next(r for r in kb.rules if r.id == rule_id)
+    assert rule.transient_given(False) is False
+    assert rule.transient_given(True) is None
+
+
 def test_an_ib_transfer_error_is_transient_in_any_phase(kb: Knowledge) -> None:
     rule = next(r for r in kb.rules if r.id == "nccl.ib_completion")
     assert rule.transient_given(False) is True and rule.transient_given(True) is True

@@ -367,6 +367,12 @@ _AT_START = (
     "It happened before the first training step, so it is the set-up (addresses, ports, "
     "host names, network interfaces, the environment), not a flaky node: fix it, then restart."
 )
+# The same for what is not the network's: a crash or an allocation that the set-up repeats.
+_AT_START_OTHER = (
+    "It happened before the first training step, so it is the set-up (the config, the "
+    "environment, what the job loads), which a restart repeats: fix it, then restart."
+)
+_NETWORKED = (Category.NETWORK, Category.NCCL_ERROR, Category.NCCL_TIMEOUT, Category.HANG)
 
 
 def diagnose(
@@ -495,7 +501,7 @@ def diagnose(
         else _action(f)
     )
     if at_start:
-        action = f"{_AT_START} {action}"
+        action = f"{_AT_START if category in _NETWORKED else _AT_START_OTHER} {action}"
     if suspect_kind == "node" and host is not None and transient is not False:
         action += f" Suspect node: {host}."
     consequences = sorted((g for g in others), key=lambda g: (-g.count, g.first.seq))

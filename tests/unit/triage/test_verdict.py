@@ -711,6 +711,18 @@ def test_a_crash_before_the_first_step_is_the_set_up_unless_the_caller_saw_train
     assert triage_files([stepped], KB).diagnosis.transient is None
 
 
+def test_the_set_up_advice_names_the_network_only_for_a_network_failure(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    log.write_text("loading the dataset\nMemoryError: Unable to allocate 6.20 GiB for an array\n")
+    memory = triage_files([log], KB).diagnosis
+    assert memory.transient is False and memory.action.startswith("It happened before the first")
+    assert "what the job loads" in memory.action and "ports" not in memory.action
+    log.write_text("starting\nRuntimeError: The server socket has failed to listen on any local "
+                   "network address. port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE\n")
+    network = triage_files([log], KB).diagnosis
+    assert network.transient is False and "ports" in network.action
+
+
 def test_an_error_no_rule_knows_in_the_set_up_is_the_code_unless_it_names_the_machine(
     tmp_path: Path,
 ) -> None:

@@ -181,6 +181,9 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"duplicate gpu",  # NCCL: `Duplicate GPU detected : rank 0 and rank 1 both on CUDA device`
     b"tooskewed",  # AWS: `RequestTimeTooSkewed`
     b"] nan",  # `[Loss] nan`
+    b"command not found",  # bash in the job's script
+    b"cd: ",
+    "错误：".encode(),  # argparse in a Chinese locale
 )
 # The rare needles searched in the middle of a big log, in grep's pass with NEEDLES: what a run
 # can meet and go on after, or be ended by from outside (an eviction, a preemption, the OOM

@@ -736,6 +736,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "c_llm/041-llamafactory-qwen25vl-image-token-mismatch.log",
     ),
     (
+        "code.shell",
+        "**/pai/bootstrap/docker_bootstrap.sh: line 169: cd: tools: No such file or directory**",
+        "e_cluster/010-openpai-job-cd-no-such-dir.log",
+    ),
+    (
         "ray.actor_init_error",
         "ray.exceptions.ActorDiedError: The actor died because of an error raised in its "
         "creation task, ray::RolloutManager.__init__() (pid=918378, ip=10.209.8.134)",
@@ -1436,6 +1441,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          'h failure" returned from \'cudaMemcpy(dst->Data(), this->data_, sizeof(Real) * dim_, cud'
          "aMemcpyDeviceToHost)'", "cuda.launch_failure"),
         ("RuntimeError: Distributed package doesn't have NCCL built in", "code.cli_config"),
+        ("/pretrain_gpt_1.3B_seq_parallel.sh: line 151: ds_ssh: command not found", "code.shell"),
+        ("train.py：错误：需要以下参数：-c/--config       ", "code.cli_config"),
         ("RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!",
          "code.cli_config"),
         ("numpy.core._exceptions._ArrayMemoryError: Unable to allocate 6.20 MiB for an array "

@@ -181,6 +181,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"duplicate gpu",  # NCCL: `Duplicate GPU detected : rank 0 and rank 1 both on CUDA device`
     b"tooskewed",  # AWS: `RequestTimeTooSkewed`
     b"] nan",  # `[Loss] nan`
+    b"ops kernel",  # Ascend CANN: `EZ3003: No supported Ops kernel and engine are found for`
+    b"cannot find bin",  # `EZ9999: ... Cannot find bin of op FlashAttentionScore`
     b"command not found",  # bash in the job's script
     b"cd: ",
     "错误：".encode(),  # argparse in a Chinese locale

@@ -741,6 +741,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "e_cluster/010-openpai-job-cd-no-such-dir.log",
     ),
     (
+        "accel.runtime_error",
+        "RuntimeError: InnerRun:/home/test2/pytorch/torch_npu/csrc/framework/OpParamMaker.cpp:203 "
+        "NPU error, error code is 500002",
+        "j_forum/006-torch-npu-bert-embeddingdensegrad-no-kernel.log",
+    ),
+    (
         "ray.actor_init_error",
         "ray.exceptions.ActorDiedError: The actor died because of an error raised in its "
         "creation task, ray::RolloutManager.__init__() (pid=918378, ip=10.209.8.134)",
@@ -1441,6 +1447,19 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          'h failure" returned from \'cudaMemcpy(dst->Data(), this->data_, sizeof(Real) * dim_, cud'
          "aMemcpyDeviceToHost)'", "cuda.launch_failure"),
         ("RuntimeError: Distributed package doesn't have NCCL built in", "code.cli_config"),
+        ("TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.", "sched.memory_limit"),
+        ("TERM_RUNLIMIT: job killed after reaching LSF run time limit.", "sched.time_limit"),
+        ("TERM_PREEMPT: job killed after preemption.", "sched.preempted"),
+        ("/usr/local/bin/train.sh: line 18:    36 Killed                  python3 train.py",
+         "host.sigkill"),
+        ("Training process finished. Exit code: 137", "host.sigkill"),
+        ("Failed: learner_exit_code: 137", "host.sigkill"),
+        ("[rank2]: RuntimeError: Graph compile failed. synStatus=synStatus 26 [Generic failure].",
+         "accel.runtime_error"),
+        ("EZ3003: No supported Ops kernel and engine are found for [EmbeddingDenseGrad], optype "
+         "[EmbeddingDenseGrad].", "accel.runtime_error"),
+        ("[E compiler_depend.ts:270] call aclnnFlashAttentionScore failed, detail:EZ9999: Inner "
+         "Error!", "accel.runtime_error"),
         ("/pretrain_gpt_1.3B_seq_parallel.sh: line 151: ds_ssh: command not found", "code.shell"),
         ("train.py：错误：需要以下参数：-c/--config       ", "code.cli_config"),
         ("RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!",

@@ -61,6 +61,7 @@ _WATCHDOG_OP = re.compile(
     r"WorkNCCL\(SeqNum=(?P<seq>\d+), OpType=(?P<op>[A-Z_]+)\b"
 )
 _LAST_DONE = re.compile(r"last completed NCCL work: (?P<done>-?\d+)")
+_NUMEL = re.compile(r"NumelIn=(?P<n>\d+)")
 _PREVIOUS_XID = re.compile(r"previous Xid (?P<xid>\d{1,3})")
 # The job's size, as the log states it: c10d's `ProcessGroupNCCL initialization options: size:
 # 8, global rank: 0, TIMEOUT(ms): ...`, `world_size=8`, NCCL's `... rank 3 nranks 8 ...`,
@@ -214,6 +215,9 @@ class Engine:
         # `last completed NCCL work: N`, else its SeqNum less one): 0 when the timeout came in
         # a process group's first collective, which no training step gets past.
         self.collectives_done: int | None = None
+        # The largest NumelIn of the timed-out collectives: 1 for a barrier (c10d's barrier is
+        # a one-element allreduce) or a scalar's sync.
+        self.timed_out_numel: int | None = None
         self.elastic_root: tuple[str | None, int | None] | None = None  # (host, rank)
         self.elastic_exit: int | None = None  # the first observed failure's exit code
         # file -> (number, text) of the line that first said the training was done
@@ -565,6 +569,9 @@ class Engine:
         completed = int(done_m["done"]) if done_m else int(seq_m["seq"]) - 1 if seq_m else None
         if completed is not None:
             self.collectives_done = max(completed, self.collectives_done or 0)
+        numel_m = _NUMEL.search(body)
+        if numel_m:
+            self.timed_out_numel = max(int(numel_m["n"]), self.timed_out_numel or 0)
         if rank is None:
             return
         seq, done = self.watchdog.get(rank, (None, None))

@@ -220,8 +220,23 @@ _DESYNC_ACTION = (
     "TORCH_DISTRIBUTED_DEBUG=DETAIL names the mismatch at the first such call."
 )
 
+# A group's first few collectives are its set-up (DDP's broadcast of the weights, a check of
+# their shapes); a one-element one among them is a barrier, where the ranks wait for one still
+# preparing its data or its model.
+SET_UP_COLLECTIVES = 5
+
+
+def _at_set_up(engine: Engine) -> bool:
+    """Whether the timed-out collective was the set-up's: the group's first, or a barrier
+    (a one-element collective) among its first SET_UP_COLLECTIVES."""
+    done = engine.collectives_done
+    if done is None:
+        return False
+    return done == 0 or (done < SET_UP_COLLECTIVES and engine.timed_out_numel == 1)
+
+
 _FIRST_COLLECTIVE_ACTION = (
-    "Not every rank reached the process group's first collective within the timeout: one was "
+    "Not every rank reached the process group's first collectives within the timeout: one was "
     "still preparing (rank 0 tokenising or caching a dataset, downloading a model) or never "
     "joined, and a restart waits the same way. Prepare the data before the process group "
     "starts (or on every rank), or raise the timeout (init_process_group(timeout=...), HF's "
@@ -440,10 +455,15 @@ def diagnose(
             transient, desynced, suspect_kind = False, True, "code"
             rank, host, gpu = None, None, None
             notes.append(split)
-        elif engine.collectives_done == 0 and transient is True:
-            # The group's first collective never completed: no training step got past it.
+        elif _at_set_up(engine) and transient is True:
+            # The group's first collective never completed, or a barrier among its first few
+            # did not: no training step got past it.
             transient, first_collective, suspect_kind = False, True, "config"
-            notes.append("in the process group's first collective: no collective had completed")
+            notes.append(
+                "in the process group's first collective: no collective had completed"
+                if engine.collectives_done == 0
+                else f"in a barrier after only {engine.collectives_done} collective(s): the set-up"
+            )
         first = engine.elastic_root[1] if engine.elastic_root else None
         if (
             engine.elastic_exit == 1

@@ -115,6 +115,15 @@ def test_a_timeout_in_a_groups_first_collective_is_the_set_up_not_a_flaky_networ
     assert later.transient is True and "first collective" not in later.summary
     mixed = triage([x for r in range(2) for x in watchdog(r, done=-1 if r else 1579)])
     assert mixed.transient is True
+    # A barrier (c10d's is a one-element allreduce) among the group's first few collectives:
+    # rank 0 preparing the data while the others wait there; not a barrier, or a barrier later
+    # on: the usual verdict.
+    barrier = triage([_timeout(r, 3, "ALLREDUCE") for r in (1, 2)])
+    assert barrier.transient is False and "barrier after only 2 collective(s)" in barrier.summary
+    weights = triage([_timeout(r, 3, "ALLREDUCE").replace("NumelIn=1,", "NumelIn=6572160,")
+                      for r in (1, 2)])  # fmt: skip
+    assert weights.transient is True
+    assert triage([_timeout(r, 80, "ALLREDUCE") for r in (1, 2)]).transient is True
 
 
 def test_the_rank_behind_in_completed_collectives_is_the_suspect() -> None:

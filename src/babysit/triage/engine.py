@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from babysit.records import Category
 from babysit.triage.anatomy import Anatomy, anatomy
+from babysit.triage.collectives import WORLD_HINTS, Collectives
 from babysit.triage.knowledge import Knowledge, Rule, Xid
 from babysit.triage.standins import (
     DATA_IN_READER,
@@ -51,27 +52,7 @@ _CHAIN = ("During handling of the above exception", "The above exception was the
 _BLOCK_HOST = re.compile(r"^\s*host\s*:\s*(?P<host>\S+)")
 _BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(?P<rank>\d+)")
 _BLOCK_EXIT = re.compile(r"^\s*exitcode\s*:\s*(?P<code>-?\d+)")
-_WATCHDOG = re.compile(r"SeqNum=(?P<seq>\d+)")
-# The collective a watchdog timeout names (`[PG ID 0 PG GUID 0(default_pg) Rank 1] Watchdog
-# caught collective operation timeout: WorkNCCL(SeqNum=80, OpType=ALLGATHER, ...)`): its process
-# group (when the line says), sequence number and type, to tell ranks stuck in different
-# collectives (a desync) from ranks waiting in one.
-_WATCHDOG_OP = re.compile(
-    r"(?:\[PG ID (?P<pg>\d+)\b[^\]]*\]\s*)?Watchdog caught collective operation timeout: "
-    r"WorkNCCL\(SeqNum=(?P<seq>\d+), OpType=(?P<op>[A-Z_]+)\b"
-)
-_LAST_DONE = re.compile(r"last completed NCCL work: (?P<done>-?\d+)")
-_NUMEL = re.compile(r"NumelIn=(?P<n>\d+)")
 _PREVIOUS_XID = re.compile(r"previous Xid (?P<xid>\d{1,3})")
-# The job's size, as the log states it: c10d's `ProcessGroupNCCL initialization options: size:
-# 8, global rank: 0, TIMEOUT(ms): ...`, `world_size=8`, NCCL's `... rank 3 nranks 8 ...`,
-# Lightning's `GLOBAL_RANK: 0, MEMBER: 1/8`.
-_WORLD = re.compile(
-    r"initialization options: size: (?P<a>\d{1,6})|"
-    r"(?i:world[_ ]size)['\"]?\s*[:=]\s*(?P<b>\d{1,6})\b|"
-    r"\brank \d{1,6} nranks (?P<c>\d{1,6})\b|MEMBER: \d{1,6}/(?P<d>\d{1,6})\b"
-)
-_WORLD_HINTS = ("size", "SIZE", "nranks", "MEMBER")
 # A run's own word that the whole training is over, a line of its own (Megatron's `[after
 # training is done]`, HF's `Training completed. Do not forget to share your model`, Lightning's
 # `` `Trainer.fit` stopped``, `Training complete.`): a time limit after it ended a job that did
@@ -203,21 +184,7 @@ class Engine:
     def __init__(self, kb: Knowledge) -> None:
         self.kb = kb
         self.groups: dict[tuple[str, int | None], Group] = {}
-        # The ranks known to exist: every rank that printed a line, and the highest rank of a
-        # world size the log states (a rank that never printed, e.g. the one that hung first,
-        # still counts: the silent rank of a collective timeout is named from these).
-        self.ranks_seen: set[int] = set()
-        self.world_size: int | None = None
-        self.watchdog: dict[int, tuple[int | None, int | None]] = {}  # rank -> (seq, done)
-        # rank -> (process group, sequence number, op type) of its watchdog timeout
-        self.watchdog_ops: dict[int, tuple[str | None, int, str]] = {}
-        # The most collectives a watchdog line says had completed before its timeout (its
-        # `last completed NCCL work: N`, else its SeqNum less one): 0 when the timeout came in
-        # a process group's first collective, which no training step gets past.
-        self.collectives_done: int | None = None
-        # The largest NumelIn of the timed-out collectives: 1 for a barrier (c10d's barrier is
-        # a one-element allreduce) or a scalar's sync.
-        self.timed_out_numel: int | None = None
+        self.collectives = Collectives()  # what the collective timeouts say
         self.elastic_root: tuple[str | None, int | None] | None = None  # (host, rank)
         self.elastic_exit: int | None = None  # the first observed failure's exit code
         # file -> (number, text) of the line that first said the training was done
@@ -309,13 +276,13 @@ class Engine:
             text = text[:MAX_MATCH]  # bounds the work of every regex on a monster line
         a = anatomy(text)
         body = a.body
-        if a.rank is not None and len(self.ranks_seen) < 100_000:
-            self.ranks_seen.add(a.rank)
+        if a.rank is not None:
+            self.collectives.note_rank(a.rank)
         stripped = body.strip()
         if not stripped:
             return False
-        if any(h in body for h in _WORLD_HINTS):
-            self._note_world(body)
+        if any(h in body for h in WORLD_HINTS):
+            self.collectives.note_world(body)
         tb_key = (file, a.rank)
         self._track_block(file, stripped, a)
         tb = self._tb.get(tb_key)
@@ -420,7 +387,7 @@ class Engine:
             host = host or self._block.host
             rank = rank if rank is not None else self._block.rank
         if rule.id == "nccl.watchdog_timeout" or rule.id == "nccl.watchdog_teardown":
-            self._note_watchdog(rank, body, text)
+            self.collectives.note_watchdog(rank, body, text)
         weak = (a.warning and rule.category in _CHATTY) or (
             rule.id.startswith("python.") and em is None and not frames
         )
@@ -553,34 +520,3 @@ class Engine:
         em = _BLOCK_EXIT.match(stripped)
         if em and self._block.root and self.elastic_exit is None:
             self.elastic_exit = int(em["code"])
-
-    def _note_world(self, body: str) -> None:
-        m = _WORLD.search(body)
-        if m is None:
-            return
-        size = int(m["a"] or m["b"] or m["c"] or m["d"])
-        if 1 <= size <= 100_000 and (self.world_size is None or size > self.world_size):
-            self.world_size = size  # the largest stated: a subgroup's size is smaller
-            self.ranks_seen.add(size - 1)
-
-    def _note_watchdog(self, rank: int | None, body: str, text: str) -> None:
-        seq_m = _WATCHDOG.search(body)
-        done_m = _LAST_DONE.search(body)
-        completed = int(done_m["done"]) if done_m else int(seq_m["seq"]) - 1 if seq_m else None
-        if completed is not None:
-            self.collectives_done = max(completed, self.collectives_done or 0)
-        numel_m = _NUMEL.search(body)
-        if numel_m:
-            self.timed_out_numel = max(int(numel_m["n"]), self.timed_out_numel or 0)
-        if rank is None:
-            return
-        seq, done = self.watchdog.get(rank, (None, None))
-        if seq_m:
-            seq = int(seq_m["seq"])
-        if done_m:
-            done = int(done_m["done"])
-        if len(self.watchdog) < 100_000:
-            self.watchdog[rank] = (seq, done)
-            op_m = _WATCHDOG_OP.search(text)  # the line: its prefix names the group
-            if op_m:
-                self.watchdog_ops[rank] = (op_m["pg"], int(op_m["seq"]), op_m["op"])

@@ -92,12 +92,6 @@ def _where(rank: int | None, host: str | None, gpu: str | None) -> str:
     return ", ".join(parts)
 
 
-def _ranks(ranks: Iterable[int], limit: int = 8) -> str:
-    r = sorted(ranks)
-    shown = ", ".join(str(x) for x in r[:limit])
-    return shown + (f" and {len(r) - limit} more" if len(r) > limit else "")
-
-
 class Meaning(NamedTuple):
     category: Category
     role: str
@@ -149,58 +143,7 @@ def _python_error_of(groups: Iterable[Group], rank: int | None) -> bool:
     )
 
 
-def _timeout_suspects(engine: Engine, group: Group) -> tuple[str, int | None]:
-    """Who is behind in an NCCL timeout: the ranks that never reported one, or the rank whose
-    last completed collective is the lowest."""
-    reported = set(group.ranks)
-    seen = engine.ranks_seen
-    notes = []
-    suspect: int | None = None
-    if reported and seen:
-        world = max(seen) + 1
-        silent = sorted(set(range(world)) - reported)
-        if 0 < len(silent) <= max(1, world // 8) and len(reported) >= 2:
-            suspect = silent[0]
-            notes.append(
-                f"{len(reported)} of {world} ranks timed out; rank(s) {_ranks(silent)} never "
-                "reported: suspect them"
-            )
-    done = {r: d for r, (_, d) in engine.watchdog.items() if d is not None}
-    if len(done) >= 2 and len(set(done.values())) > 1:
-        low = min(done.values())
-        behind = sorted(r for r, d in done.items() if d == low)
-        if len(behind) < len(done):
-            notes.append(f"rank(s) {_ranks(behind)} completed the fewest collectives ({low})")
-            if suspect is None:
-                suspect = behind[0]
-    return "; ".join(notes), suspect
-
-
 _MISSED_BARRIER = re.compile(r"Rank (?P<rank>\d+) failed to pass monitoredBarrier")
-
-
-# Point-to-point and coalesced work (SEND on one rank is RECV on its peer, at one number).
-_P2P = re.compile(r"SEND|RECV|COALESCED")
-
-
-def desync(ops: Mapping[int, tuple[str | None, int, str]]) -> str | None:
-    """Ranks that timed out in different collectives at the same sequence number of one
-    process group: their code paths differ (a collective one rank skips or adds), which a
-    restart meets again. None when every rank waits in the same collective."""
-    by_seq: dict[tuple[str | None, int], dict[str, list[int]]] = {}
-    for rank, (pg, seq, op) in ops.items():
-        if _P2P.search(op):
-            continue  # a send and its receive share a number: a pipeline's pair, not a desync
-        by_seq.setdefault((pg, seq), {}).setdefault(op, []).append(rank)
-    for (_, seq), kinds in sorted(by_seq.items(), key=lambda kv: kv[0][1]):
-        if len(kinds) > 1:
-            parts = [f"rank(s) {_ranks(sorted(r))} in {op}" for op, r in sorted(kinds.items())]
-            return (
-                f"the ranks timed out in different collectives at sequence number {seq} ("
-                + ", ".join(parts)
-                + "): their code paths differ, and a restart meets it again"
-            )
-    return None
 
 
 _EXIT_HANG = (
@@ -219,21 +162,6 @@ _DESYNC_ACTION = (
     "a loader with a different number of batches per rank: drop_last=True), then restart. "
     "TORCH_DISTRIBUTED_DEBUG=DETAIL names the mismatch at the first such call."
 )
-
-# A group's first few collectives are its set-up (DDP's broadcast of the weights, a check of
-# their shapes); a one-element one among them is a barrier, where the ranks wait for one still
-# preparing its data or its model.
-SET_UP_COLLECTIVES = 5
-
-
-def _at_set_up(engine: Engine) -> bool:
-    """Whether the timed-out collective was the set-up's: the group's first, or a barrier
-    (a one-element collective) among its first SET_UP_COLLECTIVES."""
-    done = engine.collectives_done
-    if done is None:
-        return False
-    return done == 0 or (done < SET_UP_COLLECTIVES and engine.timed_out_numel == 1)
-
 
 _FIRST_COLLECTIVE_ACTION = (
     "Not every rank reached the process group's first collectives within the timeout: one was "
@@ -446,24 +374,21 @@ def diagnose(
     if barrier is not None:  # the barrier names the rank that never came; whoever printed it
         rank, host, gpu = int(barrier["rank"]), None, None
     elif category == Category.NCCL_TIMEOUT and not fallback:
-        note_t, behind = _timeout_suspects(engine, root)
+        note_t, behind = engine.collectives.suspects(set(root.ranks))
         if note_t:
             notes.append(note_t)
         rank, host, gpu = (behind, None, None) if behind is not None else (None, None, None)
-        split = desync(engine.watchdog_ops)
+        split = engine.collectives.desync()
+        set_up = engine.collectives.at_set_up()
         if split is not None:  # no rank is behind: they wait in different collectives
             transient, desynced, suspect_kind = False, True, "code"
             rank, host, gpu = None, None, None
             notes.append(split)
-        elif _at_set_up(engine) and transient is True:
+        elif set_up is not None and transient is True:
             # The group's first collective never completed, or a barrier among its first few
             # did not: no training step got past it.
             transient, first_collective, suspect_kind = False, True, "config"
-            notes.append(
-                "in the process group's first collective: no collective had completed"
-                if engine.collectives_done == 0
-                else f"in a barrier after only {engine.collectives_done} collective(s): the set-up"
-            )
+            notes.append(set_up)
         first = engine.elastic_root[1] if engine.elastic_root else None
         if (
             engine.elastic_exit == 1

@@ -282,8 +282,8 @@ def test_the_silent_rank_from_per_rank_files() -> None:
 def test_the_world_size_the_log_states(line: str, size: int) -> None:
     engine = Engine(KB)
     engine.feed(0, 1, line)
-    assert engine.world_size == size
-    assert max(engine.ranks_seen) == size - 1
+    assert engine.collectives.world_size == size
+    assert max(engine.collectives.ranks_seen) == size - 1
 
 
 @pytest.mark.parametrize(

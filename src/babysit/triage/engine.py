@@ -26,10 +26,12 @@ from babysit.triage.standins import (
     DATA_IN_WORKER_CUT,
     GENERIC_IDS,
     LONE_ID,
+    SPAWN_ORPHAN,
     UNCLASSIFIED,
     cut_raise,
     data_frame,
     own_file,
+    spawn_start,
 )
 
 MAX_TEXT = 600  # characters of a line kept as evidence
@@ -336,6 +338,8 @@ class Engine:
                 rule = DATA_IN_WORKER if in_worker and tb is not None and tb.own else UNCLASSIFIED
                 if rule is UNCLASSIFIED and tb is not None and data_frame(tb.file):
                     rule = DATA_IN_READER
+                if tb is not None and spawn_start(tb.file, tb.func):
+                    rule = SPAWN_ORPHAN
                 self._emit(tb_key, (rule, None, file, line, text, body, a, frames, exc_type))
                 return False
             if em is not None and em["msg"] and exc_type and exc_type.endswith(_LONE_ENDS):
@@ -396,6 +400,8 @@ class Engine:
             rule = DATA_IN_WORKER
         elif tb is not None and rule.id in GENERIC_IDS and data_frame(tb.file):
             rule = DATA_IN_READER
+        elif tb is not None and spawn_start(tb.file, tb.func):
+            rule = SPAWN_ORPHAN  # not a checkpoint's `Ran out of input`: the parent's pipe's
         self._emit(tb_key, (rule, xid, file, line, text, body, anat, frames, exc_type))
         return False
 

@@ -54,6 +54,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"nan values",
     b"found nan",
     b"nan detected",
+    b"nans detected",
     b"detected nan",
     b"encountered nan",
     b"'nan'",
@@ -162,6 +163,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"loss=inf",
     b"loss = inf",
     b"': inf",  # `{'loss': inf, 'grad_norm': inf}`
+    b'": inf',  # JSON's `{"loss": Infinity}`
+    b'": "nan',
     b"norm: inf",
     b"norm=inf",
     b"library version mismatch",  # NVML: `Driver/library version mismatch`

@@ -126,3 +126,30 @@ DATA_IN_READER = _data_rule(
 
 def own_file(path: str) -> bool:
     return not any(lib in path for lib in _LIBRARY_PATHS)
+
+
+# A process that multiprocessing's spawn (or forkserver) was starting dies reading its start-up
+# data from its parent (`multiprocessing/spawn.py`, `_main`: `reduction.pickle.load(from_parent)`
+# raising `EOFError: Ran out of input` or `pickle data was truncated`): the parent died or closed
+# the pipe first. Its error says nothing of its own; the parent's does.
+SPAWN_ORPHAN = Rule(
+    id="launcher.spawn_orphan",
+    category=Category.UNKNOWN,
+    role="consequence",
+    transient=None,
+    suspect="unknown",
+    patterns=(),
+    explain="A process that multiprocessing was starting could not read its start-up data: its "
+    "parent had died or closed the pipe first.",
+    action="Find the parent's own error (the main process or a rank, above or in its own log); "
+    "this one follows from it.",
+    precedence=PRECEDENCE[Category.UNKNOWN],
+    confidence=0.3,
+    origin="babysit",
+)
+_SPAWN_FILE = re.compile(r"[/\\]multiprocessing[/\\]spawn\.py$")
+
+
+def spawn_start(path: str, func: str | None) -> bool:
+    """Whether a traceback's innermost frame is a spawned process reading its start-up data."""
+    return func == "_main" and bool(_SPAWN_FILE.search(path))

@@ -289,6 +289,16 @@ def nothing_found(files: list[str], lines: int, last_line: str, note: str = "") 
     return Diagnosis(category, None, Suspect(), summary, action, confidence=confidence)
 
 
+# Lines a job's script prints on its way to the training (`module: command not found` from a
+# cluster's profile): the cause only when no training step follows in the same file.
+_SET_UP_ONLY = frozenset({"code.shell"})
+
+
+def _set_up_chatter(g: Group, progress: Mapping[int, int] | None) -> bool:
+    f = g.first
+    return f.rule.id in _SET_UP_ONLY and progress is not None and f.file in progress
+
+
 def trained_before(f: Finding, progress: Mapping[int, int] | None) -> bool | None:
     """Whether the log shows training steps before the finding: `progress` maps a file index
     to the line of its first training step, for the files that show one (None: not known).
@@ -315,7 +325,7 @@ _AT_START_OTHER = (
     "It happened before the first training step, so it is the set-up (the config, the "
     "environment, what the job loads), which a restart repeats: fix it, then restart."
 )
-_NETWORKED = (Category.NETWORK, Category.NCCL_ERROR, Category.NCCL_TIMEOUT, Category.HANG)
+_NETWORKED = (Category.NETWORK, Category.NCCL_ERROR, Category.NCCL_TIMEOUT)
 
 
 def diagnose(
@@ -332,7 +342,7 @@ def diagnose(
     `progress` the line of each file's first training step (see trained_before); `trained`
     True when the caller knows the attempt trained (its supervisor saw steps, or it ran long)
     although its logs show no step that triage reads."""
-    groups = list(engine.groups.values())
+    groups = [g for g in engine.groups.values() if not _set_up_chatter(g, progress)]
     if not groups:
         return nothing_found(files if read is None else read, lines, last_line, note)
     causes = [g for g in groups if _meaning(g.first).role == "cause"]
@@ -379,16 +389,10 @@ def diagnose(
             notes.append(note_t)
         rank, host, gpu = (behind, None, None) if behind is not None else (None, None, None)
         split = engine.collectives.desync()
-        set_up = engine.collectives.at_set_up()
         if split is not None:  # no rank is behind: they wait in different collectives
             transient, desynced, suspect_kind = False, True, "code"
             rank, host, gpu = None, None, None
             notes.append(split)
-        elif set_up is not None and transient is True:
-            # The group's first collective never completed, or a barrier among its first few
-            # did not: no training step got past it.
-            transient, first_collective, suspect_kind = False, True, "config"
-            notes.append(set_up)
         first = engine.elastic_root[1] if engine.elastic_root else None
         if (
             engine.elastic_exit == 1
@@ -405,6 +409,12 @@ def diagnose(
             )
             if first is not None:
                 rank, host = first, engine.elastic_root[0] if engine.elastic_root else None
+        set_up = engine.collectives.at_set_up()
+        if set_up is not None and transient is True and trained is not True:
+            # The group's first collective never completed, or a barrier among its first few
+            # did not, and the log shows no training step before: the set-up's wait.
+            transient, first_collective, suspect_kind = False, True, "config"
+            notes.append(set_up)
     others = [g for g in groups if g is not root]
     rivals = [
         m

@@ -747,6 +747,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "j_forum/006-torch-npu-bert-embeddingdensegrad-no-kernel.log",
     ),
     (
+        "code.no_gpu",
+        "RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!",
+        None,
+    ),
+    (
         "ray.actor_init_error",
         "ray.exceptions.ActorDiedError: The actor died because of an error raised in its "
         "creation task, ray::RolloutManager.__init__() (pid=918378, ip=10.209.8.134)",
@@ -1462,8 +1467,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "Error!", "accel.runtime_error"),
         ("/pretrain_gpt_1.3B_seq_parallel.sh: line 151: ds_ssh: command not found", "code.shell"),
         ("train.py：错误：需要以下参数：-c/--config       ", "code.cli_config"),
-        ("RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!",
-         "code.cli_config"),
+        ('{"loss": Infinity, "grad_norm": Infinity, "step": 7}', "numerical.nan"),
+        ('{"loss": "nan", "step": 7}', "numerical.nan"),
         ("numpy.core._exceptions._ArrayMemoryError: Unable to allocate 6.20 MiB for an array "
          "with shape (1472, 1472, 3) and data type uint8", "host.memory_error"),
         ("RuntimeError: [Rank:0] FATAL ERROR :: MODULE:PT_DEVMEM Allocation failed for size::"

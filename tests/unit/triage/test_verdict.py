@@ -905,3 +905,88 @@ def test_slurms_own_refusals_and_launch_failures() -> None:
                      "timed out on send/recv operation"])  # fmt: skip
     assert launch.category == Category.NETWORK and launch.transient is True
     assert launch.suspect.host == "node12"
+
+
+_HF_STEPS = [
+    f"{{'loss': {2.0 - i / 100:.3f}, 'grad_norm': 1.1, 'epoch': {i / 100}}}" for i in range(1, 40)
+]
+
+
+def test_a_shell_error_the_training_went_on_after_is_not_the_cause(tmp_path: Path) -> None:
+    # A cluster's profile without `module`, then training: the line said nothing about the end.
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(["/etc/profile.d/lmod.sh: line 3: module: command not found",
+                              *_HF_STEPS]) + "\n")  # fmt: skip
+    assert triage_files([log], KB).diagnosis.category == Category.UNKNOWN
+    log.write_text("\n".join(["run.sh: line 2: module: command not found", *_HF_STEPS,
+                              "slurmstepd: error: *** STEP 123.0 ON node1 CANCELLED AT "
+                              "2024-01-01T00:00:00 ***"]) + "\n")  # fmt: skip
+    assert triage_files([log], KB).diagnosis.category == Category.PREEMPTION
+    # Before any step it is the likeliest cause: the job's script never got to the training.
+    log.write_text("[INFO] USER COMMAND START\nrun.sh: line 169: cd: tools: No such file or "
+                   "directory\njob has finished with exit code 1\n")  # fmt: skip
+    d = triage_files([log], KB).diagnosis
+    assert d.category == Category.USER_CODE and d.transient is False
+
+
+def test_a_first_collective_after_training_steps_is_not_the_set_up(tmp_path: Path) -> None:
+    # A group created or first used mid-training (an eval group): its first collective timing
+    # out says nothing of the set-up.
+    log = tmp_path / "train.log"
+    for seq in (1, 3):
+        lines = [f"[rank0]:{line}" for line in _HF_STEPS]
+        lines += [_timeout(r, seq, "ALLREDUCE", "PG ID 3 PG GUID 3(eval) ") for r in (0, 1, 2)]
+        log.write_text("\n".join(lines) + "\n")
+        d = triage_files([log], KB).diagnosis
+        assert d.transient is True and "set-up" not in d.summary
+        # the same timeouts with no step before them: the set-up's
+        log.write_text("\n".join(lines[len(_HF_STEPS) :]) + "\n")
+        assert triage_files([log], KB).diagnosis.transient is False
+
+
+def test_a_rank_that_exited_with_code_1_outweighs_the_first_collective() -> None:
+    root = [
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
+        "Root Cause (first observed failure):",
+        "[0]:",
+        "  host      : node-a",
+        "  rank      : 0 (local_rank: 0)",
+        "  exitcode  : 1 (pid: 100)",
+    ]
+    d = triage([_timeout(r, 1, "BROADCAST") for r in (1, 2, 3)] + root)
+    assert d.transient is None and d.suspect.rank == 0
+    assert "exited with code 1" in d.summary and "first collective" not in d.summary
+
+
+def test_no_gpu_for_nccl_yields_to_the_drivers_own_words() -> None:
+    warn = (
+        "UserWarning: CUDA initialization: CUDA unknown error - this may be due to an "
+        "incorrectly set up environment. Setting the available devices to be zero."
+    )
+    no_gpu = "RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!"
+    d = triage([warn, no_gpu])
+    assert d.category == Category.CUDA_ERROR_OTHER and d.suspect.kind == "node"
+    alone = triage(["starting", no_gpu])
+    assert alone.category == Category.USER_CODE and alone.transient is False
+
+
+def test_an_npu_collective_timeout_is_a_timeout_not_an_accelerator_error() -> None:
+    npu = [
+        "RuntimeError: NPU function error: c10_npu::acl::AclrtSynchronizeStreamWithTimeout("
+        "copy_stream), error code is 507048",
+        "EI0002: The wait execution of the Notify register times out. Reason: The Notify "
+        "register has not received the Notify record from remote rank [5].",
+    ]
+    d = triage([*_HF_STEPS, *npu])
+    assert d.category == Category.NCCL_TIMEOUT
+
+
+def test_a_hang_in_the_set_up_is_not_told_to_check_ports(tmp_path: Path) -> None:
+    log = tmp_path / "dump.log"
+    log.write_text('Process 4182: python train.py\nPython v3.10.12 (/usr/bin/python3.10)\n\n'
+                   'Thread 4182 (idle): "MainThread"\n'
+                   "    _tokenize (datasets/arrow_dataset.py:3012)\n"
+                   "    load_data (train.py:50)\n    <module> (train.py:120)\n")  # fmt: skip
+    d = triage_files([log], KB).diagnosis
+    assert d.category == Category.HANG and d.transient is False
+    assert "ports" not in d.action and "what the job loads" in d.action

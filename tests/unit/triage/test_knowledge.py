@@ -1469,6 +1469,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("train.py：错误：需要以下参数：-c/--config       ", "code.cli_config"),
         ('{"loss": Infinity, "grad_norm": Infinity, "step": 7}', "numerical.nan"),
         ('{"loss": "nan", "step": 7}', "numerical.nan"),
+        ("2024-11-21 00:10:00,178 [Rank 1] MISMATCH layer 0 fw 31,297,822 / 33,554,432 "
+         "[31,297,822 nans detected locally]", "numerical.nan"),
         ("numpy.core._exceptions._ArrayMemoryError: Unable to allocate 6.20 MiB for an array "
          "with shape (1472, 1472, 3) and data type uint8", "host.memory_error"),
         ("RuntimeError: [Rank:0] FATAL ERROR :: MODULE:PT_DEVMEM Allocation failed for size::"

@@ -990,3 +990,36 @@ def test_a_hang_in_the_set_up_is_not_told_to_check_ports(tmp_path: Path) -> None
     d = triage_files([log], KB).diagnosis
     assert d.category == Category.HANG and d.transient is False
     assert "ports" not in d.action and "what the job loads" in d.action
+
+
+def test_a_spawned_child_dying_on_its_parents_pipe_is_not_a_corrupt_checkpoint() -> None:
+    spawn = [
+        "Traceback (most recent call last):",
+        '  File "<string>", line 1, in <module>',
+        '  File "/usr/lib/python3.6/multiprocessing/spawn.py", line 105, in spawn_main',
+        "    exitcode = _main(fd)",
+        '  File "/usr/lib/python3.6/multiprocessing/spawn.py", line 115, in _main',
+        "    self = reduction.pickle.load(from_parent)",
+        "EOFError: Ran out of input",
+    ]
+    cpp = ["terminate called after throwing an instance of 'std::system_error'",
+           "  what():  Transport endpoint is not connected"]  # fmt: skip
+    d = triage([*cpp, *spawn])
+    assert d.category == Category.NETWORK and d.rule == "net.peer_closed"
+    assert triage(spawn).rule == "launcher.spawn_orphan"
+    load = [
+        "Traceback (most recent call last):",
+        '  File "/w/train.py", line 40, in <module>',
+        '    state = torch.load("ckpt/last.pt")',
+        '  File "/usr/lib/python3.10/site-packages/torch/serialization.py", line 1040, in load',
+        "    return _legacy_load(opened_file, map_location, pickle_module, **pickle_load_args)",
+        "EOFError: Ran out of input",
+    ]
+    assert triage(load).rule == "fs.checkpoint_corrupt"
+
+
+def test_nccls_teardown_alone_is_a_generic_nccl_failure() -> None:
+    d = triage(["step 10 loss 2.3", "[rank0]: RuntimeError: NCCL communicator was aborted."])
+    assert d.category == Category.NCCL_ERROR and d.rule == "nccl.watchdog_teardown"
+    with_timeout = triage([*watchdog(0), "RuntimeError: NCCL communicator was aborted."])
+    assert with_timeout.category == Category.NCCL_TIMEOUT

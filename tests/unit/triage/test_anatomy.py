@@ -381,6 +381,9 @@ def test_not_a_prefix(line: str) -> None:
     [
         "boto3.exceptions.S3UploadFailedError: Failed to upload /ckpt/a.pt to b/a.pt",
         "mpi4py.MPI.Exception: MPI_ERR_TRUNCATE: message truncated",
+        "EZ9999: Inner Error!",  # Ascend CANN's error codes
+        "EI0002: The wait execution of the Notify register times out.",
+        "E19999: Inner Error!",
     ],
 )
 def test_exception_class_with_digit_is_no_host(line: str) -> None:

@@ -1453,6 +1453,18 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "aMemcpyDeviceToHost)'", "cuda.launch_failure"),
         ("RuntimeError: Distributed package doesn't have NCCL built in", "code.cli_config"),
         ("TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.", "sched.memory_limit"),
+        ("F0610 17:15:24.994758  3575 syncedmem.hpp:30] Check failed: error == cudaSuccess (11 vs."
+         " 0)  invalid argument", "cuda.library"),
+        ("F0402 17:15:39.522164 20718 math_functions.cu:422] Check failed: status == CURAND_STATUS"
+         "_SUCCESS (201 vs. 0)  CURAND_STATUS_LAUNCH_FAILURE", "cuda.library"),
+        ("F0610 17:15:24.994758  3575 syncedmem.hpp:56] Check failed: error == cudaSuccess (2 vs. "
+         "0)  out of memory", "cuda.oom"),
+        ("mxnet.base.MXNetError: [13:30:33] src/van.cc:63: Check failed: !ip.empty() failed to get"
+         " ip", "net.refused"),
+        ("[rank2]: RuntimeError: synNodeCreateWithId failed for node: batch_gemm with synStatus 26 "
+         "[Generic failure]. .", "accel.runtime_error"),
+        ("(autoscaler +44m27s) Instance k-1a5e56fa0001 (node IP: 10.1.140.199) will be terminated "
+         "soon (reason: kubernetes-pod-termination).", "sched.preempted"),
         ("TERM_RUNLIMIT: job killed after reaching LSF run time limit.", "sched.time_limit"),
         ("TERM_PREEMPT: job killed after preemption.", "sched.preempted"),
         ("/usr/local/bin/train.sh: line 18:    36 Killed                  python3 train.py",
@@ -1572,6 +1584,8 @@ def test_the_loss_scale_at_inf_is_not_a_nan_loss(kb: Knowledge) -> None:
         "min loss: inf",
         '{"loss": 2.31, "grad_norm": 1.2, "step": 5}',
         '"best_loss": Infinity',
+        "(autoscaler +12m3s) Instance k-0001 (node IP: 10.1.2.3) will be terminated soon (reason: "
+        "idle).",
         "Warning: File /etc/openmpi/mca-params.conf cannot be opened. Using defaults.",
     ],
 )

@@ -338,7 +338,7 @@ class Engine:
                 rule = DATA_IN_WORKER if in_worker and tb is not None and tb.own else UNCLASSIFIED
                 if rule is UNCLASSIFIED and tb is not None and data_frame(tb.file):
                     rule = DATA_IN_READER
-                if tb is not None and spawn_start(tb.file, tb.func):
+                if tb is not None and spawn_start(tb.file, tb.func, exc_type, body):
                     rule = SPAWN_ORPHAN
                 self._emit(tb_key, (rule, None, file, line, text, body, a, frames, exc_type))
                 return False
@@ -400,7 +400,7 @@ class Engine:
             rule = DATA_IN_WORKER
         elif tb is not None and rule.id in GENERIC_IDS and data_frame(tb.file):
             rule = DATA_IN_READER
-        elif tb is not None and spawn_start(tb.file, tb.func):
+        elif tb is not None and spawn_start(tb.file, tb.func, exc_type, body):
             rule = SPAWN_ORPHAN  # not a checkpoint's `Ran out of input`: the parent's pipe's
         self._emit(tb_key, (rule, xid, file, line, text, body, anat, frames, exc_type))
         return False

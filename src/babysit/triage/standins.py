@@ -150,6 +150,10 @@ SPAWN_ORPHAN = Rule(
 _SPAWN_FILE = re.compile(r"[/\\]multiprocessing[/\\]spawn\.py$")
 
 
-def spawn_start(path: str, func: str | None) -> bool:
-    """Whether a traceback's innermost frame is a spawned process reading its start-up data."""
-    return func == "_main" and bool(_SPAWN_FILE.search(path))
+def spawn_start(path: str, func: str | None, exc_type: str | None, body: str) -> bool:
+    """Whether a traceback is a spawned process finding its parent's pipe closed: its innermost
+    frame reads the start-up data and the data ended (not an error of the data itself, such as
+    a class the child cannot import: that one is the code's)."""
+    if func != "_main" or not _SPAWN_FILE.search(path):
+        return False
+    return exc_type == "EOFError" or "pickle data was truncated" in body

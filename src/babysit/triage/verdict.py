@@ -410,9 +410,11 @@ def diagnose(
             if first is not None:
                 rank, host = first, engine.elastic_root[0] if engine.elastic_root else None
         set_up = engine.collectives.at_set_up()
-        if set_up is not None and transient is True and trained is not True:
+        unseen = trained is False or (trained is None and not progress)
+        if set_up is not None and transient is True and unseen:
             # The group's first collective never completed, or a barrier among its first few
-            # did not, and the log shows no training step before: the set-up's wait.
+            # did not, and the logs show no training step before (none in this file before
+            # it, none in any other): the set-up's wait.
             transient, first_collective, suspect_kind = False, True, "config"
             notes.append(set_up)
     others = [g for g in groups if g is not root]

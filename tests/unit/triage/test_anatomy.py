@@ -391,6 +391,12 @@ def test_exception_class_with_digit_is_no_host(line: str) -> None:
     assert (a.host, a.body) == (None, line)
 
 
+def test_an_uppercase_host_label_shaped_like_a_code_is_still_a_host() -> None:
+    # Only Ascend's error codes (EZ9999, EI0002, E19999) are kept out of the host labels.
+    a = anatomy("EN0001: [rank3]: torch.OutOfMemoryError: CUDA out of memory.")
+    assert (a.host, a.rank) == ("EN0001", 3)
+
+
 def test_second_host_label_stays_in_body() -> None:
     # A second host-looking label after the first is part of the message.
     a = anatomy("worker-1: node-2: x")

@@ -1584,6 +1584,8 @@ def test_the_loss_scale_at_inf_is_not_a_nan_loss(kb: Knowledge) -> None:
         "min loss: inf",
         '{"loss": 2.31, "grad_norm": 1.2, "step": 5}',
         '"best_loss": Infinity',
+        "[INFO] grad check: No NaNs detected",
+        "step 100: 0 NaNs detected in the activations",
         "(autoscaler +12m3s) Instance k-0001 (node IP: 10.1.2.3) will be terminated soon (reason: "
         "idle).",
         "Warning: File /etc/openmpi/mca-params.conf cannot be opened. Using defaults.",

@@ -1023,3 +1023,50 @@ def test_nccls_teardown_alone_is_a_generic_nccl_failure() -> None:
     assert d.category == Category.NCCL_ERROR and d.rule == "nccl.watchdog_teardown"
     with_timeout = triage([*watchdog(0), "RuntimeError: NCCL communicator was aborted."])
     assert with_timeout.category == Category.NCCL_TIMEOUT
+
+
+def test_a_cpu_run_told_there_is_no_gpu_is_not_a_lost_gpu(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    log.write_text(
+        "2024-03-01 10:00:01.123456: E tensorflow/compiler/xla/stream_executor/cuda/cuda_driver.cc"
+        ":268] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected\n"
+        "OSError: We couldn't connect to 'https://huggingface.co' to load this file\n"
+    )
+    assert triage_files([log], KB).diagnosis.rule == "net.hub"
+    log.write_text(
+        "/usr/lib/python3/torch/cuda/__init__.py:138: UserWarning: CUDA initialization: "
+        "Unexpected error from cudaGetDeviceCount(). Error 100: no CUDA-capable device is "
+        "detected (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)\n"
+        "epoch 1 step 10 loss 2.31\n"
+        "Traceback (most recent call last):\n"
+        '  File "/app/train.py", line 88, in <module>\n'
+        "    batch['labels']\n"
+        "KeyError: 'labels'\n"
+    )
+    assert triage_files([log], KB).diagnosis.category == Category.USER_CODE
+
+
+def test_a_spawned_child_that_cannot_load_a_class_is_the_code_not_an_orphan() -> None:
+    d = triage([
+        "Traceback (most recent call last):",
+        '  File "<string>", line 1, in <module>',
+        '  File "C:\\anaconda3\\lib\\multiprocessing\\spawn.py", line 116, in spawn_main',
+        "    exitcode = _main(fd, parent_sentinel)",
+        '  File "C:\\anaconda3\\lib\\multiprocessing\\spawn.py", line 126, in _main',
+        "    self = reduction.pickle.load(from_parent)",
+        "AttributeError: Can't get attribute 'MyDataset' on <module '__main__' (built-in)>",
+    ])  # fmt: skip
+    assert d.category == Category.USER_CODE and d.rule != "launcher.spawn_orphan"
+
+
+def test_a_first_collective_is_not_the_set_up_when_another_ranks_file_trained(
+    tmp_path: Path,
+) -> None:
+    rank0, rank1 = tmp_path / "rank0.log", tmp_path / "rank1.log"
+    rank0.write_text("\n".join(_HF_STEPS) + "\n")
+    rank1.write_text(_timeout(1, 1, "ALLREDUCE", "PG ID 3 PG GUID 3 ") + "\n")
+    d = triage_files([rank0, rank1], KB).diagnosis
+    assert d.transient is True and "first collective" not in d.summary
+    # no step anywhere: the set-up's
+    rank0.write_text("loading the model\n")
+    assert triage_files([rank0, rank1], KB).diagnosis.transient is False

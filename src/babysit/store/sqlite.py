@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import sqlite3
 import time
@@ -37,7 +36,7 @@ from babysit.errors import (
     StoreError,
     StoreWriteError,
 )
-from babysit.records import AttemptRecord, Category, Event, Incident, Outcome, RunState
+from babysit.records import AttemptRecord, Category, Event, Outcome, RunState
 from babysit.store.dbfile import (
     DB_NAME,
     JSONL_NAME,
@@ -57,6 +56,7 @@ from babysit.store.dbfile import (
 from babysit.store.home import HomeMode, home_mode, secure_file, secure_home
 from babysit.store.nodes import NodeRegistry
 from babysit.store.schema import MIGRATIONS
+from babysit.store.signs import VitalSigns, json_default
 from babysit.store.writes import StoreWrite, apply_write
 
 if TYPE_CHECKING:
@@ -101,13 +101,7 @@ ATTEMPT_COLUMNS = (
 )
 
 
-def _json_default(value: Any) -> Any:
-    if isinstance(value, Path):
-        return str(value)
-    return repr(value)
-
-
-class Store(NodeRegistry):
+class Store(NodeRegistry, VitalSigns):
     """One SQLite database for every run under one home directory."""
 
     def __init__(
@@ -348,7 +342,7 @@ class Store(NodeRegistry):
                 "state": RunState.STARTING.value,
                 "command": json.dumps(command),
                 "cwd": cwd,
-                "config": json.dumps(config, default=_json_default),
+                "config": json.dumps(config, default=json_default),
                 "pid": me.pid,
                 "pst": me.create_time(),
                 "host": os.uname().nodename,
@@ -445,7 +439,7 @@ class Store(NodeRegistry):
         self.mirror_event(event)
 
     def add_event_row(self, event: Event) -> None:
-        data = json.dumps(dict(event.data), default=_json_default)
+        data = json.dumps(dict(event.data), default=json_default)
         self._write(
             "INSERT INTO events (run, attempt, ts, kind, message, data) VALUES (?, ?, ?, ?, ?, ?)",
             (event.run, event.attempt, event.ts, event.kind.value, event.message, data),
@@ -461,7 +455,7 @@ class Store(NodeRegistry):
                 "message": event.message,
                 "data": dict(event.data),
             },
-            default=_json_default,
+            default=json_default,
         )
         try:
             new_mode = self.mode.file_mode or _NEW_FILE_MODE
@@ -523,116 +517,6 @@ class Store(NodeRegistry):
                 folded.incidents,
             )
 
-    # -- vital signs ---------------------------------------------------------------------------
-
-    def add_incident(self, run: str, attempt: int | None, inc: Incident) -> None:
-        self._write(
-            "INSERT INTO incidents (run, attempt, ts, kind, category, step, metric, value, "
-            "baseline, line, message, window) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                run,
-                attempt,
-                inc.ts,
-                inc.kind.value,
-                inc.category.value,
-                inc.step,
-                inc.metric,
-                _finite(inc.value),
-                _finite(inc.baseline),
-                inc.line,
-                inc.message,
-                json.dumps([[s, _json_number(v)] for s, v in inc.window]),
-            ),
-        )
-
-    def incidents(self, run: str) -> list[dict[str, Any]]:
-        return self._run_rows("incidents", run, "window", "[]")
-
-    def _run_rows(self, table: str, run: str, column: str, empty: str) -> list[dict[str, Any]]:
-        """A run's rows of `table` in order, with the JSON `column` decoded."""
-        out = []
-        for r in self._read(f"SELECT * FROM {table} WHERE run=? ORDER BY id", (run,)):
-            d = dict(r)
-            d[column] = json.loads(d[column] or empty)
-            out.append(d)
-        return out
-
-    def add_diagnosis(
-        self, run: str, attempt: int | None, ts: float, document: Mapping[str, Any]
-    ) -> None:
-        """A triage verdict: the JSON document of `babysit triage --json` (its seen_before,
-        derived from this very table, is not stored)."""
-        document = {k: v for k, v in document.items() if k != "seen_before"}
-        suspect = document.get("suspect") or {}
-        transient = document.get("transient")
-        self._write(
-            "INSERT INTO diagnoses (run, attempt, ts, category, transient, suspect, host, rank, "
-            "gpu, fingerprint, confidence, summary, document) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                run,
-                attempt,
-                ts,
-                document["category"],
-                None if transient is None else int(bool(transient)),
-                suspect.get("kind"),
-                suspect.get("host"),
-                suspect.get("rank"),
-                suspect.get("gpu"),
-                document.get("fingerprint"),
-                document.get("confidence"),
-                document["summary"],
-                json.dumps(document, default=_json_default),
-            ),
-        )
-
-    def diagnoses(self, run: str) -> list[dict[str, Any]]:
-        return self._run_rows("diagnoses", run, "document", "{}")
-
-    def seen_before(
-        self, fingerprint: str, before: float | None = None, limit: int = 20
-    ) -> list[dict[str, Any]]:
-        """Earlier verdicts with this fingerprint, newest first (any run)."""
-        rows = self._read(
-            "SELECT run, attempt, ts, category, host, rank, gpu, summary FROM diagnoses "
-            "WHERE fingerprint=? AND ts<? ORDER BY ts DESC LIMIT ?",
-            (fingerprint, before if before is not None else float("inf"), limit),
-        )
-        return [dict(r) for r in rows]
-
-    def add_metrics(
-        self,
-        run: str,
-        attempt: int | None,
-        ts: float,
-        step: int | None,
-        values: Mapping[str, float],
-    ) -> None:
-        """The latest value of each metric, sampled (the caller decides how often)."""
-        vals = json.dumps({k: _json_number(v) for k, v in values.items()})
-        self._write(
-            "INSERT INTO metrics (run, attempt, ts, step, vals) VALUES (?, ?, ?, ?, ?)",
-            (run, attempt, ts, step, vals),
-        )
-
-    def metrics(self, run: str, limit: int = 10_000) -> list[dict[str, Any]]:
-        rows = self._read(
-            "SELECT * FROM (SELECT * FROM metrics WHERE run=? ORDER BY ts DESC LIMIT ?) "
-            "ORDER BY ts",
-            (run, limit),
-        )
-        return [dict(r) | {"vals": json.loads(r["vals"])} for r in rows]
-
-    def progress_samples(self, run: str) -> list[tuple[int | None, float, int]]:
-        """(attempt, ts, step) of the run's metrics samples that carry a step, oldest first:
-        when each attempt was seen at which step (views/goodput.py). Only these three
-        columns and no JSON decoding: a long run holds hundreds of thousands of samples."""
-        rows = self._read(
-            "SELECT attempt, ts, step FROM metrics WHERE run=? AND step IS NOT NULL ORDER BY ts",
-            (run,),
-        )
-        return [(r[0], r[1], r[2]) for r in rows]
-
     # -- reading -------------------------------------------------------------------------------
 
     def _read(self, sql: str, params: tuple[Any, ...]) -> list[sqlite3.Row]:
@@ -646,16 +530,6 @@ class Store(NodeRegistry):
     def _read_one(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Row | None:
         rows = self._read(sql, params)
         return rows[0] if rows else None
-
-
-def _finite(value: float | None) -> float | None:
-    """SQLite stores NaN as NULL; keep +-inf, which it can store."""
-    return None if value is None or value != value else value
-
-
-def _json_number(value: float) -> float | str:
-    """JSON has no NaN or inf: those travel as the strings "nan", "inf", "-inf"."""
-    return value if math.isfinite(value) else str(value)
 
 
 def _upsert(table: str, row: Mapping[str, Any], key: tuple[str, ...]) -> str:
@@ -672,7 +546,7 @@ def _upsert(table: str, row: Mapping[str, Any], key: tuple[str, ...]) -> str:
 
 def _encode(value: Any) -> Any:
     if isinstance(value, (list, tuple, dict)):
-        return json.dumps(value, default=_json_default)
+        return json.dumps(value, default=json_default)
     if isinstance(value, Path):
         return str(value)
     if isinstance(value, bool):

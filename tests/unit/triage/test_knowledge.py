@@ -1453,6 +1453,15 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "aMemcpyDeviceToHost)'", "cuda.launch_failure"),
         ("RuntimeError: Distributed package doesn't have NCCL built in", "code.cli_config"),
         ("TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.", "sched.memory_limit"),
+        ("std::runtime_error: [METAL] Command buffer execution failed: Insufficient Memory (00000"
+         "008:kIOGPUCommandBufferCallbackErrorOutOfMemory)", "cuda.oom"),
+        ("RuntimeError: MPS backend out of memory (MPS allocated: 17.72 GB, other allocations: "
+         "400.00 KB, max allowed: 18.13 GB).", "cuda.oom"),
+        ("std::runtime_error: [METAL] Command buffer execution failed: Internal Error (0000000e:"
+         "Internal Error)", "accel.runtime_error"),
+        ('{"simapp_exception": {"function": "save_to_store", "message": "Exception [Connection was '
+         'closed before we received a valid response from endpoint URL: \\"http://minio:9000/b'
+         'ucket/model.ckpt\\".]"}}', "fs.object_store"),
         ("F0610 17:15:24.994758  3575 syncedmem.hpp:30] Check failed: error == cudaSuccess (11 vs."
          " 0)  invalid argument", "cuda.library"),
         ("F0402 17:15:39.522164 20718 math_functions.cu:422] Check failed: status == CURAND_STATUS"

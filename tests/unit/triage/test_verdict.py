@@ -1070,3 +1070,26 @@ def test_a_first_collective_is_not_the_set_up_when_another_ranks_file_trained(
     # no step anywhere: the set-up's
     rank0.write_text("loading the model\n")
     assert triage_files([rank0, rank1], KB).diagnosis.transient is False
+
+
+def test_a_peer_closing_its_connection_alone_promises_no_restart() -> None:
+    # LightGBM's Dask workers: one stops early and closes its sockets, another dies on the
+    # reset; a restart meets the same. Without the peer's own error the log cannot tell.
+    d = triage([
+        "[ worker 192.168.222.237 ] : [61]       test's l2: 19312.2",
+        "[ worker 192.168.222.237 ] : [LightGBM] [Fatal] Socket recv error, Connection reset by "
+        "peer (code: 104)",
+    ])  # fmt: skip
+    assert d.category == Category.NETWORK and d.transient is None
+
+
+def test_macos_libcxx_abort_names_its_exception() -> None:
+    # libc++'s words for an uncaught C++ exception (MLX on Apple GPUs), the line's own error wins
+    d = triage([
+        "Iter 50: Train loss 1.487, Learning Rate 1.000e-05, Peak mem 34.108 GB",
+        "libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] "
+        "Command buffer execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallba"
+        "ckErrorOutOfMemory)",
+        "zsh: abort      mlx_lm.lora --model ./Qwen3-8B",
+    ])  # fmt: skip
+    assert d.category == Category.CUDA_OOM and d.transient is False

@@ -41,7 +41,9 @@ def test_crash_twice_then_succeed(workdir: Path) -> None:
     assert all(a["pid"] for a in doc["attempts"])
     first = doc["attempts"][0]
     assert "ConnectionError: Connection reset by peer" in first["summary"]
-    assert first["cause"] == "network" and first["transient"] is True  # triage's verdict
+    # triage's verdict: a peer's reset connection with no error of the peer's own cannot say
+    # whether a restart helps (null), and babysit restarts it within the budget
+    assert first["cause"] == "network" and first["transient"] is None
     assert doc["diagnoses"][0]["category"] == "network"
     kinds = [e["kind"] for e in doc["events"]]
     assert kinds.count("restart_scheduled") == 2 and kinds[-1] == "succeeded"

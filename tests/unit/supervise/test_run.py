@@ -41,7 +41,8 @@ def test_a_crash_then_success_restarts_after_the_backoff(tmp_path: Path) -> None
     assert r.run() == ExitCode.OK, r.said.text
     first, second = r.attempts()
     assert (first["outcome"], first["exit_code"], first["category"]) == ("failed", 1, "network")
-    assert first["transient"] == 1 and NETWORK_ERROR in first["summary"]
+    # a peer's reset connection alone: restart or not unclear (null), restarted within the budget
+    assert first["transient"] is None and NETWORK_ERROR in first["summary"]
     assert second["outcome"] == "succeeded"
     (scheduled,) = [e for e in r.events() if e["kind"] == "restart_scheduled"]
     assert scheduled["data"]["delay_s"] == pytest.approx(1.0)  # backoff_s, jitter centred

@@ -50,7 +50,7 @@ from babysit.engines.base import LaunchSpec, NodeResult
 from babysit.engines.hostlist import compress, expand
 from babysit.engines.local import LocalEngine
 from babysit.engines.process import Handle
-from babysit.engines.slurmctl import SlurmCtl, run_command
+from babysit.engines.slurmctl import SlurmCtl, run_command, shielded_from_term
 from babysit.engines.slurmfollow import (
     BadExit,
 )
@@ -374,10 +374,12 @@ class SlurmStepEngine(SlurmBase):
             if self.banned:
                 # A running job's ExcNodeList cannot change: requeue it held, set it while it
                 # is pending, release it. Slurm is killing this batch shell (babysit) by then,
-                # with KillWait to spare (30 s by default); the two calls take milliseconds.
-                self.ctl.requeue(self.job_id, hold=True)
-                self._exclude_when_pending(compress(self.banned))
-                self.ctl.release(self.job_id)
+                # with KillWait to spare (30 s by default; the two calls take milliseconds):
+                # its SIGTERM must not end them half done (a job held for good).
+                with shielded_from_term():
+                    self.ctl.requeue(self.job_id, hold=True)
+                    self._exclude_when_pending(compress(self.banned))
+                    self.ctl.release(self.job_id)
             else:
                 self.ctl.requeue(self.job_id)
         except LaunchError as exc:

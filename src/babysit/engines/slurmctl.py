@@ -26,8 +26,9 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from babysit.engines.hostlist import expand
@@ -298,6 +299,25 @@ def parse_squeue_json(text: str) -> list[JobInfo]:
             )
         )
     return out
+
+
+@contextlib.contextmanager
+def shielded_from_term() -> Iterator[None]:
+    """SIGTERM blocked in this thread, and so in the commands it starts, while the block runs.
+
+    Slurm's requeue signals every process of the job (SIGTERM, then SIGKILL after KillWait),
+    the scontrol calls that finish the requeue (set the excluded nodes, release the job)
+    included: killed, they leave the job held for good. A blocked SIGTERM stays pending in
+    them until they exit (milliseconds) and in babysit until the block ends, when its own
+    handler runs as ever."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not on Linux
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def run_command(

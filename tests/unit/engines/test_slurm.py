@@ -4,6 +4,7 @@ verdicts. The real cluster is in tests/e2e/test_slurm.py."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -111,6 +112,32 @@ def test_finish_requeues_without_the_banned_nodes(tmp_path: Path) -> None:
     verbs = [c[1] for c in fake.calls if c[0] == "scontrol"]
     assert verbs == ["show", "requeuehold", "update", "release"]
     assert ["scontrol", "update", "JobId=7", "ExcNodeList=node2"] in fake.calls
+
+
+
+def test_the_requeues_scontrol_calls_are_shielded_from_slurms_sigterm(tmp_path: Path) -> None:
+    # Slurm's requeue signals every process of the job: a `scontrol release` that its SIGTERM
+    # ends leaves the job held for good. The calls that finish the requeue run with SIGTERM
+    # blocked (their children inherit the mask); babysit's own handling resumes after.
+    blocked: dict[str, bool] = {}
+
+    class Recording(FakeSlurm):
+        def __call__(
+            self, argv: Sequence[str], timeout_s: float, env: Mapping[str, str] | None = None
+        ) -> Completed:
+            if argv[0] == "scontrol" and argv[1] in ("requeuehold", "update", "release"):
+                mask = signal.pthread_sigmask(signal.SIG_BLOCK, set())
+                blocked[argv[1]] = signal.SIGTERM in mask
+            return super().__call__(argv, timeout_s, env)
+
+    fake = Recording(show=[_job("RUNNING")])
+    engine = SlurmStepEngine("7", ["node1", "node2"], SlurmCtl(fake))
+    with pytest.raises(NodesExhausted):
+        engine.apply_bans(_spec(tmp_path, "srun", "x"), ["node2"])
+    engine.launched = True
+    assert engine.finish(ExitCode.BUDGET_EXHAUSTED) is not None
+    assert blocked == {"requeuehold": True, "update": True, "release": True}
+    assert signal.SIGTERM not in signal.pthread_sigmask(signal.SIG_BLOCK, set())  # unblocked
 
 
 def test_finish_does_not_loop_or_requeue_what_may_not(tmp_path: Path) -> None:

@@ -3,6 +3,8 @@ refusals and silences turned into clear errors, with a fake runner."""
 
 from __future__ import annotations
 
+import signal
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from babysit.engines.slurmctl import (
     pending_problem,
     run_command,
     scheduler_verdict,
+    shielded_from_term,
 )
 from babysit.errors import LaunchError
 
@@ -163,3 +166,14 @@ def test_missing_binary_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_run_command_kills_at_its_time() -> None:
     res = run_command(["sleep", "5"], 0.2)
     assert res.returncode is None
+
+
+def test_a_command_started_shielded_outlives_a_sigterm() -> None:
+    # Real processes and signals: the child SIGTERMs itself (as Slurm's requeue would) and
+    # still finishes its work; started unshielded, the same child dies of it.
+    code = "import os, signal; os.kill(os.getpid(), signal.SIGTERM); print('released')"
+    with shielded_from_term():
+        res = run_command([sys.executable, "-c", code], 10.0)
+    assert (res.returncode, res.stdout.strip()) == (0, "released")
+    killed = run_command([sys.executable, "-c", code], 10.0)
+    assert killed.returncode == -signal.SIGTERM

@@ -7,7 +7,7 @@ wait in different collectives (a desync), whether the job was still in its set-u
     c.note_watchdog(1, body, text)      # a watchdog timeout's line, on rank 1
     c.suspects({0, 1, 2, 4, 5, 6, 7})   # -> ("7 of 8 ranks timed out; rank(s) 3 never ...", 3)
     c.desync()                          # -> None, or what differs
-    c.at_set_up()                       # -> True in a group's first collective
+    c.at_set_up()                       # -> why it was the set-up's wait, or None
 
 Bounded however many ranks report (100,000 at most are kept). Pure: no I/O, no clock.
 """

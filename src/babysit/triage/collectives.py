@@ -37,6 +37,13 @@ _WORLD = re.compile(
     r"\brank \d{1,6} nranks (?P<c>\d{1,6})\b|MEMBER: \d{1,6}/(?P<d>\d{1,6})\b"
 )
 WORLD_HINTS = ("size", "SIZE", "nranks", "MEMBER")
+# The collectives every rank calls with the same number of elements in (NCCL requires it): the
+# same one at the same number with different sizes on two ranks is two different calls. Not
+# all-to-all (uneven splits), gather or scatter (the root's side differs).
+_SAME_SIZE = frozenset({
+    "ALLREDUCE", "BROADCAST", "ALLGATHER", "_ALLGATHER_BASE", "REDUCE", "REDUCE_SCATTER",
+    "_REDUCE_SCATTER_BASE",
+})  # fmt: skip
 # Point-to-point and coalesced work (SEND on one rank is RECV on its peer, at one number).
 _P2P = re.compile(r"SEND|RECV|COALESCED")
 # A group's first few collectives are its set-up (DDP's broadcast of the weights, a check of
@@ -60,8 +67,8 @@ class Collectives:
         self.ranks_seen: set[int] = set()
         self.world_size: int | None = None
         self.watchdog: dict[int, tuple[int | None, int | None]] = {}  # rank -> (seq, done)
-        # rank -> (process group, sequence number, op type) of its watchdog timeout
-        self.ops: dict[int, tuple[str | None, int, str]] = {}
+        # rank -> (process group, sequence number, op type, NumelIn) of its watchdog timeout
+        self.ops: dict[int, tuple[str | None, int, str, int | None]] = {}
         # The most collectives a watchdog line says had completed before its timeout (its
         # `last completed NCCL work: N`, else its SeqNum less one): 0 when the timeout came in
         # a process group's first collective, which no training step gets past.
@@ -106,7 +113,8 @@ class Collectives:
             self.watchdog[rank] = (seq, done)
             op_m = _OP.search(text)
             if op_m:
-                self.ops[rank] = (op_m["pg"], int(op_m["seq"]), op_m["op"])
+                numel = int(numel_m["n"]) if numel_m else None
+                self.ops[rank] = (op_m["pg"], int(op_m["seq"]), op_m["op"], numel)
 
     # -- what they say ----------------------------------------------------------------------
 
@@ -139,13 +147,17 @@ class Collectives:
 
     def desync(self) -> str | None:
         """Ranks that timed out in different collectives at the same sequence number of one
-        process group: their code paths differ (a collective one rank skips or adds), which a
+        process group, or in one collective with different sizes: their code paths differ (a
+        collective one rank skips or adds, a tensor shaped by the rank's own data), which a
         restart meets again. None when every rank waits in the same collective."""
         by_seq: dict[tuple[str | None, int], dict[str, list[int]]] = {}
-        for rank, (pg, seq, op) in self.ops.items():
+        sizes: dict[tuple[str | None, int, str], dict[int, list[int]]] = {}
+        for rank, (pg, seq, op, numel) in self.ops.items():
             if _P2P.search(op):
                 continue  # a send and its receive share a number: a pipeline's pair
             by_seq.setdefault((pg, seq), {}).setdefault(op, []).append(rank)
+            if numel is not None and op in _SAME_SIZE:
+                sizes.setdefault((pg, seq, op), {}).setdefault(numel, []).append(rank)
         for (_, seq), kinds in sorted(by_seq.items(), key=lambda kv: kv[0][1]):
             if len(kinds) > 1:
                 parts = [f"rank(s) {ranks_text(r)} in {op}" for op, r in sorted(kinds.items())]
@@ -153,6 +165,18 @@ class Collectives:
                     f"the ranks timed out in different collectives at sequence number {seq} ("
                     + ", ".join(parts)
                     + "): their code paths differ, and a restart meets it again"
+                )
+        for (_, seq, op), by_numel in sorted(sizes.items(), key=lambda kv: kv[0][1]):
+            if len(by_numel) > 1:
+                parts = [
+                    f"rank(s) {ranks_text(r)} with {n:,} elements"
+                    for n, r in sorted(by_numel.items(), key=lambda kv: (len(kv[1]), kv[0]))
+                ]
+                return (
+                    f"the ranks timed out in {op} at sequence number {seq} with different sizes "
+                    f"({', '.join(parts)}): they are not in the same call (a collective one rank "
+                    "skips or adds, or a tensor shaped by the rank's own data), and a restart "
+                    "meets it again"
                 )
         return None
 

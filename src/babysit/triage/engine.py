@@ -21,6 +21,8 @@ from babysit.triage.anatomy import Anatomy, anatomy
 from babysit.triage.collectives import WORLD_HINTS, Collectives
 from babysit.triage.knowledge import Knowledge, Rule, Xid
 from babysit.triage.standins import (
+    CUT_TRACEBACK,
+    CUT_WRITE,
     DATA_IN_READER,
     DATA_IN_WORKER,
     DATA_IN_WORKER_CUT,
@@ -29,6 +31,7 @@ from babysit.triage.standins import (
     SPAWN_ORPHAN,
     UNCLASSIFIED,
     cut_raise,
+    cut_write,
     data_frame,
     own_file,
     spawn_start,
@@ -64,6 +67,18 @@ TRAINING_DONE = re.compile(
     r"(?i:^\W*(?:training (?:is )?(?:complete|completed|finished|done)|(?:finished|done) "
     r"training)\W*(?:\d[\w :.,-]*)?$)"
 )
+def _frames(lines: list[tuple[int, str]]) -> list[tuple[str | None, str]]:
+    """A traceback's frames as (function, code line), innermost last."""
+    out: list[tuple[str | None, str]] = []
+    for _, text in lines:
+        m = FRAME.match(text)
+        if m:
+            out.append((m["func"], ""))
+        elif out and not out[-1][1]:
+            out[-1] = (out[-1][0], text.strip())
+    return out
+
+
 _TB_HEADS = ("Traceback (most recent call last)", "Original Traceback (most recent call last)")
 _LONE_ENDS = ("Error", "Exception")
 # The stand-in for an exception line without its traceback: weak, and the set-up's only in a
@@ -423,27 +438,16 @@ class Engine:
         there is about a sample (DATA_IN_WORKER_CUT), a known one keeps its rule."""
         for (file, rank), tb in list(self._tb.items()):
             del self._tb[(file, rank)]
-            for number, body in reversed(tb.lines[-3:]):
-                hit = self._match(body)
-                weak = False
-                if hit is None and not FRAME.match(body):
-                    # no rule in the words: the statement itself (`assert ...`, `raise X(`)
-                    said = cut_raise(body.strip(), tb.func)
-                    hit = self._match(said) if said is not None else None
-                    # an import runs the module's code: the error may be anything raised in it
-                    weak = said is not None and said.startswith("ImportError")
-                if hit is None or self.kb.rules[hit[0]].role == "noise":
-                    continue
-                rule = self.kb.rules[hit[0]]
-                if weak:
-                    rule = dataclasses.replace(rule, confidence=min(rule.confidence, 0.45))
+            if not self._cut_known(file, rank, tb) and tb.func is not None and not tb.worker:
+                # Nothing in its last lines names the error: say where it was raised.
                 frames = tuple(tb.lines[:2] + tb.lines[2:][-(MAXFRAMES - 2) :])
-                if tb.worker:
-                    self._wrapper.pop((file, rank), None)
+                number, body = next(
+                    ((n, b) for n, b in reversed(tb.lines) if FRAME.match(b)), tb.lines[-1]
+                )
+                rule = CUT_WRITE if cut_write(_frames(tb.lines)) else CUT_TRACEBACK
                 self._add(
                     rule, None, file, number, body, body.strip(), Anatomy(body, rank), frames, None
                 )
-                break
         for key, args in list(self._wrapper.items()):
             del self._wrapper[key]
             if args[0].id in GENERIC_IDS:
@@ -451,6 +455,33 @@ class Engine:
                 # while a sample was read or prepared, as DATA_IN_WORKER says of a whole one.
                 args = (DATA_IN_WORKER_CUT, *args[1:])
             self._add(*args)
+
+    def _cut_known(self, file: int, rank: int | None, tb: _Traceback) -> bool:
+        """A traceback cut before its exception line: a rule for one of its last lines (`raise
+        ReadError("unexpected end of data")`, an `assert`), added as its finding; False when
+        none names the error."""
+        for number, body in reversed(tb.lines[-3:]):
+            hit = self._match(body)
+            weak = False
+            if hit is None and not FRAME.match(body):
+                # no rule in the words: the statement itself (`assert ...`, `raise X(`)
+                said = cut_raise(body.strip(), tb.func)
+                hit = self._match(said) if said is not None else None
+                # an import runs the module's code: the error may be anything raised in it
+                weak = said is not None and said.startswith("ImportError")
+            if hit is None or self.kb.rules[hit[0]].role == "noise":
+                continue
+            rule = self.kb.rules[hit[0]]
+            if weak:
+                rule = dataclasses.replace(rule, confidence=min(rule.confidence, 0.45))
+            frames = tuple(tb.lines[:2] + tb.lines[2:][-(MAXFRAMES - 2) :])
+            if tb.worker:
+                self._wrapper.pop((file, rank), None)
+            self._add(
+                rule, None, file, number, body, body.strip(), Anatomy(body, rank), frames, None
+            )
+            return True
+        return False
 
     def _add(
         self,

@@ -33,6 +33,67 @@ def cut_raise(code: str, func: str | None) -> str | None:
     return None
 
 
+# A traceback the log cuts before its exception line, whose last lines name no error (the
+# paste ended there, or the log's size limit did): what is known is where it was raised.
+CUT_TRACEBACK = Rule(
+    id="python.cut_traceback",
+    category=Category.UNKNOWN,
+    role="consequence",  # what it says of the cause is where, not what: any other error wins
+    transient=None,  # even before the first step: the error may be the network's or a node's
+    suspect="unknown",
+    patterns=(),
+    explain="The log ends inside a Python traceback, before its error line (the log or the "
+    "paste was cut there): the error itself is not in these lines; the quoted line is the "
+    "innermost frame, where it was raised.",
+    action="Find the end of this traceback (the full log of this rank, or the job's stderr): "
+    "its last line is the error; triage that log.",
+    precedence=PRECEDENCE[Category.UNKNOWN] - 2,  # below any line that names an error, weak or not
+    confidence=0.15,
+    origin="babysit",
+)
+# The same while the innermost frames write a checkpoint or other file (`torch.save(`,
+# `self._save_checkpoint(runner)`, serialization's `_legacy_save`, safetensors' `save_file`):
+# a write that fails is most often the storage's (a full disk, a quota, a stale NFS handle).
+CUT_WRITE = Rule(
+    id="fs.cut_checkpoint_write",
+    category=Category.FILESYSTEM_IO,
+    role="cause",
+    transient=None,
+    suspect="filesystem",
+    patterns=(),
+    explain="The log ends inside a traceback raised while writing a checkpoint or file, before "
+    "its error line: most often the storage failed the write (a full disk, a quota, a stale "
+    "NFS handle, a file system that went away); the error itself is not in these lines.",
+    action="Find the end of the traceback in the full log to confirm; check free space and "
+    "quota where the checkpoints go (df -h DIR; quota -s) and that the mount is alive; then "
+    "resume from the last complete checkpoint (a half-written one may be corrupt).",
+    # above a collective timeout (the other ranks waiting for the one that was writing), below
+    # every error that names itself
+    precedence=PRECEDENCE[Category.NCCL_TIMEOUT] + 2,
+    confidence=0.35,
+    origin="babysit",
+)
+# A function named for the write it does (`save`, `_legacy_save`, `save_checkpoint`,
+# `write_table`), not one that also does something else first (`_train_and_save`).
+_WRITE_FUNC = re.compile(
+    r"(?i)^_*(?:legacy_)?(?:save|write|dump|upload|serialize|persist|flush)(?:_|$)"
+)
+_WRITE_CODE = re.compile(
+    r"(?i)\b(?:torch|np|numpy|jnp|tf\.io|joblib|pickle)\.(?:save|dump)\w*\(|"
+    r"\b_?(?:legacy_)?save(?:_checkpoint|_model|_state|_pretrained|_weights|_network|_file)?\(|"
+    r"\.(?:write|flush|save_pretrained|save_state|save_checkpoint|upload\w*)\("
+)
+
+
+def cut_write(frames: list[tuple[str | None, str]]) -> bool:
+    """Whether a cut traceback's innermost frames (function, code line; innermost last) were
+    writing a checkpoint or file."""
+    for func, code in frames[-2:]:
+        if (func and _WRITE_FUNC.search(func)) or _WRITE_CODE.search(code):
+            return True
+    return False
+
+
 # Generic exceptions that, raised in a DataLoader worker from the dataset's own code, say more
 # about a sample than about the training code: a missing key or field, an index out of range.
 LONE_ID = "python.unclassified_line"  # the stand-in for an exception line without its traceback

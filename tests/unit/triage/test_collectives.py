@@ -50,6 +50,23 @@ def test_different_collectives_at_one_number_are_a_desync_a_send_and_its_receive
     assert groups.desync() is None
 
 
+def test_one_collective_with_different_sizes_on_two_ranks_is_a_desync() -> None:
+    split = _fed(
+        (0, _line(0, 202558, "_ALLGATHER_BASE", numel=75264)),
+        *[(r, _line(r, 202558, "_ALLGATHER_BASE", numel=2359296)) for r in (1, 2, 6)],
+    ).desync()
+    assert split is not None and "with different sizes" in split
+    assert "rank(s) 0 with 75,264 elements" in split and "1, 2, 6 with 2,359,296" in split
+    # the same size everywhere, or a collective whose sizes differ by design: no desync
+    assert _fed((0, _line(0, 9, numel=64)), (1, _line(1, 9, numel=64))).desync() is None
+    uneven = _fed((0, _line(0, 9, "ALLTOALL_BASE", numel=64)), (1, _line(1, 9, "ALLTOALL_BASE")))
+    assert uneven.desync() is None
+    # two groups at one number are two collectives
+    groups = _fed((0, _line(0, 9, numel=64, pg="PG ID 1 PG GUID 1 ")),
+                  (1, _line(1, 9, numel=8, pg="PG ID 2 PG GUID 2 ")))  # fmt: skip
+    assert groups.desync() is None
+
+
 def test_the_set_up_is_a_groups_first_collective_or_a_barrier_among_its_first_few() -> None:
     assert _fed((1, _line(1, 1, "BROADCAST", numel=54607872))).at_set_up() is not None
     barrier = _fed((1, _line(1, 3))).at_set_up()

@@ -196,9 +196,10 @@ def test_a_traceback_cut_before_its_exception_is_read_from_its_last_frame() -> N
         ("    raise ValueError(f'bad shape {shape}')", "check", Category.USER_CODE, "python.bug"),
         ("    from nemo.collections.nlp import data, losses", "<module>", Category.USER_CODE,
          "python.import"),
-        # an import inside a function is a call like any other: it says nothing of its own
-        ("    from .kernels import fused_adam", "step", Category.UNKNOWN, None),
-        ("    loss = model(batch)", "train", Category.UNKNOWN, None),
+        # an import inside a function is a call like any other: it says nothing of its own,
+        # and triage says only where it was raised
+        ("    from .kernels import fused_adam", "step", Category.UNKNOWN, "python.cut_traceback"),
+        ("    loss = model(batch)", "train", Category.UNKNOWN, "python.cut_traceback"),
     ],
 )  # fmt: skip
 def test_a_traceback_cut_before_its_exception_is_read_from_its_last_statement(
@@ -211,8 +212,75 @@ def test_a_traceback_cut_before_its_exception_is_read_from_its_last_statement(
         code,
     ])
     assert d.category == category and d.rule == rule
-    if rule is not None:
+    if rule != "python.cut_traceback":
         assert d.transient is False and code.strip() in d.summary
+
+
+def test_a_cut_traceback_naming_no_error_says_where_it_was_raised_and_promises_nothing() -> None:
+    d = triage([
+        "Traceback (most recent call last):",
+        '  File "/w/train.py", line 90, in <module>',
+        "    main()",
+        '  File "/w/train.py", line 60, in main',
+        "    loss = model(batch)",
+    ])
+    assert d.category == Category.UNKNOWN and d.rule == "python.cut_traceback"
+    assert d.transient is None and "before its error line" in d.summary
+    assert "train.py" in d.summary and "line 60" in d.summary  # the innermost frame
+    # at start-up too: the error it hides may be the network's as well as the code's
+    assert triage(["Traceback (most recent call last):", *[
+        '  File "/w/train.py", line 12, in <module>', "    dist.init_process_group('nccl')",
+    ]]).category == Category.UNKNOWN
+
+
+def test_a_cut_traceback_loses_to_any_line_that_names_an_error_even_a_weak_one() -> None:
+    d = triage([
+        "[W socket.cpp:426] [c10d] The server socket has failed to bind to 0.0.0.0:29500 "
+        "(errno: 98 - Address already in use).",
+        "Traceback (most recent call last):",
+        '  File "/w/train.py", line 12, in <module>',
+        "    dist.init_process_group('nccl')",
+    ])
+    assert d.category == Category.NETWORK
+
+
+@pytest.mark.parametrize(
+    ("frames", "writes"),
+    [
+        (['  File "/w/trainer.py", line 916, in _save_checkpoint',
+          '    torch.save(self.optimizer.state_dict(), os.path.join(output_dir, "optimizer.pt"))',
+          '  File "/venv/site-packages/torch/serialization.py", line 374, in save',
+          "    _legacy_save(obj, opened_file, pickle_module, pickle_protocol)"], True),
+        (['  File "/venv/mmengine/hooks/checkpoint_hook.py", line 345, in after_epoch',
+          "    self._save_checkpoint(runner)"], True),
+        (['  File "/w/io.py", line 3, in write_table', "    writer.write(batch)"], True),
+        # a function that also trains is not a write; neither is a forward pass
+        (['  File "/w/trainer.py", line 1817, in _train_and_save',
+          "    model = self._train_single(X, y)"], False),
+        (['  File "/w/train.py", line 60, in main', "    loss = model(batch)"], False),
+    ],
+)  # fmt: skip
+def test_a_traceback_cut_while_writing_a_checkpoint_suspects_the_storage(
+    frames: list[str], writes: bool
+) -> None:
+    d = triage(["iter 10: loss 2.0", "Traceback (most recent call last):", *frames])
+    if writes:
+        assert d.category == Category.FILESYSTEM_IO and d.rule == "fs.cut_checkpoint_write"
+        assert d.transient is None and d.confidence < 0.5 and "df -h" in d.action
+    else:
+        assert d.category == Category.UNKNOWN and d.rule == "python.cut_traceback"
+
+
+def test_a_cut_write_of_one_rank_outranks_the_others_collective_timeouts() -> None:
+    d = triage([
+        "[rank1]:[E1218 12:49:09.086536415 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=517, OpType=ALLREDUCE, NumelIn=1, "
+        "NumelOut=1, Timeout(ms)=1800000) ran for 1800046 milliseconds before timing out.",
+        "[rank0]:Traceback (most recent call last):",
+        '[rank0]:  File "/w/train.py", line 200, in save_checkpoint',
+        "[rank0]:    torch.save(state, path)",
+    ])
+    assert d.category == Category.FILESYSTEM_IO and d.suspect.rank == 0
 
 
 def test_an_exception_quoted_in_backticks_or_json_is_still_the_exception() -> None:

@@ -79,6 +79,23 @@ def _frames(lines: list[tuple[int, str]]) -> list[tuple[str | None, str]]:
     return out
 
 
+def _placed(rule: Rule, tb: _Traceback | None, exc_type: str | None, body: str) -> Rule:
+    """The rule of an exception that ends traceback `tb`, knowing where it was raised: a
+    generic one (a KeyError, a bare RuntimeError, one no rule knows) is about a sample in a
+    DataLoader worker's own dataset code or in a reader's (DATA_IN_WORKER, DATA_IN_READER); any
+    one in a process that spawn was starting is its parent's closed pipe (SPAWN_ORPHAN, not a
+    checkpoint's `Ran out of input`)."""
+    if tb is None:
+        return rule
+    if spawn_start(tb.file, tb.func, exc_type, body):
+        return SPAWN_ORPHAN
+    if rule.id not in GENERIC_IDS:
+        return rule
+    if tb.worker and tb.own:
+        return DATA_IN_WORKER
+    return DATA_IN_READER if data_frame(tb.file) else rule
+
+
 _TB_HEADS = ("Traceback (most recent call last)", "Original Traceback (most recent call last)")
 _LONE_ENDS = ("Error", "Exception")
 # The stand-in for an exception line without its traceback: weak, and the set-up's only in a
@@ -350,11 +367,7 @@ class Engine:
             if "rain" in body and file not in self.training_done and TRAINING_DONE.search(body):
                 self.training_done[file] = (line, text)
             if frames and exc_type is not None:  # an exception no rule knows, after its frames
-                rule = DATA_IN_WORKER if in_worker and tb is not None and tb.own else UNCLASSIFIED
-                if rule is UNCLASSIFIED and tb is not None and data_frame(tb.file):
-                    rule = DATA_IN_READER
-                if tb is not None and spawn_start(tb.file, tb.func, exc_type, body):
-                    rule = SPAWN_ORPHAN
+                rule = _placed(UNCLASSIFIED, tb, exc_type, body)
                 self._emit(tb_key, (rule, None, file, line, text, body, a, frames, exc_type))
                 return False
             if em is not None and em["msg"] and exc_type and exc_type.endswith(_LONE_ENDS):
@@ -411,12 +424,7 @@ class Engine:
             rule.id.startswith("python.") and em is None and not frames
         )
         anat = Anatomy(body, rank, host, gpu, a.ts, a.ts_kind, weak, a.kernel)
-        if in_worker and tb is not None and tb.own and rule.id in GENERIC_IDS:
-            rule = DATA_IN_WORKER
-        elif tb is not None and rule.id in GENERIC_IDS and data_frame(tb.file):
-            rule = DATA_IN_READER
-        elif tb is not None and spawn_start(tb.file, tb.func, exc_type, body):
-            rule = SPAWN_ORPHAN  # not a checkpoint's `Ran out of input`: the parent's pipe's
+        rule = _placed(rule, tb, exc_type, body)
         self._emit(tb_key, (rule, xid, file, line, text, body, anat, frames, exc_type))
         return False
 

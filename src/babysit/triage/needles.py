@@ -242,4 +242,20 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     "已杀死".encode(),
     "段错误".encode(),
     "总线错误".encode(),
+    "错误".encode(),  # `error` in Chinese locales (argparse's `错误：需要以下参数`)
+    # Kinds of evidence more than words, each a line that says little alone: a traceback's frame
+    # (its header cut off, or its exception line without `error`: the frames and the statement
+    # they end in still tell), the stacks of a stuck process (py-spy's threads, gdb), a path
+    # the shell or a C library could not find, a socket that closed, a file found corrupt or
+    # truncated.
+    b'file "',
+    b"(idle)",
+    b"(active)",
+    b"(gdb)",
+    b"(lwp ",
+    b"attaching to process",
+    b"no such file",
+    b"socket",
+    b"corrupt",
+    b"truncated",
 )

@@ -715,3 +715,28 @@ def test_a_big_file_is_searched_for_rare_needles_in_its_middle_by_grep(
     monkeypatch.setattr(grepfind, "grep_path", lambda: None)
     without, _ = scan_file(log, rare=False)
     assert [t for _, t in without] == [RARE_ONLY, text[-1]]
+
+
+@pytest.mark.parametrize(
+    "middle",
+    [
+        # a traceback whose header the log cut: its frames and statement still tell
+        '  File "/w/model_parallel.py", line 211, in __init__',
+        # a stuck process's stacks: py-spy's threads, gdb's
+        'Thread 61130 (idle): "QueueFeederThread"',
+        "Thread 3 (Thread 0x7f2a (LWP 4411)):",
+        # the shell's missing path, a socket that closed, a file found corrupt, Chinese `error`
+        "run.sh: line 169: cd: tools: No such file or directory",
+        "Aborting RingReduce with Unavailable: Socket closed",
+        "ignoring corrupt image/label: Label class 3 exceeds dataset class count 1",
+        "train.py：错误：需要以下参数：-c/--config",
+    ],
+)
+def test_kinds_of_evidence_without_a_common_needle_are_found_in_a_big_logs_middle(
+    small_edges: ModuleType, tmp_path: Path, middle: str
+) -> None:
+    data, _ = three_parts(middle)
+    log = tmp_path / "big.log"
+    log.write_bytes(data)
+    handed, _ = scan_file(log, rare=False)
+    assert middle in [t for _, t in handed]

@@ -96,6 +96,13 @@ def _placed(rule: Rule, tb: _Traceback | None, exc_type: str | None, body: str) 
     return DATA_IN_READER if data_frame(tb.file) else rule
 
 
+# IPython's (a notebook's) traceback header: the exception's type, then `Traceback (most recent
+# call last)` (`IndexError                                Traceback (most recent call last)`); its
+# frames (`Cell In[1], line 26`, `---> 26 history = model.fit(X, Y)`) follow, its message last.
+_IPYTHON_HEAD = re.compile(
+    r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit))\s{2,}"
+    r"Traceback \(most recent call last\)$"
+)
 _TB_HEADS = ("Traceback (most recent call last)", "Original Traceback (most recent call last)")
 _LONE_ENDS = ("Error", "Exception")
 # The stand-in for an exception line without its traceback: weak, and the set-up's only in a
@@ -326,6 +333,17 @@ class Engine:
         if stripped.startswith(_TB_HEADS):
             worker = stripped.startswith("Original") and tb_key in self._wrapper
             self._tb[tb_key] = _Traceback([(line, stripped)], worker=worker)
+            return False
+        ipy = _IPYTHON_HEAD.match(stripped) if "Traceback" in stripped else None
+        if ipy is not None:
+            # A notebook's traceback names its exception first; its message ends it (and is
+            # the finding, when the log holds it): weak, the exception's type alone.
+            hit = self._match(f"{ipy['type']}: ")
+            rule = UNCLASSIFIED
+            if hit is not None and self.kb.rules[hit[0]].role != "noise":
+                rule = self.kb.rules[hit[0]]
+            head = dataclasses.replace(a, warning=True)
+            self._emit(tb_key, (rule, None, file, line, text, body, head, (), ipy["type"]))
             return False
         indent = len(body) - len(body.lstrip())
         if (

@@ -146,6 +146,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"disconnect",  # http.client's `RemoteDisconnected: Remote end closed connection ...`
     b"ephemeral",  # the kubelet's eviction for the pod's own local storage (`kubectl describe`)
     b"emptydir",
+    b"store based barrier",  # torch's `Waiting in store based barrier to initialize process group`
     b"(gdb)",  # a debugger attached to a stuck process (`(gdb) bt`)
     b"attaching to process",
     b"(lwp ",

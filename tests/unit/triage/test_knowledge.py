@@ -223,6 +223,20 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "OSError: [Errno 122] Disk quota exceeded",
         "code_data/005-disk-quota-exceeded-save-image.log",
     ),
+    (
+        "code.label_range",
+        "InvalidArgumentError (see above for traceback): Received a label value of 48 which "
+        "is outside the valid range of [0, 40).  Label values: 1 23 24 47 11 39 5 1 1 39 19 "
+        "31 47 11 39 42 45 4 14.... (a large list of numbers)",
+        "n_stack/027-nabu-asr-label-value-outside-valid-range.log",
+    ),
+    (
+        "hang.store_barrier",
+        "[2023-07-16 13:17:36,147][torch.distributed.distributed_c10d][INFO] - Waiting in "
+        "store based barrier to initialize process group for rank: 0, key: "
+        "store_based_barrier_key:1 (world_size=2, worker_count=1, timeout=0:30:00)",
+        "n_stack/022-rvt-lightning-ddp-store-based-barrier-waiting.log",
+    ),
     ("fs.readonly", "OSError: [Errno 30] Read-only file system: '/checkpoints/step_1000'", None),
     ("fs.network_mount", "[ 1843.308145] nfs: server fs01 not responding, still trying", None),
     (

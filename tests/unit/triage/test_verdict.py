@@ -1161,3 +1161,51 @@ def test_macos_libcxx_abort_names_its_exception() -> None:
         "zsh: abort      mlx_lm.lora --model ./Qwen3-8B",
     ])  # fmt: skip
     assert d.category == Category.CUDA_OOM and d.transient is False
+
+
+@pytest.mark.parametrize(
+    ("line", "rule", "category"),
+    [
+        # TensorFlow's spelling of EDQUOT, in lower case
+        ("tensorflow.python.framework.errors_impl.ResourceExhaustedError: disk quota exceeded "
+         "[Op:SaveV2]", "fs.quota", Category.FILESYSTEM_IO),
+        # a FUSE mount gone away, the path given to Python as bytes
+        ("OSError: [Errno 107] Transport endpoint is not connected: b'/output/log/3/events.out'",
+         "fs.network_mount", Category.FILESYSTEM_IO),
+        # glibc's assert with the newer straight quotes; a CUDA kernel's in them, by block/thread
+        ("python3: /opt/DeepEP/csrc/permute.cu:412: void permute_launcher(PermuteArgs): "
+         "Assertion 'args.output_tokens_ptr != nullptr' failed.", "code.native_assert",
+         Category.UNKNOWN),  # user_code at start-up: see test_a_native_assertion_is_the_code...
+        ("/pytorch/aten/src/ATen/native/cuda/Loss.cu:240: nll_loss_forward: block: [0,0,0], "
+         "thread: [5,0,0] Assertion 't >= 0 && t < n_classes' failed.", "code.device_assert",
+         Category.CUDA_ERROR_OTHER),
+        # out of file descriptors: a limit to raise, the config's
+        ("OSError: [Errno 24] Too many open files", "fs.too_many_files", Category.USER_CODE),
+        ("IndexError: Target 5 is out of bounds.", "code.label_range", Category.USER_CODE),
+        ('AssertionError: Box regression deltas become infinite or NaN!', "numerical.nan",
+         Category.NUMERICAL),
+        ("E0827 23:43:41.200122 39475 synchronous_driver.cc:820] [/dev/accel0 tpu1013:pe1:0] "
+         "!!!! FATAL ERROR !!!! for [/dev/accel0 tpu1013:pe1:0] , fatal_error: true",
+         "accel.runtime_error", Category.CUDA_ERROR_OTHER),
+    ],
+)  # fmt: skip
+def test_spellings_of_known_failures_that_other_versions_print(
+    line: str, rule: str, category: Category
+) -> None:
+    d = triage([line])
+    assert (d.rule, d.category) == (rule, category)
+
+
+def test_a_notebooks_traceback_names_its_exception_in_its_header() -> None:
+    head = "IndexError                                Traceback (most recent call last)"
+    d = triage(["-" * 75, head, "Cell In[1], line 26", "---> 26 history = model.fit(X, Y)"])
+    assert d.category == Category.USER_CODE and d.rule == "python.bug"
+    assert d.confidence < 0.5  # the type alone
+    # its message, at its end, is the finding when the log holds it
+    ran = triage([
+        "RuntimeError                              Traceback (most recent call last)",
+        "Cell In[3], line 2",
+        "RuntimeError: One of the subprocesses has abruptly died during map operation.To debug "
+        "the error, disable multiprocessing.",
+    ])
+    assert ran.category == Category.HOST_OOM

@@ -74,7 +74,7 @@ def test_import_error_quotes_the_error(workdir: Path) -> None:
 
 def test_same_error_twice_without_progress_stops(workdir: Path) -> None:
     script = workdir / "boom.py"
-    script.write_text("print('step 5')\nraise RuntimeError('disk quota exceeded on /data/7')\n")
+    script.write_text("print('step 5')\nraise RuntimeError('the widget refused frame 7')\n")
     home = workdir / "h"
     res = run_babysit("run", "--home", str(home), "--backoff", "0", "--", PY, str(script),
                       cwd=workdir)

@@ -27,6 +27,7 @@ from babysit.records import Diagnosis
 from babysit.triage.engine import Engine
 from babysit.triage.knowledge import Knowledge, load_knowledge
 from babysit.triage.scan import ScanStats, scan
+from babysit.triage.stall import stall_of
 from babysit.triage.verdict import diagnose, normalise
 
 STDIN = "-"
@@ -152,6 +153,7 @@ def triage_files(
     last_line = ""
     read: list[str] = []
     progress: dict[int, int] = {}  # file index -> the line of its first training step
+    tails: list[list[str]] = []  # each log's last lines, while no error is found (stall.py)
     for path in files:
         # One index per file for good: findings point into `names` by index.
         index = len(names)
@@ -197,6 +199,8 @@ def triage_files(
             last_line = stats.last_line
         if stats.long_lines:
             skipped.append(f"{path} ({stats.long_lines} {LONG_LINES_NOTE})")
+        if not engine.groups:  # an error found stays found: no stall is read then
+            tails.append(stats.tail)
     for name, src in extra_lines:
         index = len(names)
         names.append(name)
@@ -208,7 +212,8 @@ def triage_files(
     note = ""
     if not read and skipped:
         note = f"no text log among {len(skipped)} file(s): " + "; ".join(skipped[:3])
-    diagnosis = diagnose(engine, names, lines, last_line, note, read, progress, trained)
+    stall = stall_of(tails) if not engine.groups else None
+    diagnosis = diagnose(engine, names, lines, last_line, note, read, progress, trained, stall)
     return TriageReport(diagnosis, tuple(read), lines, total_bytes, tuple(skipped))
 
 

@@ -39,6 +39,7 @@ from babysit.triage.needles import MIDDLE_NEEDLES, NEEDLES, RARE_NEEDLES
 
 CHUNK_BYTES = 1 << 20
 MAX_LINE_BYTES = 64 << 10  # the part of a huge line that is read; the rest is skipped
+TAIL_BYTES = 32 << 10  # the end of a log kept for reading its last lines (triage/stall.py)
 SMALL_FILE_BYTES = 64 << 20  # files up to this size are also searched for the rare needles
 # A bigger log is searched for the rare needles at its edges in Python: how the job started (a
 # state dict that does not fit, a rendezvous) and how it ended (the kernel's OOM kill pasted
@@ -108,6 +109,7 @@ class ScanStats:
     needles: tuple[bytes, ...] = field(default=NEEDLES)
     stopped_early: bool = False  # the deadline passed before the end
     first_progress: int = 0  # the line of the first training step (0: none in the first 64 MB)
+    tail: list[str] = field(default_factory=list)  # the last lines (TAIL_BYTES at most)
 
 
 # The magic numbers of files that sit next to logs and are not text: gzip (a .gz not named so),
@@ -468,7 +470,7 @@ def scan(
     pending: deque[tuple[bytes, bool, bool]] = deque()
     waiting = 0
     first = head
-    last_block = b""
+    last_block = before_last = b""
     while True:
         got = chunker.blocks(first)
         first = b""
@@ -480,7 +482,7 @@ def scan(
         for block in got:
             if not block:
                 continue
-            last_block = block
+            before_last, last_block = last_block[-TAIL_BYTES:], block
             if everywhere:
                 blocks.feed(block, True, chunker.exact)
                 continue
@@ -496,6 +498,8 @@ def scan(
         old, exact, _ = pending.popleft()
         blocks.feed(old, True, exact)
     stats.lines = blocks.base
+    end = (before_last + last_block)[-TAIL_BYTES:]
+    stats.tail = _decode(end[end.find(b"\n") + 1 :] if len(end) == TAIL_BYTES else end).splitlines()
     for raw in reversed(last_block.rstrip(b"\r\n").split(b"\n")[-5:]):
         text = _decode(raw[:2000]).strip()
         if text:

@@ -19,8 +19,10 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
+from babysit.durations import format_duration
 from babysit.records import Category, Consequence, Diagnosis, LogLine, Suspect
 from babysit.triage.engine import FRAME, LONE_EXCEPTION, Engine, Finding, Group, earlier
+from babysit.triage.stall import Stall
 
 _QUOTE_MAX = 220
 _NORMALISE = (
@@ -232,7 +234,9 @@ _STACKS_END = re.compile(
 _RANK_PREFIX = re.compile(r"^(?:\[[A-Za-z_]*\d+\]: ?|\[\d+,\d+\]<std(?:out|err)>:)")
 
 
-def nothing_found(files: list[str], lines: int, last_line: str, note: str = "") -> Diagnosis:
+def nothing_found(
+    files: list[str], lines: int, last_line: str, note: str = "", stall: Stall | None = None
+) -> Diagnosis:
     """No error in the logs: `unknown`, and say what is known: there is nothing to read, the
     run says it finished, or the log ends without an error (which a hung job leaves behind,
     and so does one killed from outside: the OOM killer, SIGKILL, a preemption). `hang` only
@@ -257,6 +261,19 @@ def nothing_found(files: list[str], lines: int, last_line: str, note: str = "") 
             "Nothing failed in these logs. If the job was still reported as failed, ask the "
             "scheduler why (sacct -j JOBID -o State,ExitCode,Reason) and look at the node's "
             "kernel log (dmesg -T | grep -iE 'oom|xid'): something outside the training ended it."
+        )
+    elif stall is not None:
+        category, confidence = Category.HANG, 0.4
+        summary = (
+            f"no error found in {lines:,} lines of {where}, and the log went on for "
+            f"{'' if stall.exact else 'at least '}{format_duration(stall.seconds)} after the "
+            "last training step without another one: progress stopped (the job hung); last "
+            f"step: {_quote(stall.step)}; last line: {_quote(stall.last)}"
+        )
+        action = (
+            "If the job is still running, dump the ranks' stacks (py-spy dump --pid PID) to see "
+            "where they wait (a collective, a file system, a data loader), then restart from the "
+            "last checkpoint; exclude a node if the same rank is stuck again."
         )
     elif _STACKS_END.search(last):
         category, confidence = Category.HANG, 0.4
@@ -337,6 +354,7 @@ def diagnose(
     read: list[str] | None = None,
     progress: Mapping[int, int] | None = None,
     trained: bool | None = None,
+    stall: Stall | None = None,
 ) -> Diagnosis:
     """`files` names the engine's file indexes; `read` the files actually read (default: all);
     `progress` the line of each file's first training step (see trained_before); `trained`
@@ -344,7 +362,7 @@ def diagnose(
     although its logs show no step that triage reads."""
     groups = [g for g in engine.groups.values() if not _set_up_chatter(g, progress)]
     if not groups:
-        return nothing_found(files if read is None else read, lines, last_line, note)
+        return nothing_found(files if read is None else read, lines, last_line, note, stall)
     causes = [g for g in groups if _meaning(g.first).role == "cause"]
     fallback = not causes
     root = _pick(causes or groups)

@@ -1,0 +1,97 @@
+"""Progress that stopped, as a log's own timestamps show it: the last training step, then lines
+that go on for a long time without another one (a monitor's pulse, a heartbeat's warnings, a
+TPU's health poll). Read from a log's last lines only, when triage found no error in it.
+
+    s = stalled(tail_lines)   # -> Stall(seconds=7207.0, step="iteration 45000/ 115311 | ...",
+                              #          last="[2022-05-01 05:56:18] PULSE: ...") or None
+
+A log that ends at its last step, or whose later lines carry no timestamp, says nothing of a
+stall: the job may have been killed right after the step. Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from babysit.triage.anatomy import anatomy
+from babysit.triage.scan import first_progress
+
+# The least time the log must go on after its last step: longer than a slow step, a checkpoint
+# save or an evaluation between two steps usually takes, and than NCCL's timeout (10 to 30 min).
+STALL_MIN_S = 30 * 60
+# ... and at least this many times the time between the last two steps the log dates.
+STALL_INTERVALS = 3
+_LOOK_BACK = 2000  # lines before the last step searched for the step before it
+
+
+@dataclass(frozen=True)
+class Stall:
+    seconds: float  # from the last step (or the first dated line after it) to the last dated line
+    step: str  # the last step's line
+    last: str  # the last dated line
+    exact: bool = True  # False: the step had no date, `seconds` counts from the line after it
+
+
+def _step(line: str) -> bool:
+    return first_progress(line.lower().encode()) >= 0
+
+
+def _dated(line: str) -> tuple[float, str] | None:
+    a = anatomy(line)
+    return (a.ts, a.ts_kind or "") if a.ts is not None else None
+
+
+def stalled(lines: Sequence[str]) -> Stall | None:
+    """Whether `lines` (a log's last lines, oldest first) end in a long run of dated lines
+    after the last training step, with no step among them."""
+    last_step = next((i for i in range(len(lines) - 1, -1, -1) if _step(lines[i])), None)
+    if last_step is None or last_step == len(lines) - 1:
+        return None
+    end = next(
+        ((i, d) for i in range(len(lines) - 1, last_step, -1) if (d := _dated(lines[i]))), None
+    )
+    if end is None:
+        return None
+    end_at, (end_ts, kind) = end
+    start = _dated(lines[last_step])
+    if start is None or start[1] != kind:
+        # The step has no date of its own (Megatron's iteration lines): from the first dated
+        # line after it, which came later than the step did.
+        start = next(
+            (d for i in range(last_step + 1, end_at) if (d := _dated(lines[i])) and d[1] == kind),
+            None,
+        )
+        if start is None:
+            return None
+        interval = -1.0  # none known
+    else:
+        interval = _interval(lines, last_step, start)
+    seconds = end_ts - start[0]
+    if seconds < max(STALL_MIN_S, STALL_INTERVALS * interval):  # (an unknown interval: -1)
+        return None
+    return Stall(seconds, lines[last_step].strip(), lines[end_at].strip(), exact=interval >= 0)
+
+
+def _interval(lines: Sequence[str], last_step: int, dated: tuple[float, str]) -> float:
+    """The time between the last step and the dated step before it (0: none in reach)."""
+    for i in range(last_step - 1, max(-1, last_step - _LOOK_BACK), -1):
+        if not _step(lines[i]):
+            continue
+        d = _dated(lines[i])
+        if d is not None and d[1] == dated[1] and d[0] < dated[0]:
+            return dated[0] - d[0]
+    return 0.0
+
+
+def stall_of(tails: Sequence[Sequence[str]]) -> Stall | None:
+    """The stall of a run given the last lines of each of its logs: the longest, and only
+    when no log with a step in its last lines went on stepping (a hang stops every rank)."""
+    found: list[Stall] = []
+    for tail in tails:
+        s = stalled(tail)
+        if s is not None:
+            found.append(s)
+        elif any(_step(line) for line in tail):
+            return None
+    return max(found, key=lambda s: s.seconds, default=None)

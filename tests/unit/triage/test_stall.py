@@ -1,0 +1,73 @@
+"""Progress that stopped, as the log's own timestamps show (triage.stall): pure, on lines."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from babysit.records import Category
+from babysit.triage import triage_files
+from babysit.triage.scan import TAIL_BYTES, scan
+from babysit.triage.stall import stall_of, stalled
+
+
+def _step(minute: int, n: int) -> str:
+    return f"2024-05-12 07:{minute:02d}:00,000 INFO step {n} | loss: 2.31 | lr: 3e-4"
+
+
+def _pulse(hour: int, minute: int) -> str:
+    return f"[2024-05-12 {hour:02d}:{minute:02d}:00] PULSE: job 1528763 is running"
+
+
+def test_dated_lines_long_after_the_last_step_are_a_stall() -> None:
+    lines = [_step(0, 100), _step(1, 110), _pulse(8, 0), _pulse(9, 0)]
+    s = stalled(lines)
+    assert s is not None and s.exact and s.seconds == 2 * 3600 - 60
+    assert "step 110" in s.step and s.last == _pulse(9, 0)
+
+
+def test_no_stall_when_the_log_ends_stepping_or_goes_quiet_or_not_long() -> None:
+    assert stalled([_step(0, 100), _pulse(7, 5), _step(10, 110)]) is None  # ends at a step
+    assert stalled([_step(0, 100), "loading the next shard"]) is None  # nothing dated after
+    assert stalled([_step(0, 100), _pulse(7, 20)]) is None  # 20 min: a save, an evaluation
+    assert stalled([_pulse(7, 0), _pulse(9, 0)]) is None  # no step at all: nothing stopped
+
+
+def test_a_run_that_steps_slowly_must_stop_for_several_of_its_intervals() -> None:
+    slow = [
+        "2024-05-12 01:00:00 INFO epoch 5 loss 0.57",
+        "2024-05-12 03:00:00 INFO epoch 6 loss 0.5",
+    ]
+    assert stalled([*slow, "2024-05-12 05:30:00 INFO checkpoint written"]) is None  # 2.5 h < 6 h
+    assert stalled([*slow, "2024-05-12 09:30:00 INFO heartbeat"]) is not None
+
+
+def test_a_step_without_a_date_counts_from_the_first_dated_line_after_it() -> None:
+    megatron = " iteration    45000/  115311 | lm loss: 2.113567E+00 | grad norm: 0.139 |"
+    s = stalled([megatron, _pulse(3, 56), _pulse(4, 56), _pulse(5, 56)])
+    assert s is not None and not s.exact and s.seconds == 2 * 3600
+
+
+def test_a_run_stalls_only_when_no_log_went_on_stepping() -> None:
+    stuck = [_step(0, 100), _pulse(8, 0)]
+    assert stall_of([stuck, ["rank 1 has no steps in its tail"]]) is not None
+    assert stall_of([stuck, [_pulse(7, 0), _step(59, 500)]]) is None
+
+
+def test_triage_says_hang_when_a_log_shows_progress_that_stopped(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    log.write_text("\n".join([_step(0, 100), _step(1, 110), _pulse(8, 0), _pulse(9, 0)]) + "\n")
+    d = triage_files([log]).diagnosis
+    assert d.category == Category.HANG and d.transient is None
+    assert "went on for 1h59m after the last training step" in d.summary
+    assert "py-spy dump" in d.action
+    # an error in the log is its own story: no stall is read then
+    log.write_text(log.read_text() + "RuntimeError: CUDA error: an illegal memory access\n")
+    assert triage_files([log]).diagnosis.category != Category.HANG
+
+
+def test_the_scanner_keeps_a_logs_last_lines_from_a_line_start() -> None:
+    lines = [f"line {i} " + "x" * 90 for i in range(2000)]
+    stats = scan(io.BytesIO(("\n".join(lines) + "\n").encode()), lambda n, t: False)
+    assert stats.tail[-1] == lines[-1] and stats.tail[0] in lines
+    assert sum(len(t) + 1 for t in stats.tail) <= TAIL_BYTES

@@ -146,7 +146,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"disconnect",  # http.client's `RemoteDisconnected: Remote end closed connection ...`
     b"ephemeral",  # the kubelet's eviction for the pod's own local storage (`kubectl describe`)
     b"emptydir",
-    b"store based barrier",  # torch's `Waiting in store based barrier to initialize process group`
+    b"store based barrier",
+    b"power key pressed",  # GCE's ACPI shutdown of a preempted or stopped VM (systemd-logind)  # torch's `Waiting in store based barrier to initialize process group`
     b"(gdb)",  # a debugger attached to a stuck process (`(gdb) bt`)
     b"attaching to process",
     b"(lwp ",

@@ -1184,6 +1184,9 @@ def test_macos_libcxx_abort_names_its_exception() -> None:
         ("IndexError: Target 5 is out of bounds.", "code.label_range", Category.USER_CODE),
         ('AssertionError: Box regression deltas become infinite or NaN!', "numerical.nan",
          Category.NUMERICAL),
+        # GCE's power-button press on a Spot VM it takes back, as systemd-logind logs it
+        ("Jan 30 10:33:08 gpu-vm-1 systemd-logind[812]: Power key pressed.", "sched.preempted",
+         Category.PREEMPTION),
         ("E0827 23:43:41.200122 39475 synchronous_driver.cc:820] [/dev/accel0 tpu1013:pe1:0] "
          "!!!! FATAL ERROR !!!! for [/dev/accel0 tpu1013:pe1:0] , fatal_error: true",
          "accel.runtime_error", Category.CUDA_ERROR_OTHER),

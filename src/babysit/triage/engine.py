@@ -22,6 +22,7 @@ from babysit.triage.collectives import WORLD_HINTS, Collectives
 from babysit.triage.knowledge import Knowledge, Rule, Xid
 from babysit.triage.standins import (
     CUT_TRACEBACK,
+    CUT_WAIT,
     CUT_WRITE,
     DATA_IN_READER,
     DATA_IN_WORKER,
@@ -31,6 +32,7 @@ from babysit.triage.standins import (
     SPAWN_ORPHAN,
     UNCLASSIFIED,
     cut_raise,
+    cut_wait,
     cut_write,
     data_frame,
     own_file,
@@ -470,7 +472,10 @@ class Engine:
                 number, body = next(
                     ((n, b) for n, b in reversed(tb.lines) if FRAME.match(b)), tb.lines[-1]
                 )
-                rule = CUT_WRITE if cut_write(_frames(tb.lines)) else CUT_TRACEBACK
+                where = _frames(tb.lines)
+                rule = CUT_WRITE if cut_write(where) else CUT_TRACEBACK
+                if rule is CUT_TRACEBACK and cut_wait(where):
+                    rule = CUT_WAIT
                 self._add(
                     rule, None, file, number, body, body.strip(), Anatomy(body, rank), frames, None
                 )

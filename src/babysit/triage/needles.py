@@ -47,6 +47,13 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"= nan",
     b" nan,",
     b"nan loss",
+    # a loss at infinity (`total_loss: inf`, `Loss is Infinity`); not `: inf`, which is in
+    # every line of loggers that print `: INFO`
+    b"loss: inf",
+    b"loss=inf",
+    b"loss = inf",
+    b"loss is inf",
+    b"non-finite",
     b"loss nan",
     b"is nan",
     b"are nan",
@@ -146,8 +153,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"disconnect",  # http.client's `RemoteDisconnected: Remote end closed connection ...`
     b"ephemeral",  # the kubelet's eviction for the pod's own local storage (`kubectl describe`)
     b"emptydir",
-    b"store based barrier",
-    b"power key pressed",  # GCE's ACPI shutdown of a preempted or stopped VM (systemd-logind)  # torch's `Waiting in store based barrier to initialize process group`
+    b"store based barrier",  # torch's `Waiting in store based barrier to initialize process group`
+    b"power key pressed",  # GCE's ACPI shutdown of a preempted or stopped VM (systemd-logind)
     b"(gdb)",  # a debugger attached to a stuck process (`(gdb) bt`)
     b"attaching to process",
     b"(lwp ",
@@ -260,4 +267,11 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"socket",
     b"corrupt",
     b"truncated",
+    # a loss at infinity as trainers print it (`inf` alone would find every `info`), and a
+    # cloud's power-button press on a VM it takes back
+    b"loss: inf",
+    b"loss=inf",
+    b"loss = inf",
+    b"loss is inf",
+    b"power key pressed",
 )

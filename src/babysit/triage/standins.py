@@ -73,6 +73,43 @@ CUT_WRITE = Rule(
     confidence=0.35,
     origin="babysit",
 )
+# The same while the innermost frame waits (on a queue, a pipe, a lock, a child process): an
+# exception raised inside a wait is most often the interrupt of a stuck run (Ctrl-C, its
+# KeyboardInterrupt line cut off); an error of its own would have been raised elsewhere.
+CUT_WAIT = Rule(
+    id="hang.cut_in_wait",
+    category=Category.HANG,
+    role="consequence",  # as CUT_TRACEBACK: any named error explains the run better
+    transient=None,
+    suspect="unknown",
+    patterns=(),
+    explain="The log ends inside a traceback raised while the process waited (on a queue, a "
+    "pipe, a lock, a child process), before its error line: most often the run was stuck "
+    "there and someone interrupted it; the quoted line is where it waited.",
+    action="If the run had stopped making progress, that wait is where: a DataLoader queue (a "
+    "worker stuck or dead), a lock, another process; next time dump every rank's stacks before "
+    "interrupting (py-spy dump --pid PID), then restart from the last checkpoint.",
+    precedence=PRECEDENCE[Category.HANG] - 1,
+    confidence=0.3,
+    origin="babysit",
+)
+_WAIT_FUNC = re.compile(
+    r"^_*(?:wait\w*|acquire|get|recv\w*|poll|select|join|sleep|synchronize|barrier|result)$"
+)
+_WAIT_CODE = re.compile(
+    r"\.(?:get|join|wait|acquire|_?recv(?:_bytes)?|_?poll|select|result|synchronize)\(|"
+    r"\btime\.sleep\(|^(?:if not |return |res = |ready = )?(?:wait|select)\("
+)
+
+
+def cut_wait(frames: list[tuple[str | None, str]]) -> bool:
+    """Whether a cut traceback's innermost frame (function, code line) was waiting."""
+    if not frames:
+        return False
+    func, code = frames[-1]
+    return bool((func and _WAIT_FUNC.search(func)) or _WAIT_CODE.search(code))
+
+
 # A function named for the write it does (`save`, `_legacy_save`, `save_checkpoint`,
 # `write_table`), not one that also does something else first (`_train_and_save`).
 _WRITE_FUNC = re.compile(

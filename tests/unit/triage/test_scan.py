@@ -730,6 +730,9 @@ def test_a_big_file_is_searched_for_rare_needles_in_its_middle_by_grep(
         "Aborting RingReduce with Unavailable: Socket closed",
         "ignoring corrupt image/label: Label class 3 exceeds dataset class count 1",
         "train.py：错误：需要以下参数：-c/--config",
+        # a loss gone infinite, a cloud's power-button press on a VM it takes back
+        "Training  [     40/5000000]  lr: 0.0000 (0.0000)  total_loss: inf ",
+        "Jan 30 10:33:08 gpu-vm-1 systemd-logind[812]: Power key pressed.",
     ],
 )
 def test_kinds_of_evidence_without_a_common_needle_are_found_in_a_big_logs_middle(

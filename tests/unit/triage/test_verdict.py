@@ -1184,6 +1184,13 @@ def test_macos_libcxx_abort_names_its_exception() -> None:
         ("IndexError: Target 5 is out of bounds.", "code.label_range", Category.USER_CODE),
         ('AssertionError: Box regression deltas become infinite or NaN!', "numerical.nan",
          Category.NUMERICAL),
+        # a loss at infinity under any key, torch's non-finite gradient norm
+        ("2017-08-20 16:11:46 INFO  DistriOptimizer$:295 - [Iteration 45459] Loss is Infinity. "
+         "Current learning rate is 0.046", "numerical.nan", Category.NUMERICAL),
+        ("Training  [     40/5000000]  lr: 0.0000 (0.0000)  total_loss: inf ", "numerical.nan",
+         Category.NUMERICAL),
+        ("optimizer.py:31: FutureWarning: Non-finite norm encountered in "
+         "torch.nn.utils.clip_grad_norm_; continuing anyway.", "numerical.nan", Category.NUMERICAL),
         # GCE's power-button press on a Spot VM it takes back, as systemd-logind logs it
         ("Jan 30 10:33:08 gpu-vm-1 systemd-logind[812]: Power key pressed.", "sched.preempted",
          Category.PREEMPTION),
@@ -1212,3 +1219,31 @@ def test_a_notebooks_traceback_names_its_exception_in_its_header() -> None:
         "the error, disable multiprocessing.",
     ])
     assert ran.category == Category.HOST_OOM
+
+
+def test_a_best_or_minimum_loss_at_inf_is_no_nan_loss() -> None:
+    for line in ("epoch 0: best_val_loss=inf", "min_loss: inf, patience 3", "loss_scale: inf"):
+        assert triage([line]).category != Category.NUMERICAL, line
+
+
+@pytest.mark.parametrize(
+    ("frames"),
+    [
+        ['  File "/venv/torch/utils/data/dataloader.py", line 1310, in _try_get_data',
+         "    data = self._data_queue.get(timeout=timeout)"],
+        ['  File "/usr/lib/python3.6/multiprocessing/connection.py", line 407, in _recv_bytes',
+         "    buf = self._recv(4)"],
+        ['  File "/opt/conda/lib/python3.8/multiprocessing/popen_fork.py", line 44, in wait',
+         "    if not wait([self.sentinel], timeout):"],
+    ],
+)  # fmt: skip
+def test_a_traceback_cut_inside_a_wait_is_a_hang_someone_interrupted(frames: list[str]) -> None:
+    head = ['  File "/w/train.py", line 9, in <module>', "    for batch in loader:"]
+    d = triage(["Epoch 1: loss 2.0", "Traceback (most recent call last):", *head, *frames])
+    assert d.category == Category.HANG and d.rule == "hang.cut_in_wait"
+    assert d.transient is None and d.confidence < 0.5
+    # any error the log names explains the run better
+    named = triage(["ERROR: Unexpected bus error encountered in worker. This might be caused by "
+                    "insufficient shared memory (shm).", "Traceback (most recent call last):",
+                    *frames])  # fmt: skip
+    assert named.category == Category.SEGFAULT

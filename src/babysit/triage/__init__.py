@@ -28,7 +28,7 @@ from babysit.triage.engine import Engine
 from babysit.triage.knowledge import Knowledge, load_knowledge
 from babysit.triage.scan import ScanStats, scan
 from babysit.triage.stall import stall_of
-from babysit.triage.verdict import diagnose, normalise
+from babysit.triage.verdict import diagnose, findings, normalise
 
 STDIN = "-"
 LONG_LINES_NOTE = "line(s) longer than 64 KiB: only their first 64 KiB read"
@@ -199,7 +199,7 @@ def triage_files(
             last_line = stats.last_line
         if stats.long_lines:
             skipped.append(f"{path} ({stats.long_lines} {LONG_LINES_NOTE})")
-        if not engine.groups:  # an error found stays found: no stall is read then
+        if not findings(engine, progress):  # an error found stays found: no stall is read
             tails.append(stats.tail)
     for name, src in extra_lines:
         index = len(names)
@@ -212,7 +212,7 @@ def triage_files(
     note = ""
     if not read and skipped:
         note = f"no text log among {len(skipped)} file(s): " + "; ".join(skipped[:3])
-    stall = stall_of(tails) if not engine.groups else None
+    stall = stall_of(tails) if not findings(engine, progress) else None
     diagnosis = diagnose(engine, names, lines, last_line, note, read, progress, trained, stall)
     return TriageReport(diagnosis, tuple(read), lines, total_bytes, tuple(skipped))
 

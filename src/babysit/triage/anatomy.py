@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _TORCHRUN = re.compile(
@@ -112,7 +112,10 @@ def _iso(m: re.Match[str]) -> float | None:
 
 
 def _yearless(mo: int, d: int, h: str, mi: str, s: str) -> float:
-    return (((mo * 31 + d) * 24 + int(h)) * 60 + int(mi)) * 60 + float(s)
+    """Seconds since a fixed leap year's start: real calendar days, so that the time between two
+    lines across a month's end is right (glog's `I0430 23:58:50` to `I0501 00:04:00`: 5 min)."""
+    days = date(2000, mo, 1).toordinal() + d - 1  # an impossible day (Feb 30) still orders
+    return ((days * 24 + int(h)) * 60 + int(mi)) * 60 + float(s)
 
 
 def anatomy(text: str) -> Anatomy:

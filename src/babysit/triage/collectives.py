@@ -22,8 +22,11 @@ _SEQ = re.compile(r"SeqNum=(?P<seq>\d+)")
 # caught collective operation timeout: WorkNCCL(SeqNum=80, OpType=ALLGATHER, ...)`): its process
 # group (when the line says), sequence number and type, to tell ranks stuck in different
 # collectives (a desync) from ranks waiting in one.
+# The group is named by its GUID where the line has one: a PG ID counts the groups each process
+# created, so two data-parallel groups of a pipeline share one on their own ranks.
 _OP = re.compile(
-    r"(?:\[PG ID (?P<pg>\d+)\b[^\]]*\]\s*)?Watchdog caught collective operation timeout: "
+    r"(?:\[PG ID (?P<pg>\d+)\b(?: PG GUID (?P<guid>[^\s\]]+))?[^\]]*\]\s*)?"
+    r"Watchdog caught collective operation timeout: "
     r"WorkNCCL\(SeqNum=(?P<seq>\d+), OpType=(?P<op>[A-Z_]+)\b"
 )
 _LAST_DONE = re.compile(r"last completed NCCL work: (?P<done>-?\d+)")
@@ -67,7 +70,8 @@ class Collectives:
         self.ranks_seen: set[int] = set()
         self.world_size: int | None = None
         self.watchdog: dict[int, tuple[int | None, int | None]] = {}  # rank -> (seq, done)
-        # rank -> (process group, sequence number, op type, NumelIn) of its watchdog timeout
+        # rank -> (process group, sequence number, op type, NumelIn) of its watchdog timeout; the
+        # group is its GUID ("guid:..."), else its PG ID, else None (torch before 2.3 names none)
         self.ops: dict[int, tuple[str | None, int, str, int | None]] = {}
         # The most collectives a watchdog line says had completed before its timeout (its
         # `last completed NCCL work: N`, else its SeqNum less one): 0 when the timeout came in
@@ -114,7 +118,8 @@ class Collectives:
             op_m = _OP.search(text)
             if op_m:
                 numel = int(numel_m["n"]) if numel_m else None
-                self.ops[rank] = (op_m["pg"], int(op_m["seq"]), op_m["op"], numel)
+                group = f"guid:{op_m['guid']}" if op_m["guid"] else op_m["pg"]
+                self.ops[rank] = (group, int(op_m["seq"]), op_m["op"], numel)
 
     # -- what they say ----------------------------------------------------------------------
 
@@ -156,7 +161,9 @@ class Collectives:
             if _P2P.search(op):
                 continue  # a send and its receive share a number: a pipeline's pair
             by_seq.setdefault((pg, seq), {}).setdefault(op, []).append(rank)
-            if numel is not None and op in _SAME_SIZE:
+            if numel is not None and op in _SAME_SIZE and pg is not None and pg.startswith("guid:"):
+                # Sizes only within a group the line names for sure: in a pipeline, the stages'
+                # data-parallel groups all-reduce different sizes at the same numbers.
                 sizes.setdefault((pg, seq, op), {}).setdefault(numel, []).append(rank)
         for (_, seq), kinds in sorted(by_seq.items(), key=lambda kv: kv[0][1]):
             if len(kinds) > 1:

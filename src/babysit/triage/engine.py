@@ -69,15 +69,15 @@ TRAINING_DONE = re.compile(
     r"(?i:^\W*(?:training (?:is )?(?:complete|completed|finished|done)|(?:finished|done) "
     r"training)\W*(?:\d[\w :.,-]*)?$)"
 )
-def _frames(lines: list[tuple[int, str]]) -> list[tuple[str | None, str]]:
-    """A traceback's frames as (function, code line), innermost last."""
-    out: list[tuple[str | None, str]] = []
+def _frames(lines: list[tuple[int, str]]) -> list[tuple[str, str | None, str]]:
+    """A traceback's frames as (file, function, code line), innermost last."""
+    out: list[tuple[str, str | None, str]] = []
     for _, text in lines:
         m = FRAME.match(text)
         if m:
-            out.append((m["func"], ""))
-        elif out and not out[-1][1]:
-            out[-1] = (out[-1][0], text.strip())
+            out.append((m["file"], m["func"], ""))
+        elif out and not out[-1][2]:
+            out[-1] = (*out[-1][:2], text.strip())
     return out
 
 
@@ -212,6 +212,7 @@ class _Traceback:
     own: bool = False  # holds a frame outside the standard library and site-packages
     file: str = ""  # the innermost frame's file
     indent: int = 0  # of its `File "..."` lines
+    head_cut: bool = False  # frames that begin the log: a traceback whose header was cut off
 
 
 @dataclass
@@ -232,6 +233,9 @@ class Engine:
         self.elastic_exit: int | None = None  # the first observed failure's exit code
         # file -> (number, text) of the line that first said the training was done
         self.training_done: dict[int, tuple[int, str]] = {}
+        # files in which torch's store-based barrier completed (after the waits it logged)
+        self.barrier_passed: set[int] = set()
+        self._started: set[int] = set()  # files that have handed a line with words
         # Keyed by hash, not by the line: 50k lines of 4 KiB would hold 200 MB.
         self._cache: dict[int, int] = {}
         # Every pattern of every rule in order, with its literal hint: the matching loop's plan.
@@ -324,14 +328,18 @@ class Engine:
         stripped = body.strip()
         if not stripped:
             return False
+        first = file not in self._started  # the file's first words: an excerpt may start here
+        if first:
+            self._started.add(file)
         if any(h in body for h in WORLD_HINTS):
             self.collectives.note_world(body)
         tb_key = (file, a.rank)
         self._track_block(file, stripped, a)
         tb = self._tb.get(tb_key)
         if tb is None and body[:1] in (" ", "\t") and stripped.startswith('File "'):
-            # A SyntaxError raised while compiling the script has frames but no header.
-            tb = self._tb[tb_key] = _Traceback([])
+            # A SyntaxError raised while compiling the script has frames but no header; so has
+            # a log that begins inside a traceback (an excerpt, a rotated log: its head cut).
+            tb = self._tb[tb_key] = _Traceback([], head_cut=first and line <= 2)
         if stripped.startswith(_TB_HEADS):
             worker = stripped.startswith("Original") and tb_key in self._wrapper
             self._tb[tb_key] = _Traceback([(line, stripped)], worker=worker)
@@ -386,6 +394,8 @@ class Engine:
             # `rain` first: every candidate line comes through here, few say training/Trainer
             if "rain" in body and file not in self.training_done and TRAINING_DONE.search(body):
                 self.training_done[file] = (line, text)
+            if "Completed store-based barrier" in body:
+                self.barrier_passed.add(file)
             if frames and exc_type is not None:  # an exception no rule knows, after its frames
                 rule = _placed(UNCLASSIFIED, tb, exc_type, body)
                 self._emit(tb_key, (rule, None, file, line, text, body, a, frames, exc_type))
@@ -466,7 +476,9 @@ class Engine:
         there is about a sample (DATA_IN_WORKER_CUT), a known one keeps its rule."""
         for (file, rank), tb in list(self._tb.items()):
             del self._tb[(file, rank)]
-            if not self._cut_known(file, rank, tb) and tb.func is not None and not tb.worker:
+            headed = tb.head_cut or (bool(tb.lines) and tb.lines[0][1].startswith(_TB_HEADS))
+            if not self._cut_known(file, rank, tb) and headed and tb.func and not tb.worker:
+                # (not frames without a header: a SyntaxError's, `traceback.print_stack()`'s)
                 # Nothing in its last lines names the error: say where it was raised.
                 frames = tuple(tb.lines[:2] + tb.lines[2:][-(MAXFRAMES - 2) :])
                 number, body = next(

@@ -154,6 +154,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"ephemeral",  # the kubelet's eviction for the pod's own local storage (`kubectl describe`)
     b"emptydir",
     b"store based barrier",  # torch's `Waiting in store based barrier to initialize process group`
+    b"store-based barrier",  # ... and its `Completed store-based barrier for key ...`
     b"power key pressed",  # GCE's ACPI shutdown of a preempted or stopped VM (systemd-logind)
     b"(gdb)",  # a debugger attached to a stuck process (`(gdb) bt`)
     b"attaching to process",

@@ -6,23 +6,34 @@ TPU's health poll). Read from a log's last lines only, when triage found no erro
                               #          last="[2022-05-01 05:56:18] PULSE: ...") or None
 
 A log that ends at its last step, or whose later lines carry no timestamp, says nothing of a
-stall: the job may have been killed right after the step. Pure: no I/O, no clock.
+stall: the job may have been killed right after the step. Nor does one whose run said it was
+done. Pure: no I/O, no clock.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from babysit.triage.anatomy import anatomy
+from babysit.triage.engine import TRAINING_DONE
 from babysit.triage.scan import first_progress
 
 # The least time the log must go on after its last step: longer than a slow step, a checkpoint
-# save or an evaluation between two steps usually takes, and than NCCL's timeout (10 to 30 min).
-STALL_MIN_S = 30 * 60
+# save or an evaluation between two steps usually takes, and than NCCL's timeout (10 to 30 min)
 # ... and at least this many times the time between the last two steps the log dates.
+STALL_MIN_S = 30 * 60
 STALL_INTERVALS = 3
+# When the log dates no earlier step (its steps carry no date, or the one before is out of
+# reach), the time between steps is unknown: an evaluation or a slow epoch could be that long.
+STALL_UNKNOWN_INTERVAL_S = 2 * 3600
 _LOOK_BACK = 2000  # lines before the last step searched for the step before it
+# The run's own word that it ended (HF's summary `{'train_runtime': ..., 'train_loss': ...}`,
+# which reads like a step): what comes after is its post-processing, not a stall.
+_ENDED = re.compile(r"'train_runtime'|\btrain_runtime\b")
+# A timestamp with its zone (`Z`, `+02:00`): not comparable with a naive one, which may be local.
+_ZONED = re.compile(r"\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)\b")
 
 
 @dataclass(frozen=True)
@@ -39,7 +50,10 @@ def _step(line: str) -> bool:
 
 def _dated(line: str) -> tuple[float, str] | None:
     a = anatomy(line)
-    return (a.ts, a.ts_kind or "") if a.ts is not None else None
+    if a.ts is None:
+        return None
+    kind = a.ts_kind or ""
+    return a.ts, kind + ("+zone" if kind == "iso" and _ZONED.search(line) else "")
 
 
 def stalled(lines: Sequence[str]) -> Stall | None:
@@ -48,40 +62,42 @@ def stalled(lines: Sequence[str]) -> Stall | None:
     last_step = next((i for i in range(len(lines) - 1, -1, -1) if _step(lines[i])), None)
     if last_step is None or last_step == len(lines) - 1:
         return None
+    after = lines[last_step:]
+    if any(_ENDED.search(line) or TRAINING_DONE.search(line.strip()) for line in after):
+        return None
     end = next(
         ((i, d) for i in range(len(lines) - 1, last_step, -1) if (d := _dated(lines[i]))), None
     )
     if end is None:
         return None
     end_at, (end_ts, kind) = end
-    start = _dated(lines[last_step])
-    if start is None or start[1] != kind:
-        # The step has no date of its own (Megatron's iteration lines): from the first dated
-        # line after it, which came later than the step did.
-        start = next(
-            (d for i in range(last_step + 1, end_at) if (d := _dated(lines[i])) and d[1] == kind),
-            None,
-        )
-        if start is None:
-            return None
-        interval = -1.0  # none known
-    else:
-        interval = _interval(lines, last_step, start)
-    seconds = end_ts - start[0]
-    if seconds < max(STALL_MIN_S, STALL_INTERVALS * interval):  # (an unknown interval: -1)
+    own = _dated(lines[last_step])
+    exact = own is not None and own[1] == kind
+    # The step has no date of its own (Megatron's iteration lines): from the first dated line
+    # after it, which came later than the step did.
+    start = own if exact else next(
+        (d for i in range(last_step + 1, end_at) if (d := _dated(lines[i])) and d[1] == kind),
+        None,
+    )
+    if start is None:
         return None
-    return Stall(seconds, lines[last_step].strip(), lines[end_at].strip(), exact=interval >= 0)
+    interval = _interval(lines, last_step, start) if exact else -1.0  # -1: unknown
+    seconds = end_ts - start[0]
+    least = STALL_UNKNOWN_INTERVAL_S if interval < 0 else STALL_INTERVALS * interval
+    if seconds < max(STALL_MIN_S, least):
+        return None
+    return Stall(seconds, lines[last_step].strip(), lines[end_at].strip(), exact)
 
 
 def _interval(lines: Sequence[str], last_step: int, dated: tuple[float, str]) -> float:
-    """The time between the last step and the dated step before it (0: none in reach)."""
+    """The time between the last step and the dated step before it (-1: none in reach)."""
     for i in range(last_step - 1, max(-1, last_step - _LOOK_BACK), -1):
         if not _step(lines[i]):
             continue
         d = _dated(lines[i])
         if d is not None and d[1] == dated[1] and d[0] < dated[0]:
             return dated[0] - d[0]
-    return 0.0
+    return -1.0
 
 
 def stall_of(tails: Sequence[Sequence[str]]) -> Stall | None:

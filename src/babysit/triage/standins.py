@@ -93,20 +93,26 @@ CUT_WAIT = Rule(
     confidence=0.3,
     origin="babysit",
 )
+# A function that blocks (a `get` only in a queue's module: `requests.get`, a dict's `.get` are
+# no waits), or a code line that calls one on a queue, a pipe, a process, a thread, a future.
 _WAIT_FUNC = re.compile(
-    r"^_*(?:wait\w*|acquire|get|recv\w*|poll|select|join|sleep|synchronize|barrier|result)$"
+    r"^_*(?:wait\w*|acquire|recv\w*|poll|select|join|sleep|synchronize|barrier|result)$"
 )
+_QUEUE_FILE = re.compile(r"[/\\]queues?\.py$")
 _WAIT_CODE = re.compile(
-    r"\.(?:get|join|wait|acquire|_?recv(?:_bytes)?|_?poll|select|result|synchronize)\(|"
+    r"(?:queue|\bq)\.get\(|"
+    r"\.(?:join|wait|acquire|_?recv(?:_bytes)?|_?poll|select|result|synchronize)\(|"
     r"\btime\.sleep\(|^(?:if not |return |res = |ready = )?(?:wait|select)\("
 )
 
 
-def cut_wait(frames: list[tuple[str | None, str]]) -> bool:
-    """Whether a cut traceback's innermost frame (function, code line) was waiting."""
+def cut_wait(frames: list[tuple[str, str | None, str]]) -> bool:
+    """Whether a cut traceback's innermost frame (file, function, code line) was waiting."""
     if not frames:
         return False
-    func, code = frames[-1]
+    file, func, code = frames[-1]
+    if func == "get" and _QUEUE_FILE.search(file):
+        return True
     return bool((func and _WAIT_FUNC.search(func)) or _WAIT_CODE.search(code))
 
 
@@ -122,10 +128,10 @@ _WRITE_CODE = re.compile(
 )
 
 
-def cut_write(frames: list[tuple[str | None, str]]) -> bool:
-    """Whether a cut traceback's innermost frames (function, code line; innermost last) were
-    writing a checkpoint or file."""
-    for func, code in frames[-2:]:
+def cut_write(frames: list[tuple[str, str | None, str]]) -> bool:
+    """Whether a cut traceback's innermost frames (file, function, code line; innermost last)
+    were writing a checkpoint or file."""
+    for _, func, code in frames[-2:]:
         if (func and _WRITE_FUNC.search(func)) or _WRITE_CODE.search(code):
             return True
     return False

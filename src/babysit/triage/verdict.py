@@ -240,8 +240,9 @@ def nothing_found(
     """No error in the logs: `unknown`, and say what is known: there is nothing to read, the
     run says it finished, or the log ends without an error (which a hung job leaves behind,
     and so does one killed from outside: the OOM killer, SIGKILL, a preemption). `hang` only
-    when the log shows one: it ends in the stacks of stuck processes (a watchdog or NCCL
-    timeout, or stacks earlier in the log, are a rule's finding and never come here)."""
+    when the log shows one: it ends in the stacks of stuck processes, or its dated lines went on
+    long after its last training step (`stall`, from triage/stall.py); a watchdog or NCCL
+    timeout, or stacks earlier in the log, are a rule's finding and never come here."""
     where = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
     if not files:
         where = "the input"
@@ -307,13 +308,21 @@ def nothing_found(
 
 
 # Lines a job's script prints on its way to the training (`module: command not found` from a
-# cluster's profile): the cause only when no training step follows in the same file.
-_SET_UP_ONLY = frozenset({"code.shell"})
+# cluster's profile), and torch's waits at its store-based barrier at init_process_group: the
+# cause only when no training step follows in the same file.
+_SET_UP_ONLY = frozenset({"code.shell", "hang.store_barrier"})
 
 
-def _set_up_chatter(g: Group, progress: Mapping[int, int] | None) -> bool:
+def _set_up_chatter(g: Group, progress: Mapping[int, int] | None, engine: Engine) -> bool:
     f = g.first
+    if f.rule.id == "hang.store_barrier" and f.file in engine.barrier_passed:
+        return True  # the barrier completed after the wait it logged
     return f.rule.id in _SET_UP_ONLY and progress is not None and f.file in progress
+
+
+def findings(engine: Engine, progress: Mapping[int, int] | None) -> list[Group]:
+    """The engine's groups that count: without the set-up's chatter in a log that trained."""
+    return [g for g in engine.groups.values() if not _set_up_chatter(g, progress, engine)]
 
 
 def trained_before(f: Finding, progress: Mapping[int, int] | None) -> bool | None:
@@ -360,7 +369,7 @@ def diagnose(
     `progress` the line of each file's first training step (see trained_before); `trained`
     True when the caller knows the attempt trained (its supervisor saw steps, or it ran long)
     although its logs show no step that triage reads."""
-    groups = [g for g in engine.groups.values() if not _set_up_chatter(g, progress)]
+    groups = findings(engine, progress)
     if not groups:
         return nothing_found(files if read is None else read, lines, last_line, note, stall)
     causes = [g for g in groups if _meaning(g.first).role == "cause"]

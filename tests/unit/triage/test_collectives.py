@@ -51,20 +51,28 @@ def test_different_collectives_at_one_number_are_a_desync_a_send_and_its_receive
 
 
 def test_one_collective_with_different_sizes_on_two_ranks_is_a_desync() -> None:
+    pg = "PG ID 0 PG GUID 0(default_pg) "
     split = _fed(
-        (0, _line(0, 202558, "_ALLGATHER_BASE", numel=75264)),
-        *[(r, _line(r, 202558, "_ALLGATHER_BASE", numel=2359296)) for r in (1, 2, 6)],
+        (0, _line(0, 202558, "_ALLGATHER_BASE", numel=75264, pg=pg)),
+        *[(r, _line(r, 202558, "_ALLGATHER_BASE", numel=2359296, pg=pg)) for r in (1, 2, 6)],
     ).desync()
     assert split is not None and "with different sizes" in split
     assert "rank(s) 0 with 75,264 elements" in split and "1, 2, 6 with 2,359,296" in split
     # the same size everywhere, or a collective whose sizes differ by design: no desync
-    assert _fed((0, _line(0, 9, numel=64)), (1, _line(1, 9, numel=64))).desync() is None
-    uneven = _fed((0, _line(0, 9, "ALLTOALL_BASE", numel=64)), (1, _line(1, 9, "ALLTOALL_BASE")))
+    same = _fed((0, _line(0, 9, numel=64, pg=pg)), (1, _line(1, 9, numel=64, pg=pg)))
+    assert same.desync() is None
+    uneven = _fed((0, _line(0, 9, "ALLTOALL_BASE", numel=64, pg=pg)),
+                  (1, _line(1, 9, "ALLTOALL_BASE", pg=pg)))  # fmt: skip
     assert uneven.desync() is None
-    # two groups at one number are two collectives
+    # two groups at one number are two collectives, and a PG ID names a group only on its own
+    # ranks (each process counts the groups it made): a pipeline's stages all-reduce their own
+    # sizes at the same numbers, in groups that older logs do not name at all
     groups = _fed((0, _line(0, 9, numel=64, pg="PG ID 1 PG GUID 1 ")),
-                  (1, _line(1, 9, numel=8, pg="PG ID 2 PG GUID 2 ")))  # fmt: skip
+                  (1, _line(1, 9, numel=8, pg="PG ID 1 PG GUID 5 ")))  # fmt: skip
     assert groups.desync() is None
+    stages = _fed(*[(r, _line(r, 4021, numel=123456789)) for r in range(4)],
+                  *[(r, _line(r, 4021, numel=98765432)) for r in range(4, 8)])  # fmt: skip
+    assert stages.desync() is None
 
 
 def test_the_set_up_is_a_groups_first_collective_or_a_barrier_among_its_first_few() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from babysit.records import Category
 from babysit.triage import triage_files
-from babysit.triage.scan import TAIL_BYTES, scan
+from babysit.triage.scan import CHUNK_BYTES, TAIL_BYTES, scan
 from babysit.triage.stall import stall_of, stalled
 
 
@@ -49,7 +49,7 @@ def test_a_step_without_a_date_counts_from_the_first_dated_line_after_it() -> No
 
 
 def test_a_run_stalls_only_when_no_log_went_on_stepping() -> None:
-    stuck = [_step(0, 100), _pulse(8, 0)]
+    stuck = [_step(0, 100), _step(1, 110), _pulse(8, 0)]
     assert stall_of([stuck, ["rank 1 has no steps in its tail"]]) is not None
     assert stall_of([stuck, [_pulse(7, 0), _step(59, 500)]]) is None
 
@@ -71,3 +71,34 @@ def test_the_scanner_keeps_a_logs_last_lines_from_a_line_start() -> None:
     stats = scan(io.BytesIO(("\n".join(lines) + "\n").encode()), lambda n, t: False)
     assert stats.tail[-1] == lines[-1] and stats.tail[0] in lines
     assert sum(len(t) + 1 for t in stats.tail) <= TAIL_BYTES
+
+
+def test_a_run_that_said_it_ended_did_not_stall() -> None:
+    hf = "{'train_runtime': 1800.0, 'train_samples_per_second': 9.1, 'train_loss': 2.1}"
+    lines = [_step(0, 100), _step(1, 110), hf, _pulse(8, 0), _pulse(9, 0)]
+    assert stalled(lines) is None
+
+
+def test_an_unknown_step_interval_asks_for_a_longer_silence() -> None:
+    # one dated step in reach (the one before it out of the tail): an epoch, a validation could
+    # last 33 min; two hours without a step is no epoch
+    assert stalled([_step(0, 100), _pulse(7, 33)]) is None
+    assert stalled([_step(0, 100), _pulse(9, 1)]) is not None
+
+
+def test_timestamps_are_compared_across_a_months_end_and_only_within_one_kind() -> None:
+    glog = [
+        "I0430 23:57:50.1 12 train.py:88] completed step: 1520, loss: 2.81",
+        "I0430 23:58:50.1 12 train.py:88] completed step: 1530, loss: 2.80",
+        "I0501 00:04:00.0 12 checkpoints.py:40] Saving checkpoint",
+    ]
+    assert stalled(glog) is None  # 5 min, not a day
+    naive_then_zoned = [_step(0, 100), _step(1, 110), "2024-05-12T07:10:00-07:00 heartbeat"]
+    assert stalled(naive_then_zoned) is None  # a naive stamp may be local time
+
+
+def test_the_scanner_keeps_the_last_lines_across_its_last_two_blocks() -> None:
+    lines = [f"line {i} " + "x" * 90 for i in range(CHUNK_BYTES // 98 + 300)]
+    stats = scan(io.BytesIO(("\n".join(lines) + "\n").encode()), lambda n, t: False)
+    assert stats.tail[-1] == lines[-1] and stats.tail[0] in lines
+    assert len(stats.tail) > 300  # more than the last block's lines

@@ -1247,3 +1247,60 @@ def test_a_traceback_cut_inside_a_wait_is_a_hang_someone_interrupted(frames: lis
                     "insufficient shared memory (shm).", "Traceback (most recent call last):",
                     *frames])  # fmt: skip
     assert named.category == Category.SEGFAULT
+
+
+_WAITING = (
+    "[2023-07-16 13:17:36,147][torch.distributed.distributed_c10d][INFO] - Waiting in store based "
+    "barrier to initialize process group for rank: 0, key: store_based_barrier_key:1 "
+    "(world_size=2, worker_count=1, timeout=0:30:00)"
+)
+
+
+def test_a_store_barrier_that_completed_or_that_training_followed_is_no_hang(
+    tmp_path: Path,
+) -> None:
+    assert triage([_WAITING, _WAITING]).category == Category.HANG
+    done = "Rank 0: Completed store-based barrier for key:store_based_barrier_key:1 with 2 nodes."
+    assert triage([_WAITING, done]).category == Category.UNKNOWN
+    log = tmp_path / "rank0.log"
+    log.write_text("\n".join([_WAITING, *[f"step {i} | loss: 2.{i}" for i in range(50)]]) + "\n")
+    d = triage_files([log], KB).diagnosis
+    assert d.category == Category.UNKNOWN and d.transient is None
+
+
+def test_frames_without_a_traceback_header_are_no_cut_traceback() -> None:
+    d = triage([
+        "[rank1]:[E1218 12:49:09.086536415 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=517, OpType=ALLREDUCE, NumelIn=1, "
+        "NumelOut=1, Timeout(ms)=1800000) ran for 1800046 milliseconds before timing out.",
+        "[rank0]:Stack (most recent call last):",
+        '[rank0]:  File "/w/train.py", line 200, in save_checkpoint',
+        "[rank0]:    torch.save(state, path)",
+    ])
+    assert d.category == Category.NCCL_TIMEOUT
+
+
+def test_a_dicts_get_is_no_wait() -> None:
+    d = triage(["Traceback (most recent call last):", '  File "/w/train.py", line 9, in setup',
+                '    lr = cfg.optim.get("lr")'])  # fmt: skip
+    assert d.rule == "python.cut_traceback"
+
+
+def test_the_set_up_chatter_of_a_log_that_trained_does_not_hide_its_stall(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    log.write_text("\n".join([
+        "/etc/profile.d/lmod.sh: line 2: module: command not found",
+        "2024-05-12 07:00:00,000 INFO step 100 | loss: 2.31",
+        "2024-05-12 07:01:00,000 INFO step 110 | loss: 2.30",
+        "[2024-05-12 09:00:00] PULSE: job 1528763 is running",
+    ]) + "\n")  # fmt: skip
+    assert triage_files([log], KB).diagnosis.category == Category.HANG
+
+
+def test_a_log_that_begins_inside_a_traceback_is_a_cut_one() -> None:
+    frames = ['  File "/w/trainer.py", line 916, in _save_checkpoint',
+              '    torch.save(self.optimizer.state_dict(), "optimizer.pt")']  # fmt: skip
+    assert triage(frames).rule == "fs.cut_checkpoint_write"
+    assert triage(["", *frames]).rule == "fs.cut_checkpoint_write"  # after a blank line
+    # not frames that a message before them introduces (traceback.print_stack, stack_info)
+    assert triage(["saving from here:", *frames]).rule is None

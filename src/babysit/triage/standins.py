@@ -33,65 +33,84 @@ def cut_raise(code: str, func: str | None) -> str | None:
     return None
 
 
+def _standin(
+    rid: str,
+    category: Category,
+    explain: str,
+    action: str,
+    *,
+    confidence: float,
+    role: str = "cause",
+    transient: bool | None = None,
+    suspect: str = "unknown",
+    precedence: int | None = None,
+    phase: tuple[bool | None, bool | None] | None = None,
+) -> Rule:
+    """A rule of babysit's own that no pattern matches: the engine applies it where a place in
+    a traceback, not a message, says what happened."""
+    return Rule(
+        id=rid,
+        category=category,
+        role=role,
+        transient=transient,
+        suspect=suspect,
+        patterns=(),
+        explain=explain,
+        action=action,
+        precedence=PRECEDENCE[category] if precedence is None else precedence,
+        confidence=confidence,
+        origin="babysit",
+        phase=phase,
+    )
+
+
 # A traceback the log cuts before its exception line, whose last lines name no error (the
 # paste ended there, or the log's size limit did): what is known is where it was raised.
-CUT_TRACEBACK = Rule(
-    id="python.cut_traceback",
-    category=Category.UNKNOWN,
-    role="consequence",  # what it says of the cause is where, not what: any other error wins
-    transient=None,  # even before the first step: the error may be the network's or a node's
-    suspect="unknown",
-    patterns=(),
-    explain="The log ends inside a Python traceback, before its error line (the log or the "
+CUT_TRACEBACK = _standin(
+    "python.cut_traceback",
+    Category.UNKNOWN,
+    "The log ends inside a Python traceback, before its error line (the log or the "
     "paste was cut there): the error itself is not in these lines; the quoted line is the "
     "innermost frame, where it was raised.",
-    action="Find the end of this traceback (the full log of this rank, or the job's stderr): "
+    "Find the end of this traceback (the full log of this rank, or the job's stderr): "
     "its last line is the error; triage that log.",
+    confidence=0.15,  # restart unknown even before the first step: the network's, a node's
+    role="consequence",  # what it says of the cause is where, not what: any other error wins
     precedence=PRECEDENCE[Category.UNKNOWN] - 2,  # below any line that names an error, weak or not
-    confidence=0.15,
-    origin="babysit",
 )
 # The same while the innermost frames write a checkpoint or other file (`torch.save(`,
 # `self._save_checkpoint(runner)`, serialization's `_legacy_save`, safetensors' `save_file`):
 # a write that fails is most often the storage's (a full disk, a quota, a stale NFS handle).
-CUT_WRITE = Rule(
-    id="fs.cut_checkpoint_write",
-    category=Category.FILESYSTEM_IO,
-    role="cause",
-    transient=None,
-    suspect="filesystem",
-    patterns=(),
-    explain="The log ends inside a traceback raised while writing a checkpoint or file, before "
+CUT_WRITE = _standin(
+    "fs.cut_checkpoint_write",
+    Category.FILESYSTEM_IO,
+    "The log ends inside a traceback raised while writing a checkpoint or file, before "
     "its error line: most often the storage failed the write (a full disk, a quota, a stale "
     "NFS handle, a file system that went away); the error itself is not in these lines.",
-    action="Find the end of the traceback in the full log to confirm; check free space and "
+    "Find the end of the traceback in the full log to confirm; check free space and "
     "quota where the checkpoints go (df -h DIR; quota -s) and that the mount is alive; then "
     "resume from the last complete checkpoint (a half-written one may be corrupt).",
+    confidence=0.35,
+    suspect="filesystem",
     # above a collective timeout (the other ranks waiting for the one that was writing), below
     # every error that names itself
     precedence=PRECEDENCE[Category.NCCL_TIMEOUT] + 2,
-    confidence=0.35,
-    origin="babysit",
 )
 # The same while the innermost frame waits (on a queue, a pipe, a lock, a child process): an
 # exception raised inside a wait is most often the interrupt of a stuck run (Ctrl-C, its
 # KeyboardInterrupt line cut off); an error of its own would have been raised elsewhere.
-CUT_WAIT = Rule(
-    id="hang.cut_in_wait",
-    category=Category.HANG,
-    role="consequence",  # as CUT_TRACEBACK: any named error explains the run better
-    transient=None,
-    suspect="unknown",
-    patterns=(),
-    explain="The log ends inside a traceback raised while the process waited (on a queue, a "
+CUT_WAIT = _standin(
+    "hang.cut_in_wait",
+    Category.HANG,
+    "The log ends inside a traceback raised while the process waited (on a queue, a "
     "pipe, a lock, a child process), before its error line: most often the run was stuck "
     "there and someone interrupted it; the quoted line is where it waited.",
-    action="If the run had stopped making progress, that wait is where: a DataLoader queue (a "
+    "If the run had stopped making progress, that wait is where: a DataLoader queue (a "
     "worker stuck or dead), a lock, another process; next time dump every rank's stacks before "
     "interrupting (py-spy dump --pid PID), then restart from the last checkpoint.",
-    precedence=PRECEDENCE[Category.HANG] - 1,
     confidence=0.3,
-    origin="babysit",
+    role="consequence",  # as CUT_TRACEBACK: any named error explains the run better
+    precedence=PRECEDENCE[Category.HANG] - 1,
 )
 # A function that blocks (a `get` only in a queue's module: `requests.get`, a dict's `.get` are
 # no waits), or a code line that calls one on a queue, a pipe, a process, a thread, a future.
@@ -144,20 +163,15 @@ GENERIC_IDS = frozenset({"python.bug", "python.runtime", "python.unclassified", 
 _LIBRARY_PATHS = ("site-packages", "dist-packages", "/lib/python", "\\lib\\")
 
 # A stand-in rule for an exception that ends a traceback and that no rule knows.
-UNCLASSIFIED = Rule(
-    id="python.unclassified",
-    category=Category.UNKNOWN,
-    role="cause",
-    transient=None,
-    phase=(False, None),  # before the first training step: the set-up raised it, every time
-    suspect="unknown",
-    patterns=(),
-    explain="The training raised an error that babysit has no rule for.",
-    action="Read the error and its traceback; add a rule to your team's rules file once you "
+UNCLASSIFIED = _standin(
+    "python.unclassified",
+    Category.UNKNOWN,
+    "The training raised an error that babysit has no rule for.",
+    "Read the error and its traceback; add a rule to your team's rules file once you "
     "know what it means.",
-    precedence=11,
     confidence=0.3,
-    origin="babysit",
+    precedence=11,
+    phase=(False, None),  # before the first training step: the set-up raised it, every time
 )
 
 # The error a DataLoader worker raised in the dataset's own code (`__getitem__`, a transform,
@@ -166,18 +180,8 @@ UNCLASSIFIED = Rule(
 
 def _data_rule(rid: str, explain: str, action: str, confidence: float) -> Rule:
     """A stand-in rule for a generic exception that the place it was raised makes `data`."""
-    return Rule(
-        id=rid,
-        category=Category.DATA,
-        role="cause",
-        transient=False,
-        suspect="data",
-        patterns=(),
-        explain=explain,
-        action=action,
-        precedence=PRECEDENCE[Category.DATA],
-        confidence=confidence,
-        origin="babysit",
+    return _standin(
+        rid, Category.DATA, explain, action, confidence=confidence, transient=False, suspect="data"
     )
 
 
@@ -236,20 +240,15 @@ def own_file(path: str) -> bool:
 # data from its parent (`multiprocessing/spawn.py`, `_main`: `reduction.pickle.load(from_parent)`
 # raising `EOFError: Ran out of input` or `pickle data was truncated`): the parent died or closed
 # the pipe first. Its error says nothing of its own; the parent's does.
-SPAWN_ORPHAN = Rule(
-    id="launcher.spawn_orphan",
-    category=Category.UNKNOWN,
-    role="consequence",
-    transient=None,
-    suspect="unknown",
-    patterns=(),
-    explain="A process that multiprocessing was starting could not read its start-up data: its "
+SPAWN_ORPHAN = _standin(
+    "launcher.spawn_orphan",
+    Category.UNKNOWN,
+    "A process that multiprocessing was starting could not read its start-up data: its "
     "parent had died or closed the pipe first.",
-    action="Find the parent's own error (the main process or a rank, above or in its own log); "
+    "Find the parent's own error (the main process or a rank, above or in its own log); "
     "this one follows from it.",
-    precedence=PRECEDENCE[Category.UNKNOWN],
     confidence=0.3,
-    origin="babysit",
+    role="consequence",
 )
 _SPAWN_FILE = re.compile(r"[/\\]multiprocessing[/\\]spawn\.py$")
 

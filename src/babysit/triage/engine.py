@@ -236,6 +236,8 @@ class Engine:
         # files in which torch's store-based barrier completed (after the waits it logged)
         self.barrier_passed: set[int] = set()
         self._started: set[int] = set()  # files that have handed a line with words
+        # the C++ exception type of the last `terminate called after throwing an instance of`
+        self._threw: dict[tuple[int, int | None], str] = {}
         # Keyed by hash, not by the line: 50k lines of 4 KiB would hold 200 MB.
         self._cache: dict[int, int] = {}
         # Every pattern of every rule in order, with its literal hint: the matching loop's plan.
@@ -335,6 +337,8 @@ class Engine:
             self.collectives.note_world(body)
         tb_key = (file, a.rank)
         self._track_block(file, stripped, a)
+        if stripped.startswith("terminate called after throwing an instance of '"):
+            self._threw[tb_key] = stripped[48:].split("'", 1)[0]
         tb = self._tb.get(tb_key)
         if tb is None and body[:1] in (" ", "\t") and stripped.startswith('File "'):
             # A SyntaxError raised while compiling the script has frames but no header; so has
@@ -399,6 +403,18 @@ class Engine:
             if frames and exc_type is not None:  # an exception no rule knows, after its frames
                 rule = _placed(UNCLASSIFIED, tb, exc_type, body)
                 self._emit(tb_key, (rule, None, file, line, text, body, a, frames, exc_type))
+                return False
+            threw = self._threw.pop(tb_key, None)
+            if threw == "c10::Error" and stripped.startswith("what():") and stripped[7:].strip():
+                # The message of torch's C++ exception that ended the process (`terminate called
+                # after throwing an instance of 'c10::Error'`): a TORCH_CHECK's failure, a
+                # RuntimeError in Python, and read as one when no rule knows its words.
+                said = f"RuntimeError: {stripped[7:].strip()}"
+                known = self._match(said)
+                rule = UNCLASSIFIED
+                if known is not None and self.kb.rules[known[0]].role != "noise":
+                    rule = self.kb.rules[known[0]]
+                self._emit(tb_key, (rule, None, file, line, text, body, a, (), "RuntimeError"))
                 return False
             if em is not None and em["msg"] and exc_type and exc_type.endswith(_LONE_ENDS):
                 # The same alone on its line (a big log's middle, where frames are not searched

@@ -1191,6 +1191,9 @@ def test_macos_libcxx_abort_names_its_exception() -> None:
          Category.NUMERICAL),
         ("optimizer.py:31: FutureWarning: Non-finite norm encountered in "
          "torch.nn.utils.clip_grad_norm_; continuing anyway.", "numerical.nan", Category.NUMERICAL),
+        # PaddlePaddle's NCCL error
+        ("OSError: (External) Nccl error, invalid data type, detail: Resource temporarily "
+         "unavailable", "nccl.error", Category.NCCL_ERROR),
         # GCE's power-button press on a Spot VM it takes back, as systemd-logind logs it
         ("Jan 30 10:33:08 gpu-vm-1 systemd-logind[812]: Power key pressed.", "sched.preempted",
          Category.PREEMPTION),
@@ -1304,3 +1307,25 @@ def test_a_log_that_begins_inside_a_traceback_is_a_cut_one() -> None:
     assert triage(["", *frames]).rule == "fs.cut_checkpoint_write"  # after a blank line
     # not frames that a message before them introduces (traceback.print_stack, stack_info)
     assert triage(["saving from here:", *frames]).rule is None
+
+
+def test_torchs_cpp_exception_is_read_as_the_runtime_error_it_is_in_python() -> None:
+    d = triage([
+        "terminate called after throwing an instance of 'c10::Error'",
+        "  what():  Error: cannot set number of interop threads after parallel work has started",
+        "Exception raised from set_num_interop_threads at ../aten/src/ATen/Parallel.cpp:54",
+    ])
+    assert d.rule == "python.runtime" and "cannot set number of interop" in d.summary
+    # its words, when a rule knows them, are that rule's
+    oom = triage(["terminate called after throwing an instance of 'c10::Error'",
+                  "  what():  CUDA out of memory. Tried to allocate 2.00 GiB"])  # fmt: skip
+    assert oom.category == Category.CUDA_OOM
+    # another C++ exception's message is not torch's
+    other = triage(["terminate called after throwing an instance of 'std::system_error'",
+                    "  what():  Operation not permitted", "Aborted (core dumped)"])  # fmt: skip
+    assert not (other.rule or "").startswith("python.")
+
+
+def test_a_scalers_repeated_nan_alone_is_numerical_but_weak() -> None:
+    d = triage([f"Found NaN, decreased lg_loss_scale to -{16199 + i}.354" for i in range(5)])
+    assert d.category == Category.NUMERICAL and d.confidence < 0.5

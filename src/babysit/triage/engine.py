@@ -28,6 +28,7 @@ from babysit.triage.standins import (
     DATA_IN_WORKER,
     DATA_IN_WORKER_CUT,
     GENERIC_IDS,
+    INTERRUPTED_WAIT,
     LONE_ID,
     SPAWN_ORPHAN,
     UNCLASSIFIED,
@@ -86,11 +87,13 @@ def _placed(rule: Rule, tb: _Traceback | None, exc_type: str | None, body: str) 
     generic one (a KeyError, a bare RuntimeError, one no rule knows) is about a sample in a
     DataLoader worker's own dataset code or in a reader's (DATA_IN_WORKER, DATA_IN_READER); any
     one in a process that spawn was starting is its parent's closed pipe (SPAWN_ORPHAN, not a
-    checkpoint's `Ran out of input`)."""
+    checkpoint's `Ran out of input`); a Ctrl-C in a wait, a run stuck there (INTERRUPTED_WAIT)."""
     if tb is None:
         return rule
     if spawn_start(tb.file, tb.func, exc_type, body):
         return SPAWN_ORPHAN
+    if exc_type == "KeyboardInterrupt" and cut_wait(_frames(tb.lines)):
+        return INTERRUPTED_WAIT
     if rule.id not in GENERIC_IDS:
         return rule
     if tb.worker and tb.own:

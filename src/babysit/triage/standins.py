@@ -114,6 +114,20 @@ CUT_WAIT = _standin(
 )
 # A function that blocks (a `get` only in a queue's module: `requests.get`, a dict's `.get` are
 # no waits), or a code line that calls one on a queue, a pipe, a process, a thread, a future.
+# A person's Ctrl-C (KeyboardInterrupt) that ends a traceback whose innermost frame waited: the run
+# was stuck there, and these are where it waited.
+INTERRUPTED_WAIT = _standin(
+    "hang.interrupted_in_wait",
+    Category.HANG,
+    "Someone interrupted the run (KeyboardInterrupt) while it waited (on a queue, a pipe, a "
+    "lock, a child process): most often because it had stopped making progress there; the "
+    "quoted line is where it waited.",
+    "The wait is where it was stuck: a DataLoader queue (a worker stuck or dead: try "
+    "num_workers=0 to see its error), a lock, another process; next time dump every rank's "
+    "stacks first (py-spy dump --pid PID); then restart from the last checkpoint.",
+    confidence=0.45,
+    precedence=PRECEDENCE[Category.HANG] + 1,  # above a bare ^C (hang.interrupted)
+)
 _WAIT_FUNC = re.compile(
     r"^_*(?:wait\w*|acquire|recv\w*|poll|select|join|sleep|synchronize|barrier|result)$"
 )

@@ -1191,6 +1191,12 @@ def test_macos_libcxx_abort_names_its_exception() -> None:
          Category.NUMERICAL),
         ("optimizer.py:31: FutureWarning: Non-finite norm encountered in "
          "torch.nn.utils.clip_grad_norm_; continuing anyway.", "numerical.nan", Category.NUMERICAL),
+        # a video that cannot be decoded; HDF5's truncated file
+        ("decord._ffi.base.DECORDError: [16:23:42] /io/decord/src/video/video_reader.cc:151: "
+         "ERROR opening: data/v_1.mp4, Invalid data found when processing input",
+         "data.audio", Category.DATA),
+        ("OSError: Unable to open file (truncated file: eof = 10485760, sblock->base_addr = 0, "
+         "stored_eof = 372841106)", "data.truncated", Category.DATA),
         # PaddlePaddle's NCCL error
         ("OSError: (External) Nccl error, invalid data type, detail: Resource temporarily "
          "unavailable", "nccl.error", Category.NCCL_ERROR),
@@ -1329,3 +1335,15 @@ def test_torchs_cpp_exception_is_read_as_the_runtime_error_it_is_in_python() -> 
 def test_a_scalers_repeated_nan_alone_is_numerical_but_weak() -> None:
     d = triage([f"Found NaN, decreased lg_loss_scale to -{16199 + i}.354" for i in range(5)])
     assert d.category == Category.NUMERICAL and d.confidence < 0.5
+
+
+def test_a_ctrl_c_in_a_wait_is_a_run_someone_found_stuck() -> None:
+    d = triage(["Epoch 1: loss 2.0", "Traceback (most recent call last):",
+                '  File "/w/train.py", line 9, in <module>', "    for batch in val_loader:",
+                '  File "/usr/lib/python3.6/multiprocessing/connection.py", line 379, in _recv',
+                "    chunk = read(handle, remaining)", "KeyboardInterrupt"])  # fmt: skip
+    assert d.category == Category.HANG and d.rule == "hang.interrupted_in_wait"
+    # a Ctrl-C in the middle of work is no sign of a stuck run
+    busy = triage(["Traceback (most recent call last):", '  File "/w/train.py", line 9, in step',
+                   "    loss = model(batch)", "KeyboardInterrupt"])  # fmt: skip
+    assert busy.rule != "hang.interrupted_in_wait"

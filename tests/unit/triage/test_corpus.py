@@ -79,8 +79,9 @@ def test_the_held_out_quarter_stays_above_its_floor() -> None:
     # Its misses are not printed: they stay out of rule-writing until the next rotation.
     r = BENCH.evaluate([c for c in CASES if c["held_out"]], None, False)
     # 0.80 until three batches of logs collected after the rules (d_, e_, f_: 55-65% before any
-    # rule was written against them) joined it; a floor against regressions, not the target.
-    assert r["accuracy"] >= 0.77, f"held-out accuracy {r['accuracy']:.3f}"
+    # rule was written against them) joined it; 0.77 until batches n_ to r_ (65-77% on arrival)
+    # did; a floor against regressions, not the target.
+    assert r["accuracy"] >= 0.75, f"held-out accuracy {r['accuracy']:.3f}"
     assert not r["transient_violations"], "a bug called transient in the held-out quarter"
 
 

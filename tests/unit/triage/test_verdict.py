@@ -1084,6 +1084,8 @@ def test_a_spawned_child_dying_on_its_parents_pipe_is_not_a_corrupt_checkpoint()
         "EOFError: Ran out of input",
     ]
     assert triage(load).rule == "fs.checkpoint_corrupt"
+    # a plain restart reads the same broken checkpoint again
+    assert triage(load).transient is False
 
 
 def test_nccls_teardown_alone_is_a_generic_nccl_failure() -> None:

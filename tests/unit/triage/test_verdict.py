@@ -1199,9 +1199,6 @@ def test_macos_libcxx_abort_names_its_exception() -> None:
          "data.audio", Category.DATA),
         ("OSError: Unable to open file (truncated file: eof = 10485760, sblock->base_addr = 0, "
          "stored_eof = 372841106)", "data.truncated", Category.DATA),
-        # an InfiniBand port's failure, as NCCL passes the verbs' async event on
-        ("gpu-3:1234:1290 [0] NCCL WARN NET/IB : mlx5_0:1 Got async event : port error",
-         "net.infiniband_link", Category.NETWORK),
         # PaddlePaddle's NCCL error
         ("OSError: (External) Nccl error, invalid data type, detail: Resource temporarily "
          "unavailable", "nccl.error", Category.NCCL_ERROR),

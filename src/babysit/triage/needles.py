@@ -156,6 +156,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"store based barrier",  # torch's `Waiting in store based barrier to initialize process group`
     b"store-based barrier",  # ... and its `Completed store-based barrier for key ...`
     b"power key pressed",  # GCE's ACPI shutdown of a preempted or stopped VM (systemd-logind)
+    b"moov atom",  # ffmpeg's `moov atom not found`: an mp4 cut short
     b"(gdb)",  # a debugger attached to a stuck process (`(gdb) bt`)
     b"attaching to process",
     b"(lwp ",

@@ -74,7 +74,8 @@ CUT_TRACEBACK = _standin(
     "innermost frame, where it was raised.",
     "Find the end of this traceback (the full log of this rank, or the job's stderr): "
     "its last line is the error; triage that log.",
-    confidence=0.15,  # restart unknown even before the first step: the network's, a node's
+    confidence=0.15,
+    transient=None,  # even before the first step: the error it hides may be the network's
     role="consequence",  # what it says of the cause is where, not what: any other error wins
     precedence=PRECEDENCE[Category.UNKNOWN] - 2,  # below any line that names an error, weak or not
 )
@@ -112,8 +113,6 @@ CUT_WAIT = _standin(
     role="consequence",  # as CUT_TRACEBACK: any named error explains the run better
     precedence=PRECEDENCE[Category.HANG] - 1,
 )
-# A function that blocks (a `get` only in a queue's module: `requests.get`, a dict's `.get` are
-# no waits), or a code line that calls one on a queue, a pipe, a process, a thread, a future.
 # A person's Ctrl-C (KeyboardInterrupt) that ends a traceback whose innermost frame waited: the run
 # was stuck there, and these are where it waited.
 INTERRUPTED_WAIT = _standin(
@@ -128,21 +127,32 @@ INTERRUPTED_WAIT = _standin(
     confidence=0.45,
     precedence=PRECEDENCE[Category.HANG] + 1,  # above a bare ^C (hang.interrupted)
 )
-_WAIT_FUNC = re.compile(
-    r"^_*(?:wait\w*|acquire|recv\w*|poll|select|join|sleep|synchronize|barrier|result)$"
-)
+# A function that blocks (a `get` only in a queue's module: `requests.get`, a dict's `.get` are
+# no waits), or a code line that calls one on a queue, a pipe, a process, a thread, a future.
+# Not a GPU's synchronize: a busy training loop sits there too.
+_WAIT_FUNC = re.compile(r"^_*(?:wait\w*|acquire|recv\w*|poll|select|join|sleep|barrier|result)$")
 _QUEUE_FILE = re.compile(r"[/\\]queues?\.py$")
 _WAIT_CODE = re.compile(
     r"(?:queue|\bq)\.get\(|"
-    r"\.(?:join|wait|acquire|_?recv(?:_bytes)?|_?poll|select|result|synchronize)\(|"
+    r"\.(?:join|wait|acquire|_?recv(?:_bytes)?|_?poll|select|result)\(|"
     r"\btime\.sleep\(|^(?:if not |return |res = |ready = )?(?:wait|select)\("
+)
+# A launcher's parent waits for its children whether they work or hang (torch.multiprocessing's
+# spawn joining them, torchrun's agent, accelerate's and DeepSpeed's launchers): its wait, a few
+# frames below the launcher's own, says nothing of the run.
+_LAUNCHER_FILE = re.compile(
+    r"[/\\]torch[/\\]multiprocessing[/\\]spawn\.py$|[/\\]torch[/\\]distributed[/\\]"
+    r"(?:elastic[/\\]|run\.py$|launch\.py$)|[/\\]accelerate[/\\]commands[/\\]|"
+    r"[/\\]deepspeed[/\\]launcher[/\\]"
 )
 
 
 def cut_wait(frames: list[tuple[str, str | None, str]]) -> bool:
     """Whether a cut traceback's innermost frame (file, function, code line) was waiting."""
-    if not frames:
-        return False
+    if not frames or any(
+        _LAUNCHER_FILE.search(f) and fn != "_wrap" for f, fn, _ in frames[-4:]
+    ):
+        return False  # (spawn's `_wrap` is a spawned child's own entry, not its parent's join)
     file, func, code = frames[-1]
     if func == "get" and _QUEUE_FILE.search(file):
         return True

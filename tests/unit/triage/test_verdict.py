@@ -1349,3 +1349,48 @@ def test_a_ctrl_c_in_a_wait_is_a_run_someone_found_stuck() -> None:
     busy = triage(["Traceback (most recent call last):", '  File "/w/train.py", line 9, in step',
                    "    loss = model(batch)", "KeyboardInterrupt"])  # fmt: skip
     assert busy.rule != "hang.interrupted_in_wait"
+
+
+_PARENT_JOIN = [
+    "Traceback (most recent call last):",
+    '  File "/w/train.py", line 90, in <module>',
+    "    mp.spawn(main, nprocs=8)",
+    '  File "/venv/torch/multiprocessing/spawn.py", line 140, in join',
+    "    ready = multiprocessing.connection.wait(self.sentinels.keys(), timeout=timeout)",
+    '  File "/usr/lib/python3.10/multiprocessing/connection.py", line 931, in wait',
+    "    ready = selector.select(timeout)",
+    '  File "/usr/lib/python3.10/selectors.py", line 416, in select',
+    "    fd_event_list = self._selector.poll(timeout)",
+    "KeyboardInterrupt",
+]
+
+
+def test_a_ctrl_c_of_a_launcher_or_of_a_busy_gpu_is_no_stuck_run() -> None:
+    # mp.spawn's parent joins its children whether they work or hang
+    assert triage(_PARENT_JOIN).rule != "hang.interrupted_in_wait"
+    gpu = ["Traceback (most recent call last):", '  File "/w/train.py", line 9, in step',
+           "    torch.cuda.synchronize()",
+           '  File "/venv/torch/cuda/__init__.py", line 800, in synchronize',
+           "    return torch._C._cuda_synchronize()", "KeyboardInterrupt"]  # fmt: skip
+    assert triage(gpu).rule != "hang.interrupted_in_wait"
+    # a spawned child's own wait on its DataLoader is one (spawn's frame is its outermost)
+    child = ["Traceback (most recent call last):",
+             '  File "/venv/torch/multiprocessing/spawn.py", line 69, in _wrap',
+             "    fn(i, *args)", '  File "/w/train.py", line 40, in main', "    for b in loader:",
+             '  File "/venv/torch/utils/data/dataloader.py", line 1133, in _try_get_data',
+             "    data = self._data_queue.get(timeout=timeout)",
+             '  File "/usr/lib/python3.10/multiprocessing/queues.py", line 113, in get',
+             "    if not self._poll(timeout):", "KeyboardInterrupt"]  # fmt: skip
+    assert triage(child).rule == "hang.interrupted_in_wait"
+
+
+def test_decords_own_cuda_errors_are_not_a_bad_video(tmp_path: Path) -> None:
+    for line in ("decord._ffi.base.DECORDError: CUDA not enabled. Requested context GPU(0).",
+                 "decord._ffi.base.DECORDError: [10:01:02] cuda_device_api.cc:33: Check failed: "
+                 "e == cudaSuccess: CUDA: initialization error"):  # fmt: skip
+        assert triage([line]).category != Category.DATA, line
+    # ffmpeg's word for an mp4 cut short reaches the rules among a log's step lines
+    log = tmp_path / "train.log"
+    log.write_text("".join(f"step {i} | loss: 2.{i}\n" for i in range(50))
+                   + "[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55d1] moov atom not found\n")  # fmt: skip
+    assert triage_files([log], KB).diagnosis.rule == "data.audio"

@@ -157,6 +157,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"store-based barrier",  # ... and its `Completed store-based barrier for key ...`
     b"power key pressed",  # GCE's ACPI shutdown of a preempted or stopped VM (systemd-logind)
     b"moov atom",  # ffmpeg's `moov atom not found`: an mp4 cut short
+    b"premature end",  # libjpeg's `Premature end of JPEG file` (a warning, or TensorFlow's error)
     b"(gdb)",  # a debugger attached to a stuck process (`(gdb) bt`)
     b"attaching to process",
     b"(lwp ",

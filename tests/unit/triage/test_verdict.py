@@ -1199,6 +1199,14 @@ def test_macos_libcxx_abort_names_its_exception() -> None:
          "data.audio", Category.DATA),
         ("OSError: Unable to open file (truncated file: eof = 10485760, sblock->base_addr = 0, "
          "stored_eof = 372841106)", "data.truncated", Category.DATA),
+        # TensorFlow's JPEG decoder on a truncated image
+        ("2020-10-28 05:57:57.511499: E tensorflow/core/lib/jpeg/jpeg_mem.cc:323] Premature end "
+         "of JPEG data. Stopped at line 1214/2593", "data.image", Category.DATA),
+        # a loss at NaN a space from its key, and two metrics of one line at NaN
+        ("[10] epoch 0, 10/186, g_loss nan d_fake_loss nan d_real_loss nan flat nan",
+         "numerical.nan", Category.NUMERICAL),
+        ("  3000/1000000 [15:56:20<5190:25:27, 18.74s/it]G: nan | MSG: nan | VG: 0.00 | D: nan",
+         "numerical.nan", Category.NUMERICAL),
         # PaddlePaddle's NCCL error
         ("OSError: (External) Nccl error, invalid data type, detail: Resource temporarily "
          "unavailable", "nccl.error", Category.NCCL_ERROR),
@@ -1233,7 +1241,8 @@ def test_a_notebooks_traceback_names_its_exception_in_its_header() -> None:
 
 
 def test_a_best_or_minimum_loss_at_inf_is_no_nan_loss() -> None:
-    for line in ("epoch 0: best_val_loss=inf", "min_loss: inf, patience 3", "loss_scale: inf"):
+    for line in ("epoch 0: best_val_loss=inf", "min_loss: inf, patience 3", "loss_scale: inf",
+                 "lr: 0.1 | nan_count: 0 | loss: 2.3"):  # fmt: skip
         assert triage([line]).category != Category.NUMERICAL, line
 
 

@@ -157,6 +157,9 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"store-based barrier",  # ... and its `Completed store-based barrier for key ...`
     b"power key pressed",  # GCE's ACPI shutdown of a preempted or stopped VM (systemd-logind)
     b"moov atom",  # ffmpeg's `moov atom not found`: an mp4 cut short
+    b"numpy 1.x",  # NumPy 2's warning for a module built against 1.x
+    b"binary incompatib",  # `numpy.dtype size changed, may indicate binary incompatibility`
+    b"_array_api not found",
     b"premature end",  # libjpeg's `Premature end of JPEG file` (a warning, or TensorFlow's error)
     b"(gdb)",  # a debugger attached to a stuck process (`(gdb) bt`)
     b"attaching to process",

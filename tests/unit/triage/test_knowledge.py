@@ -237,6 +237,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "store_based_barrier_key:1 (world_size=2, worker_count=1, timeout=0:30:00)",
         "n_stack/022-rvt-lightning-ddp-store-based-barrier-waiting.log",
     ),
+    (
+        "code.numpy_abi",
+        "A module that was compiled using NumPy 1.x cannot be run in",
+        "s_2024/014-musicgen-dreambooth-lora-numpy2-abi.log",
+    ),
     ("fs.readonly", "OSError: [Errno 30] Read-only file system: '/checkpoints/step_1000'", None),
     ("fs.network_mount", "[ 1843.308145] nfs: server fs01 not responding, still trying", None),
     (

@@ -280,4 +280,10 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"loss = inf",
     b"loss is inf",
     b"power key pressed",
+    # rare and specific: an image or video cut short, a package built for another NumPy, two
+    # ranks on one GPU
+    b"premature end",
+    b"moov atom",
+    b"numpy 1.x",
+    b"duplicate gpu",
 )

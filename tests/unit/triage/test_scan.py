@@ -733,6 +733,11 @@ def test_a_big_file_is_searched_for_rare_needles_in_its_middle_by_grep(
         # a loss gone infinite, a cloud's power-button press on a VM it takes back
         "Training  [     40/5000000]  lr: 0.0000 (0.0000)  total_loss: inf ",
         "Jan 30 10:33:08 gpu-vm-1 systemd-logind[812]: Power key pressed.",
+        # an image cut short, a package built for another NumPy, two ranks on one GPU
+        "jpeg_mem.cc:323] Premature end of JPEG data. Stopped at line 1214/2593",
+        "A module that was compiled using NumPy 1.x cannot be run in",
+        "misc/nvmlwrap.cc:183 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA "
+        "device 1a000",
     ],
 )
 def test_kinds_of_evidence_without_a_common_needle_are_found_in_a_big_logs_middle(

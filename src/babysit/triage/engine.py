@@ -70,6 +70,8 @@ TRAINING_DONE = re.compile(
     r"(?i:^\W*(?:training (?:is )?(?:complete|completed|finished|done)|(?:finished|done) "
     r"training)\W*(?:\d[\w :.,-]*)?$)"
 )
+
+
 def _frames(lines: list[tuple[int, str]]) -> list[tuple[str, str | None, str]]:
     """A traceback's frames as (file, function, code line), innermost last."""
     out: list[tuple[str, str | None, str]] = []
@@ -497,8 +499,8 @@ class Engine:
             del self._tb[(file, rank)]
             headed = tb.head_cut or (bool(tb.lines) and tb.lines[0][1].startswith(_TB_HEADS))
             if not self._cut_known(file, rank, tb) and headed and tb.func and not tb.worker:
-                # (not frames without a header: a SyntaxError's, `traceback.print_stack()`'s)
-                # Nothing in its last lines names the error: say where it was raised.
+                # Nothing in its last lines names the error: say where it was raised (not for
+                # frames without a header: a SyntaxError's, `traceback.print_stack()`'s).
                 frames = tuple(tb.lines[:2] + tb.lines[2:][-(MAXFRAMES - 2) :])
                 number, body = next(
                     ((n, b) for n, b in reversed(tb.lines) if FRAME.match(b)), tb.lines[-1]

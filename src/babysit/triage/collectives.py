@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import NamedTuple
 
 _SEQ = re.compile(r"SeqNum=(?P<seq>\d+)")
 # The collective a watchdog timeout names (`[PG ID 0 PG GUID 0(default_pg) Rank 1] Watchdog
@@ -56,6 +57,16 @@ SET_UP_COLLECTIVES = 5
 _KEEP = 100_000
 
 
+class TimedOut(NamedTuple):
+    """The collective a rank's watchdog timeout names."""
+
+    group: str | None  # its GUID, else its PG ID, else None (torch before 2.3 names none)
+    named: bool  # by its GUID: the same group on every rank (a PG ID is per process)
+    seq: int
+    op: str
+    numel: int | None  # NumelIn
+
+
 def ranks_text(ranks: Iterable[int], limit: int = 8) -> str:
     r = sorted(ranks)
     shown = ", ".join(str(x) for x in r[:limit])
@@ -70,9 +81,7 @@ class Collectives:
         self.ranks_seen: set[int] = set()
         self.world_size: int | None = None
         self.watchdog: dict[int, tuple[int | None, int | None]] = {}  # rank -> (seq, done)
-        # rank -> (process group, sequence number, op type, NumelIn) of its watchdog timeout; the
-        # group is its GUID ("guid:..."), else its PG ID, else None (torch before 2.3 names none)
-        self.ops: dict[int, tuple[str | None, int, str, int | None]] = {}
+        self.ops: dict[int, TimedOut] = {}  # rank -> the collective its watchdog timeout names
         # The most collectives a watchdog line says had completed before its timeout (its
         # `last completed NCCL work: N`, else its SeqNum less one): 0 when the timeout came in
         # a process group's first collective, which no training step gets past.
@@ -117,9 +126,13 @@ class Collectives:
             self.watchdog[rank] = (seq, done)
             op_m = _OP.search(text)
             if op_m:
-                numel = int(numel_m["n"]) if numel_m else None
-                group = f"guid:{op_m['guid']}" if op_m["guid"] else op_m["pg"]
-                self.ops[rank] = (group, int(op_m["seq"]), op_m["op"], numel)
+                self.ops[rank] = TimedOut(
+                    op_m["guid"] or op_m["pg"],
+                    op_m["guid"] is not None,
+                    int(op_m["seq"]),
+                    op_m["op"],
+                    int(numel_m["n"]) if numel_m else None,
+                )
 
     # -- what they say ----------------------------------------------------------------------
 
@@ -157,14 +170,15 @@ class Collectives:
         restart meets again. None when every rank waits in the same collective."""
         by_seq: dict[tuple[str | None, int], dict[str, list[int]]] = {}
         sizes: dict[tuple[str | None, int, str], dict[int, list[int]]] = {}
-        for rank, (pg, seq, op, numel) in self.ops.items():
-            if _P2P.search(op):
+        for rank, t in self.ops.items():
+            if _P2P.search(t.op):
                 continue  # a send and its receive share a number: a pipeline's pair
-            by_seq.setdefault((pg, seq), {}).setdefault(op, []).append(rank)
-            if numel is not None and op in _SAME_SIZE and pg is not None and pg.startswith("guid:"):
+            by_seq.setdefault((t.group, t.seq), {}).setdefault(t.op, []).append(rank)
+            if t.numel is not None and t.op in _SAME_SIZE and t.named:
                 # Sizes only within a group the line names for sure: in a pipeline, the stages'
                 # data-parallel groups all-reduce different sizes at the same numbers.
-                sizes.setdefault((pg, seq, op), {}).setdefault(numel, []).append(rank)
+                key = (t.group, t.seq, t.op)
+                sizes.setdefault(key, {}).setdefault(t.numel, []).append(rank)
         for (_, seq), kinds in sorted(by_seq.items(), key=lambda kv: kv[0][1]):
             if len(kinds) > 1:
                 parts = [f"rank(s) {ranks_text(r)} in {op}" for op, r in sorted(kinds.items())]

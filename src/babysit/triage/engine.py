@@ -32,6 +32,7 @@ from babysit.triage.standins import (
     LONE_ID,
     SPAWN_ORPHAN,
     UNCLASSIFIED,
+    Frame,
     cut_raise,
     cut_wait,
     cut_write,
@@ -72,9 +73,9 @@ TRAINING_DONE = re.compile(
 )
 
 
-def _frames(lines: list[tuple[int, str]]) -> list[tuple[str, str | None, str]]:
-    """A traceback's frames as (file, function, code line), innermost last."""
-    out: list[tuple[str, str | None, str]] = []
+def _frames(lines: list[tuple[int, str]]) -> list[Frame]:
+    """A traceback's frames, innermost last."""
+    out: list[Frame] = []
     for _, text in lines:
         m = FRAME.match(text)
         if m:
@@ -320,6 +321,14 @@ class Engine:
             self._shapes.add(shape)
         return found
 
+    def _rule_for(self, said: str) -> Rule:
+        """The rule for an exception line triage wrote itself (a notebook's header, a C++
+        exception's message as Python raises it): the one its words match, else UNCLASSIFIED."""
+        hit = self._match(said)
+        if hit is None or self.kb.rules[hit[0]].role == "noise":
+            return UNCLASSIFIED
+        return self.kb.rules[hit[0]]
+
     # -- feeding ----------------------------------------------------------------------------
 
     def feed(self, file: int, line: int, text: str) -> bool:
@@ -357,10 +366,7 @@ class Engine:
         if ipy is not None:
             # A notebook's traceback names its exception first; its message ends it (and is
             # the finding, when the log holds it): weak, the exception's type alone.
-            hit = self._match(f"{ipy['type']}: ")
-            rule = UNCLASSIFIED
-            if hit is not None and self.kb.rules[hit[0]].role != "noise":
-                rule = self.kb.rules[hit[0]]
+            rule = self._rule_for(f"{ipy['type']}: ")
             head = dataclasses.replace(a, warning=True)
             self._emit(tb_key, (rule, None, file, line, text, body, head, (), ipy["type"]))
             return False
@@ -414,11 +420,7 @@ class Engine:
                 # The message of torch's C++ exception that ended the process (`terminate called
                 # after throwing an instance of 'c10::Error'`): a TORCH_CHECK's failure, a
                 # RuntimeError in Python, and read as one when no rule knows its words.
-                said = f"RuntimeError: {stripped[7:].strip()}"
-                known = self._match(said)
-                rule = UNCLASSIFIED
-                if known is not None and self.kb.rules[known[0]].role != "noise":
-                    rule = self.kb.rules[known[0]]
+                rule = self._rule_for(f"RuntimeError: {stripped[7:].strip()}")
                 self._emit(tb_key, (rule, None, file, line, text, body, a, (), "RuntimeError"))
                 return False
             if em is not None and em["msg"] and exc_type and exc_type.endswith(_LONE_ENDS):

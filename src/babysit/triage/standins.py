@@ -33,6 +33,10 @@ def cut_raise(code: str, func: str | None) -> str | None:
     return None
 
 
+# A traceback's frame: its file, its function (none for a SyntaxError's), its code line.
+Frame = tuple[str, str | None, str]
+
+
 def _standin(
     rid: str,
     category: Category,
@@ -147,16 +151,17 @@ _LAUNCHER_FILE = re.compile(
 )
 
 
-def cut_wait(frames: list[tuple[str, str | None, str]]) -> bool:
-    """Whether a cut traceback's innermost frame (file, function, code line) was waiting."""
+def cut_wait(frames: list[Frame]) -> bool:
+    """Whether a traceback's innermost frame waited (one cut before its error line, or ended
+    by a Ctrl-C), and not in a launcher's join."""
     if not frames or any(
         _LAUNCHER_FILE.search(f) and fn != "_wrap" for f, fn, _ in frames[-4:]
     ):
         return False  # (spawn's `_wrap` is a spawned child's own entry, not its parent's join)
-    file, func, code = frames[-1]
+    file, func, _ = frames[-1]
     if func == "get" and _QUEUE_FILE.search(file):
         return True
-    return bool((func and _WAIT_FUNC.search(func)) or _WAIT_CODE.search(code))
+    return _does(frames[-1], _WAIT_FUNC, _WAIT_CODE)
 
 
 # A function named for the write it does (`save`, `_legacy_save`, `save_checkpoint`,
@@ -171,13 +176,15 @@ _WRITE_CODE = re.compile(
 )
 
 
-def cut_write(frames: list[tuple[str, str | None, str]]) -> bool:
-    """Whether a cut traceback's innermost frames (file, function, code line; innermost last)
-    were writing a checkpoint or file."""
-    for _, func, code in frames[-2:]:
-        if (func and _WRITE_FUNC.search(func)) or _WRITE_CODE.search(code):
-            return True
-    return False
+def cut_write(frames: list[Frame]) -> bool:
+    """Whether a cut traceback's two innermost frames were writing a checkpoint or file."""
+    return any(_does(f, _WRITE_FUNC, _WRITE_CODE) for f in frames[-2:])
+
+
+def _does(frame: Frame, func_rx: re.Pattern[str], code_rx: re.Pattern[str]) -> bool:
+    """Whether a frame's function is named for what `func_rx` says, or its code line calls it."""
+    _, func, code = frame
+    return bool((func and func_rx.search(func)) or code_rx.search(code))
 
 
 # Generic exceptions that, raised in a DataLoader worker from the dataset's own code, say more

@@ -21,24 +21,15 @@ from babysit.triage.anatomy import Anatomy, anatomy
 from babysit.triage.collectives import WORLD_HINTS, Collectives
 from babysit.triage.knowledge import Knowledge, Rule, Xid
 from babysit.triage.standins import (
-    CUT_TRACEBACK,
-    CUT_WAIT,
-    CUT_WRITE,
-    DATA_IN_READER,
-    DATA_IN_WORKER,
     DATA_IN_WORKER_CUT,
+    FRAME,
     GENERIC_IDS,
-    INTERRUPTED_WAIT,
     LONE_ID,
-    SPAWN_ORPHAN,
     UNCLASSIFIED,
-    Frame,
     cut_raise,
-    cut_wait,
-    cut_write,
-    data_frame,
+    cut_rule,
     own_file,
-    spawn_start,
+    placed,
 )
 
 MAX_TEXT = 600  # characters of a line kept as evidence
@@ -55,8 +46,6 @@ _EXC_LINE = re.compile(
     r"^(?:[A-Za-z_]\w*\.)*(?P<type>[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Fault|Invalid|"
     r"Warning))(?::\s?(?P<msg>.*))?$"
 )
-# A traceback frame: `  File "train.py", line 88, in train_step` (no `in` for a SyntaxError).
-FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>\S+))?')
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
 _BLOCK_HOST = re.compile(r"^\s*host\s*:\s*(?P<host>\S+)")
 _BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(?P<rank>\d+)")
@@ -71,37 +60,6 @@ TRAINING_DONE = re.compile(
     r"(?i:^\W*(?:training (?:is )?(?:complete|completed|finished|done)|(?:finished|done) "
     r"training)\W*(?:\d[\w :.,-]*)?$)"
 )
-
-
-def _frames(lines: list[tuple[int, str]]) -> list[Frame]:
-    """A traceback's frames, innermost last."""
-    out: list[Frame] = []
-    for _, text in lines:
-        m = FRAME.match(text)
-        if m:
-            out.append((m["file"], m["func"], ""))
-        elif out and not out[-1][2]:
-            out[-1] = (*out[-1][:2], text.strip())
-    return out
-
-
-def _placed(rule: Rule, tb: _Traceback | None, exc_type: str | None, body: str) -> Rule:
-    """The rule of an exception that ends traceback `tb`, knowing where it was raised: a
-    generic one (a KeyError, a bare RuntimeError, one no rule knows) is about a sample in a
-    DataLoader worker's own dataset code or in a reader's (DATA_IN_WORKER, DATA_IN_READER); any
-    one in a process that spawn was starting is its parent's closed pipe (SPAWN_ORPHAN, not a
-    checkpoint's `Ran out of input`); a Ctrl-C in a wait, a run stuck there (INTERRUPTED_WAIT)."""
-    if tb is None:
-        return rule
-    if spawn_start(tb.file, tb.func, exc_type, body):
-        return SPAWN_ORPHAN
-    if exc_type == "KeyboardInterrupt" and cut_wait(_frames(tb.lines)):
-        return INTERRUPTED_WAIT
-    if rule.id not in GENERIC_IDS:
-        return rule
-    if tb.worker and tb.own:
-        return DATA_IN_WORKER
-    return DATA_IN_READER if data_frame(tb.file) else rule
 
 
 # IPython's (a notebook's) traceback header: the exception's type, then `Traceback (most recent
@@ -412,7 +370,7 @@ class Engine:
             if "Completed store-based barrier" in body:
                 self.barrier_passed.add(file)
             if frames and exc_type is not None:  # an exception no rule knows, after its frames
-                rule = _placed(UNCLASSIFIED, tb, exc_type, body)
+                rule = placed(UNCLASSIFIED, tb, exc_type, body)
                 self._emit(tb_key, (rule, None, file, line, text, body, a, frames, exc_type))
                 return False
             threw = self._threw.pop(tb_key, None)
@@ -477,7 +435,7 @@ class Engine:
             rule.id.startswith("python.") and em is None and not frames
         )
         anat = Anatomy(body, rank, host, gpu, a.ts, a.ts_kind, weak, a.kernel)
-        rule = _placed(rule, tb, exc_type, body)
+        rule = placed(rule, tb, exc_type, body)
         self._emit(tb_key, (rule, xid, file, line, text, body, anat, frames, exc_type))
         return False
 
@@ -507,13 +465,9 @@ class Engine:
                 number, body = next(
                     ((n, b) for n, b in reversed(tb.lines) if FRAME.match(b)), tb.lines[-1]
                 )
-                where = _frames(tb.lines)
-                rule = CUT_WRITE if cut_write(where) else CUT_TRACEBACK
-                if rule is CUT_TRACEBACK and cut_wait(where):
-                    rule = CUT_WAIT
-                self._add(
-                    rule, None, file, number, body, body.strip(), Anatomy(body, rank), frames, None
-                )
+                rule = cut_rule(tb.lines)
+                anat = Anatomy(body, rank)
+                self._add(rule, None, file, number, body, body.strip(), anat, frames, None)
         for key, args in list(self._wrapper.items()):
             del self._wrapper[key]
             if args[0].id in GENERIC_IDS:

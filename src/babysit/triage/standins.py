@@ -1,14 +1,17 @@
-"""The stand-in rules that triage applies where the rules file has none: an exception no rule
-knows (UNCLASSIFIED), a generic exception that the place it was raised makes `data` (a DataLoader
-worker's sample, a reader's), and what a traceback cut before its exception line raised.
+"""The stand-in rules that triage applies where the rules file has none, and the choice of one
+by where a traceback says its exception was raised: an exception no rule knows (UNCLASSIFIED), a
+generic exception that the place it was raised makes `data` (a DataLoader worker's sample, a
+reader's), a Ctrl-C in a wait, and what a traceback cut before its exception line raised.
 
-    rule = DATA_IN_READER if data_frame(innermost_file) else UNCLASSIFIED
+    rule = placed(UNCLASSIFIED, traceback, "KeyError", "KeyError: 'label'")  # DATA_IN_WORKER...
+    rule = cut_rule(traceback.lines)  # CUT_WRITE, CUT_WAIT or CUT_TRACEBACK
     cut_raise("assert pg is not None", "__init__")  # -> "AssertionError: assert pg is not None"
 """
 
 from __future__ import annotations
 
 import re
+from typing import Protocol
 
 from babysit.records import Category
 from babysit.triage.knowledge import PRECEDENCE, Rule
@@ -35,6 +38,21 @@ def cut_raise(code: str, func: str | None) -> str | None:
 
 # A traceback's frame: its file, its function (none for a SyntaxError's), its code line.
 Frame = tuple[str, str | None, str]
+# A traceback's frame line: `  File "train.py", line 88, in train_step` (no `in` for a
+# SyntaxError).
+FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>\S+))?')
+
+
+def frames(lines: list[tuple[int, str]]) -> list[Frame]:
+    """A traceback's frames from its (line number, text) lines, innermost last."""
+    out: list[Frame] = []
+    for _, text in lines:
+        m = FRAME.match(text)
+        if m:
+            out.append((m["file"], m["func"], ""))
+        elif out and not out[-1][2]:
+            out[-1] = (*out[-1][:2], text.strip())
+    return out
 
 
 def _standin(
@@ -291,3 +309,46 @@ def spawn_start(path: str, func: str | None, exc_type: str | None, body: str) ->
     if func != "_main" or not _SPAWN_FILE.search(path):
         return False
     return exc_type == "EOFError" or "pickle data was truncated" in body
+
+
+class Raised(Protocol):
+    """Where a traceback says its exception was raised (the engine's traceback state)."""
+
+    @property
+    def lines(self) -> list[tuple[int, str]]: ...  # (line number, text), header first
+    @property
+    def file(self) -> str: ...  # the innermost frame's file
+    @property
+    def func(self) -> str | None: ...  # the innermost frame's function
+    @property
+    def worker(self) -> bool: ...  # a DataLoader worker's own traceback, quoted by its wrapper
+    @property
+    def own(self) -> bool: ...  # holds a frame outside the standard library and site-packages
+
+
+def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Rule:
+    """The rule of an exception that ends traceback `tb`, knowing where it was raised: a
+    generic one (a KeyError, a bare RuntimeError, one no rule knows) is about a sample in a
+    DataLoader worker's own dataset code or in a reader's (DATA_IN_WORKER, DATA_IN_READER); any
+    one in a process that spawn was starting is its parent's closed pipe (SPAWN_ORPHAN, not a
+    checkpoint's `Ran out of input`); a Ctrl-C in a wait, a run stuck there (INTERRUPTED_WAIT)."""
+    if tb is None:
+        return rule
+    if spawn_start(tb.file, tb.func, exc_type, body):
+        return SPAWN_ORPHAN
+    if exc_type == "KeyboardInterrupt" and cut_wait(frames(tb.lines)):
+        return INTERRUPTED_WAIT
+    if rule.id not in GENERIC_IDS:
+        return rule
+    if tb.worker and tb.own:
+        return DATA_IN_WORKER
+    return DATA_IN_READER if data_frame(tb.file) else rule
+
+
+def cut_rule(lines: list[tuple[int, str]]) -> Rule:
+    """The stand-in for a traceback cut before its exception line whose last lines name no
+    error: a write's (CUT_WRITE), a wait's (CUT_WAIT), or only where it was (CUT_TRACEBACK)."""
+    where = frames(lines)
+    if cut_write(where):
+        return CUT_WRITE
+    return CUT_WAIT if cut_wait(where) else CUT_TRACEBACK

@@ -21,8 +21,9 @@ from typing import NamedTuple
 
 from babysit.durations import format_duration
 from babysit.records import Category, Consequence, Diagnosis, LogLine, Suspect
-from babysit.triage.engine import FRAME, LONE_EXCEPTION, Engine, Finding, Group, earlier
+from babysit.triage.engine import LONE_EXCEPTION, Engine, Finding, Group, earlier
 from babysit.triage.stall import Stall
+from babysit.triage.standins import FRAME
 
 _QUOTE_MAX = 220
 _NORMALISE = (

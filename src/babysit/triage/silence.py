@@ -1,0 +1,133 @@
+"""What triage says of logs in which it found no error: `unknown`, and what is known (nothing
+to read, a run that says it finished, a log that ends without a word), or `hang` where the log
+shows one without an error line (its dated lines going on long after the last training step,
+or the stacks of stuck processes at its end).
+
+    nothing_found(["rank0.log"], 12_000, "step 900 | loss 2.1")
+    # -> Diagnosis(category=Category.UNKNOWN, summary="no error found in 12,000 lines of
+    #              rank0.log: the log ends without an error (...)", confidence=0.1, ...)
+
+Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import re
+
+from babysit.durations import format_duration
+from babysit.records import Category, Diagnosis, Suspect
+from babysit.triage.stall import Stall
+
+_QUOTE_MAX = 220
+
+
+def quote(text: str) -> str:
+    """A line as a summary quotes it: its whitespace collapsed, at most 220 characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= _QUOTE_MAX else text[: _QUOTE_MAX - 3] + "..."
+
+
+# The last line of a run that ended on its own (no error, nothing to triage).
+_FINISHED = re.compile(
+    r"(?i)(?:training (?:is )?(?:complete|completed|finished|done)|finished training|"
+    r"train(?:ing)? ended|exiting (?:normally|successfully)|all done|done training|"
+    r"\bsucceeded\b|saved (?:the )?(?:final )?model|`Trainer\.fit` stopped|'train_runtime')"
+)
+_SILENT_END_ACTION = (
+    "If the job is still running but silent, it hung: dump the ranks' stacks (py-spy dump "
+    "--pid PID) before killing it, and restart. If it exited, it was probably killed from "
+    "outside without a word (the kernel's OOM killer, a SIGKILL, a preemption or a time limit): "
+    "ask the scheduler why (sacct -j JOBID -o State,ExitCode,Reason) and look at the node's "
+    "kernel log (dmesg -T | grep -iE 'oom|xid') for OOM kills and GPU errors."
+)
+# The last line of a log that stopped while the ranks were still meeting (NCCL's set-up,
+# Lightning's DDP start-up): where a rank or node that never joins leaves the others waiting.
+_SETUP = re.compile(
+    r"NCCL INFO|\[\d+\] (?:INFO|WARN) |Init COMPLETE|Launch mode|initializing ddp|"
+    r"Initializing distributed|All distributed processes registered|init_process_group|"
+    r"(?i:rendezvous)"
+)
+# The last line of a log that ends in stack dumps: a py-spy frame `    all_gather (torch/
+# distributed/distributed_c10d.py:2345)` or thread `Thread 42 (idle): "MainThread"`, a gdb frame
+# `#3  0x00007f... in cudaMemcpyAsync () from libcudart.so`, a faulthandler frame `  File
+# "train.py", line 88 in step`, Horovod's stall inspector list `Stalled ranks:`. Progress that
+# stops with the stacks of stuck processes is a hang the log shows, not only an ending.
+_STACKS_END = re.compile(
+    r"^\s*[\w.<>]+ \([^()\s]+\.py:\d+\)$|^Thread (?:0x[0-9a-fA-F]+|\d+) \((?:idle|active)|"
+    r"^#\d+\s+0x[0-9a-fA-F]+ in \S|^#\d+\s+\S+ \(.*\) at \S+:\d+$|"
+    r'^\s*File "[^"]+", line \d+ in \S+$|(?i:^stalled (?:ranks|ops):?$)'
+)
+_RANK_PREFIX = re.compile(r"^(?:\[[A-Za-z_]*\d+\]: ?|\[\d+,\d+\]<std(?:out|err)>:)")
+
+
+def nothing_found(
+    files: list[str], lines: int, last_line: str, note: str = "", stall: Stall | None = None
+) -> Diagnosis:
+    """No error in the logs: `unknown`, and say what is known: there is nothing to read, the
+    run says it finished, or the log ends without an error (which a hung job leaves behind,
+    and so does one killed from outside: the OOM killer, SIGKILL, a preemption). `hang` only
+    when the log shows one: it ends in the stacks of stuck processes, or its dated lines went on
+    long after its last training step (`stall`, from triage/stall.py); a watchdog or NCCL
+    timeout, or stacks earlier in the log, are a rule's finding and never come here."""
+    where = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    if not files:
+        where = "the input"
+    action = _SILENT_END_ACTION
+    category, confidence = Category.UNKNOWN, 0.1
+    last = _RANK_PREFIX.sub("", last_line)
+    if lines == 0:
+        summary = f"nothing to triage: {where} holds no text"
+    elif not last_line:
+        summary = f"no error found in {lines:,} lines of {where}: they hold only blank lines"
+    elif _FINISHED.search(last_line):
+        summary = (
+            f"no error found in {lines:,} lines of {where}, and the run says it finished: "
+            f"{quote(last_line)}"
+        )
+        action = (
+            "Nothing failed in these logs. If the job was still reported as failed, ask the "
+            "scheduler why (sacct -j JOBID -o State,ExitCode,Reason) and look at the node's "
+            "kernel log (dmesg -T | grep -iE 'oom|xid'): something outside the training ended it."
+        )
+    elif stall is not None:
+        category, confidence = Category.HANG, 0.4
+        summary = (
+            f"no error found in {lines:,} lines of {where}, and the log went on for "
+            f"{'' if stall.exact else 'at least '}{format_duration(stall.seconds)} after the "
+            "last training step without another one: progress stopped (the job hung); last "
+            f"step: {quote(stall.step)}; last line: {quote(stall.last)}"
+        )
+        action = (
+            "If the job is still running, dump the ranks' stacks (py-spy dump --pid PID) to see "
+            "where they wait (a collective, a file system, a data loader), then restart from the "
+            "last checkpoint; exclude a node if the same rank is stuck again."
+        )
+    elif _STACKS_END.search(last):
+        category, confidence = Category.HANG, 0.4
+        summary = (
+            f"no error found in {lines:,} lines of {where}, and the log ends in the stacks of "
+            "stuck processes (py-spy, gdb, faulthandler or Horovod's stall inspector): the job "
+            f"hung; last line: {quote(last_line)}"
+        )
+        action = (
+            "Compare the ranks' stacks: the rank that is not where the others wait (a "
+            "collective, a barrier, a file lock) is the one stuck; restart, and exclude its "
+            "node if it repeats."
+        )
+    else:
+        # What the log shows is an ending without a word, not a hang: whether the job hung or
+        # was killed from outside, the log alone cannot tell.
+        summary = (
+            f"no error found in {lines:,} lines of {where}: the log ends without an error "
+            "(a hung job leaves it so, and so does one killed from outside without a word); "
+            f"last line: {quote(last_line)}"
+        )
+        if _SETUP.search(last_line):
+            summary += (
+                "; it stops while the ranks were still setting up their communication (NCCL "
+                "or DDP initialisation), where a rank or node that never joins leaves the "
+                "others waiting: if the job is still running, that is where it hangs"
+            )
+    if note:
+        summary += f" ({note})"
+    return Diagnosis(category, None, Suspect(), summary, action, confidence=confidence)

@@ -16,7 +16,7 @@ import re
 
 from babysit.durations import format_duration
 from babysit.records import Category, Diagnosis, Suspect
-from babysit.triage.stall import Stall
+from babysit.triage.stall import Loop, Stall
 
 _QUOTE_MAX = 220
 
@@ -61,14 +61,20 @@ _RANK_PREFIX = re.compile(r"^(?:\[[A-Za-z_]*\d+\]: ?|\[\d+,\d+\]<std(?:out|err)>
 
 
 def nothing_found(
-    files: list[str], lines: int, last_line: str, note: str = "", stall: Stall | None = None
+    files: list[str],
+    lines: int,
+    last_line: str,
+    note: str = "",
+    ending: Stall | Loop | None = None,
 ) -> Diagnosis:
     """No error in the logs: `unknown`, and say what is known: there is nothing to read, the
     run says it finished, or the log ends without an error (which a hung job leaves behind,
     and so does one killed from outside: the OOM killer, SIGKILL, a preemption). `hang` only
     when the log shows one: it ends in the stacks of stuck processes, or its dated lines went on
-    long after its last training step (`stall`, from triage/stall.py); a watchdog or NCCL
-    timeout, or stacks earlier in the log, are a rule's finding and never come here."""
+    long after its last training step (`ending`, a Stall from triage/stall.py). A log that ends
+    retrying or waiting, one line again and again (`ending`, a Loop), waits for something that
+    never came: `network` when the line names a server or a connection, else `hang`. A watchdog
+    or NCCL timeout, or stacks earlier in the log, are a rule's finding and never come here."""
     where = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
     if not files:
         where = "the input"
@@ -89,7 +95,8 @@ def nothing_found(
             "scheduler why (sacct -j JOBID -o State,ExitCode,Reason) and look at the node's "
             "kernel log (dmesg -T | grep -iE 'oom|xid'): something outside the training ended it."
         )
-    elif stall is not None:
+    elif isinstance(ending, Stall):
+        stall = ending
         category, confidence = Category.HANG, 0.4
         summary = (
             f"no error found in {lines:,} lines of {where}, and the log went on for "
@@ -114,6 +121,24 @@ def nothing_found(
             "collective, a barrier, a file lock) is the one stuck; restart, and exclude its "
             "node if it repeats."
         )
+    elif ending is not None:
+        loop = ending
+        category = Category.NETWORK if loop.remote else Category.HANG
+        confidence = 0.3
+        summary = (
+            f"no error found in {lines:,} lines of {where}, and the log ends saying the same "
+            f"thing {loop.count} times in a row, retrying or waiting for something that never "
+            f"came{' (a server or a connection across the network)' if loop.remote else ''}: "
+            f"{quote(loop.line)}"
+        )
+        action = (
+            "Check that what it waits for is up and reachable from this node (the server, host "
+            "or port the line names: curl or nc from the node; is the address in the config "
+            "right, was the server started, does a firewall drop it?); restart once it answers."
+            if loop.remote
+            else "Find what it waits for (dump its stacks: py-spy dump --pid PID): another "
+            "process, a file or lock, a worker that died; fix that, then restart."
+        )
     else:
         # What the log shows is an ending without a word, not a hang: whether the job hung or
         # was killed from outside, the log alone cannot tell.
@@ -130,4 +155,5 @@ def nothing_found(
             )
     if note:
         summary += f" ({note})"
-    return Diagnosis(category, None, Suspect(), summary, action, confidence=confidence)
+    suspect = Suspect("network") if category is Category.NETWORK else Suspect()
+    return Diagnosis(category, None, suspect, summary, action, confidence=confidence)

@@ -1,9 +1,13 @@
-"""Progress that stopped, as a log's own timestamps show it: the last training step, then lines
-that go on for a long time without another one (a monitor's pulse, a heartbeat's warnings, a
-TPU's health poll). Read from a log's last lines only, when triage found no error in it.
+"""Progress that stopped, as a log's last lines show it, read only when triage found no error:
+- a stall: the last training step, then dated lines that go on for a long time without another
+  one (a monitor's pulse, a heartbeat's warnings, a TPU's health poll);
+- a loop: the log ends saying one thing again and again, that it retries or waits (`Server is
+  not up yet. Retrying in 2.0 seconds...`), for something that never came.
 
     s = stalled(tail_lines)   # -> Stall(seconds=7207.0, step="iteration 45000/ 115311 | ...",
                               #          last="[2022-05-01 05:56:18] PULSE: ...") or None
+    loop = looping(tail_lines)  # -> Loop(line="... Server is not up yet. Retrying ...",
+                                #         count=40, remote=True) or None
 
 A log that ends at its last step, or whose later lines carry no timestamp, says nothing of a
 stall: the job may have been killed right after the step. Nor does one whose run said it was
@@ -111,3 +115,51 @@ def stall_of(tails: Sequence[Sequence[str]]) -> Stall | None:
         elif any(_step(line) for line in tail):
             return None
     return max(found, key=lambda s: s.seconds, default=None)
+
+
+# A loop: the least number of times the log's last line is said in a row, and what makes it a
+# retry or a wait (not a progress bar's or a heartbeat's repeat).
+LOOP_MIN = 3
+_RETRIES = re.compile(
+    r"(?i)\bretr(?:y|ying|ies)\b|\bwaiting\b|\bwait(?:s|ed)? (?:for|until|on)\b|"
+    r"\bnot (?:up|ready|available|reachable|online) yet\b|\breconnect"
+)
+# What a retried line waits for is across the network when it names one of these.
+_REMOTE = re.compile(
+    r"(?i)server|connect|socket|\bhttps?\b|\burl\b|endpoint|\bport\b|network|\bdns\b|"
+    r"\bhost\b|address|\bapi\b|grpc|\bredis\b|master|coordinator|rendezvous"
+)
+_DIGITS = re.compile(r"\d+")
+
+
+@dataclass(frozen=True)
+class Loop:
+    line: str  # the repeated line, its last time
+    count: int  # how many times in a row the log ends with it
+    remote: bool  # it names a server, a connection, a host: what it waits for is remote
+
+
+def looping(lines: Sequence[str]) -> Loop | None:
+    """Whether `lines` (a log's last lines, oldest first) end with one line said LOOP_MIN times
+    or more in a row (its timestamps, rank and numbers aside) that says it retries or waits."""
+    said = [line for line in lines if line.strip()]
+    if not said:
+        return None
+    last = said[-1].strip()
+    if not _RETRIES.search(last) or _step(last):
+        return None
+    shape = _DIGITS.sub("0", anatomy(last).body.strip())
+    count = 0
+    for line in reversed(said):
+        if _DIGITS.sub("0", anatomy(line).body.strip()) != shape:
+            break
+        count += 1
+    if count < LOOP_MIN:
+        return None
+    return Loop(last, count, bool(_REMOTE.search(last)))
+
+
+def loop_of(tails: Sequence[Sequence[str]]) -> Loop | None:
+    """The loop that a run's logs end in (the longest), or None."""
+    found = [lp for tail in tails if (lp := looping(tail)) is not None]
+    return max(found, key=lambda lp: lp.count, default=None)

@@ -22,7 +22,7 @@ from typing import NamedTuple
 from babysit.records import Category, Consequence, Diagnosis, LogLine, Suspect
 from babysit.triage.engine import LONE_EXCEPTION, Engine, Finding, Group, earlier
 from babysit.triage.silence import nothing_found, quote
-from babysit.triage.stall import Stall
+from babysit.triage.stall import Loop, Stall
 from babysit.triage.standins import FRAME
 
 _NORMALISE = (
@@ -252,7 +252,7 @@ def diagnose(
     read: list[str] | None = None,
     progress: Mapping[int, int] | None = None,
     trained: bool | None = None,
-    stall: Stall | None = None,
+    ending: Stall | Loop | None = None,
 ) -> Diagnosis:
     """`files` names the engine's file indexes; `read` the files actually read (default: all);
     `progress` the line of each file's first training step (see trained_before); `trained`
@@ -260,7 +260,7 @@ def diagnose(
     although its logs show no step that triage reads."""
     groups = findings(engine, progress)
     if not groups:
-        return nothing_found(files if read is None else read, lines, last_line, note, stall)
+        return nothing_found(files if read is None else read, lines, last_line, note, ending)
     causes = [g for g in groups if _meaning(g.first).role == "cause"]
     fallback = not causes
     root = _pick(causes or groups)

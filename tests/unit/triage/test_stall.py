@@ -8,7 +8,7 @@ from pathlib import Path
 from babysit.records import Category
 from babysit.triage import triage_files
 from babysit.triage.scan import CHUNK_BYTES, TAIL_BYTES, scan
-from babysit.triage.stall import stall_of, stalled
+from babysit.triage.stall import loop_of, looping, stall_of, stalled
 
 
 def _step(minute: int, n: int) -> str:
@@ -102,3 +102,52 @@ def test_the_scanner_keeps_the_last_lines_across_its_last_two_blocks() -> None:
     stats = scan(io.BytesIO(("\n".join(lines) + "\n").encode()), lambda n, t: False)
     assert stats.tail[-1] == lines[-1] and stats.tail[0] in lines
     assert len(stats.tail) > 300  # more than the last block's lines
+
+
+def _retry(second: int) -> str:
+    return (
+        f"2024-05-12 07:10:{second:02d} WARNING client - Connection to 10.1.4.7:8000 refused; "
+        "retrying in 5 seconds (attempt " + str(second) + ")"
+    )
+
+
+def test_a_log_that_ends_retrying_one_line_is_a_loop_and_names_the_network_when_it_does() -> None:
+    loop = looping([_step(0, 100), *(_retry(s) for s in range(0, 30, 5))])
+    assert loop is not None and loop.count == 6 and loop.remote and loop.line == _retry(25)
+    waits = [f"[rank1]: waiting for lock file /ckpt/step_{i}.lock to be freed" for i in (1, 1, 1)]
+    local = looping([_step(0, 100), *waits])
+    assert local is not None and local.count == 3 and not local.remote
+
+
+def test_no_loop_when_the_end_is_not_one_retried_line_said_three_times() -> None:
+    assert looping([_step(0, 100), _retry(0), _retry(5)]) is None  # twice: not yet a loop
+    assert looping([_retry(0), _retry(5), _retry(10), _step(1, 110)]) is None  # ends stepping
+    assert looping([_pulse(7, 0), _pulse(8, 0), _pulse(9, 0)]) is None  # a heartbeat: no retry
+    mixed = [_retry(0), "waiting for lock file /ckpt/a.lock", _retry(10)]
+    assert looping(mixed) is None  # not one line
+    assert looping(["", "  "]) is None
+    busy = [f"epoch 3 | loss: 0.{n} | waiting for eval" for n in (41, 40, 39)]
+    assert looping(busy) is None  # training steps, however they end
+    assert loop_of([[_retry(0)] * 3, [_retry(0)] * 5, ["done"]]) == looping([_retry(0)] * 5)
+
+
+def test_triage_reads_a_retry_loop_only_where_no_error_was_found(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    log.write_text("\n".join([_step(0, 100), *(_retry(s) for s in range(0, 40, 5))]) + "\n")
+    d = triage_files([log]).diagnosis
+    assert d.category == Category.NETWORK and d.transient is None
+    assert d.suspect.kind == "network"
+    assert "the same thing 8 times in a row" in d.summary and "10.1.4.7:8000" in d.summary
+    assert "curl or nc" in d.action
+    log.write_text("\n".join([_step(0, 100), *["waiting for lock file /ckpt/x.lock"] * 4]))
+    assert triage_files([log]).diagnosis.category == Category.HANG
+    log.write_text(log.read_text() + "\ntorch.OutOfMemoryError: CUDA out of memory.\n")
+    assert triage_files([log]).diagnosis.category == Category.CUDA_OOM
+    # a stall that ends retrying: the loop says what the run waited for
+    stuck = [_step(0, 100), _step(1, 110), _pulse(8, 0), *[_pulse(9, 0) + ", retrying"] * 3]
+    log.write_text("\n".join(stuck) + "\n")
+    assert triage_files([log]).diagnosis.category == Category.HANG  # (no remote named)
+    stuck[-3:] = [f"[2024-05-12 09:00:0{i}] redis connection lost, retrying" for i in range(3)]
+    log.write_text("\n".join(stuck) + "\n")
+    d = triage_files([log]).diagnosis
+    assert d.category == Category.NETWORK and "3 times in a row" in d.summary

@@ -20,7 +20,8 @@ import click
 from babysit.cli.common import fail, home_option, open_store, plain_console
 from babysit.errors import BabysitError, UsageError
 from babysit.store import Store
-from babysit.views.chronicle import LogbookRows, chronicle, chronicle_markdown
+from babysit.views.chronicle import LogbookRows, chronicle
+from babysit.views.chronicle_md import chronicle_markdown
 from babysit.views.document import run_document, supervisor_alive
 from babysit.views.live import live_document, live_lines, total_from_bar, total_from_command
 from babysit.views.render import logbook_markdown, runs_table, status_tables

@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from babysit import __version__
-from babysit.views.chronicle import triage_words
+from babysit.views.chronicle_md import triage_words
 from babysit.views.render import _command, _dur, _time
 from babysit.views.safe import plain
 from babysit.views.svgchart import OUTCOME_COLOURS, Span, line_chart, timeline_chart

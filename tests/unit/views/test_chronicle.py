@@ -14,10 +14,9 @@ from babysit.views.chronicle import (
     EVIDENCE_LINES,
     LogbookRows,
     chronicle,
-    chronicle_markdown,
-    sparkline,
 )
 from babysit.views.chronicle_html import logbook_html
+from babysit.views.chronicle_md import chronicle_markdown, sparkline
 from babysit.views.document import run_document
 from babysit.views.render import logbook_markdown
 

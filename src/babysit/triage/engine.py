@@ -70,6 +70,14 @@ _IPYTHON_HEAD = re.compile(
     r"Traceback \(most recent call last\)$"
 )
 _TB_HEADS = ("Traceback (most recent call last)", "Original Traceback (most recent call last)")
+# The header after other words on its line: a progress bar's last redraw (tqdm ends it with a
+# carriage return, not a newline) or another stream's output glued to it.
+_GLUED_HEAD = "Traceback (most recent call last):"
+# An exception as its repr, alone on its line (`TypeError("__init__() got an unexpected keyword
+# argument 'use_dropout'")`): how Hydra, Ray and loggers quote the error they wrap.
+_EXC_REPR = re.compile(
+    r"^(?:[A-Za-z_]\w*\.)*(?P<type>[A-Za-z_]\w*(?:Error|Exception))\((?P<q>['\"])(?P<msg>.+)(?P=q),?\)$"
+)
 _LONE_ENDS = ("Error", "Exception")
 # The stand-in for an exception line without its traceback: weak, and the set-up's only in a
 # log that shows no training step at all (with steps in it, the line may be one the program
@@ -316,6 +324,10 @@ class Engine:
             # A SyntaxError raised while compiling the script has frames but no header; so has
             # a log that begins inside a traceback (an excerpt, a rotated log: its head cut).
             tb = self._tb[tb_key] = _Traceback([], head_cut=first and line <= 2)
+        if stripped.endswith(_GLUED_HEAD) and not stripped.startswith(_TB_HEADS):
+            # the words before it are a line of their own (`^C`, a progress bar's redraw)
+            self.feed(file, line, text[: text.rindex(_GLUED_HEAD)])
+            stripped = _GLUED_HEAD
         if stripped.startswith(_TB_HEADS):
             worker = stripped.startswith("Original") and tb_key in self._wrapper
             self._tb[tb_key] = _Traceback([(line, stripped)], worker=worker)
@@ -380,6 +392,14 @@ class Engine:
                 # RuntimeError in Python, and read as one when no rule knows its words.
                 rule = self._rule_for(f"RuntimeError: {stripped[7:].strip()}")
                 self._emit(tb_key, (rule, None, file, line, text, body, a, (), "RuntimeError"))
+                return False
+            rep = _EXC_REPR.match(stripped) if stripped.endswith(")") else None
+            if rep is not None:
+                # An exception quoted as its repr by what wrapped it: read as the exception line
+                # it stands for; weak, as a lone exception line is.
+                rule = self._rule_for(f"{rep['type']}: {rep['msg']}")
+                quoted = dataclasses.replace(a, warning=True)
+                self._emit(tb_key, (rule, None, file, line, text, body, quoted, (), rep["type"]))
                 return False
             if em is not None and em["msg"] and exc_type and exc_type.endswith(_LONE_ENDS):
                 # The same alone on its line (a big log's middle, where frames are not searched

@@ -204,6 +204,15 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"command not found",  # bash in the job's script
     b"cd: ",
     "错误：".encode(),  # argparse in a Chinese locale
+    # the CUDA runtime's own words for a kernel's fault, printed without `error` by extensions
+    # (`Line 298: an illegal memory access was encountered`)
+    b"illegal memory access",
+    b"illegal address",
+    b"misaligned address",
+    # a client that could not reach its server (`Could not connect to server`, `Cannot connect
+    # to host`, `Unable to connect to the remote endpoint`)
+    b"t connect",
+    b"unable to connect",
 )
 # The rare needles searched in the middle of a big log, in grep's pass with NEEDLES: what a run
 # can meet and go on after, or be ended by from outside (an eviction, a preemption, the OOM

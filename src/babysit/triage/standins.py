@@ -119,6 +119,23 @@ CUT_WRITE = _standin(
     # every error that names itself
     precedence=PRECEDENCE[Category.NCCL_TIMEOUT] + 2,
 )
+# The same while the innermost frames talk to a server (cut_net): the error it hides is most
+# often the network's.
+CUT_NET = _standin(
+    "net.cut_request",
+    Category.NETWORK,
+    "The log ends inside a traceback raised while the run talked to a server (an HTTP "
+    "request, a socket, a tracker's or a hub's client), before its error line: most often the "
+    "connection failed (a timeout, a refused or dropped connection, a server error); the error "
+    "itself is not in these lines.",
+    "Find the end of the traceback in the full log to confirm; check that the server the "
+    "quoted frames call is up and reachable from the node (proxy, DNS, firewall, the service's "
+    "status page), then restart.",
+    confidence=0.3,
+    suspect="network",
+    # as CUT_WRITE: above a collective timeout, below every error that names itself
+    precedence=PRECEDENCE[Category.NCCL_TIMEOUT] + 2,
+)
 # The same while the innermost frame waits (on a queue, a pipe, a lock, a child process): an
 # exception raised inside a wait is most often the interrupt of a stuck run (Ctrl-C, its
 # KeyboardInterrupt line cut off); an error of its own would have been raised elsewhere.
@@ -172,9 +189,7 @@ _LAUNCHER_FILE = re.compile(
 def cut_wait(frames: list[Frame]) -> bool:
     """Whether a traceback's innermost frame waited (one cut before its error line, or ended
     by a Ctrl-C), and not in a launcher's join."""
-    if not frames or any(
-        _LAUNCHER_FILE.search(f) and fn != "_wrap" for f, fn, _ in frames[-4:]
-    ):
+    if not frames or any(_LAUNCHER_FILE.search(f) and fn != "_wrap" for f, fn, _ in frames[-4:]):
         return False  # (spawn's `_wrap` is a spawned child's own entry, not its parent's join)
     file, func, _ = frames[-1]
     if func == "get" and _QUEUE_FILE.search(file):
@@ -183,20 +198,54 @@ def cut_wait(frames: list[Frame]) -> bool:
 
 
 # A function named for the write it does (`save`, `_legacy_save`, `save_checkpoint`,
-# `write_table`), not one that also does something else first (`_train_and_save`).
+# `write_table`), not one that also does something else first (`_train_and_save`); or the file
+# system's own operations on a path (shutil's `rmtree`, `copyfile`, `move`; os's `makedirs`,
+# `remove`, `rename`, `replace`), which fail on a read-only, full or vanished mount.
 _WRITE_FUNC = re.compile(
-    r"(?i)^_*(?:legacy_)?(?:save|write|dump|upload|serialize|persist|flush)(?:_|$)"
+    r"(?i)^_*(?:legacy_)?(?:save|write|dump|upload|serialize|persist|flush)(?:_|$)|"
+    r"^(?:rmtree|copyfile|copytree|copy2|move|makedirs|mkdir|unlink|remove|rename|replace)$"
 )
 _WRITE_CODE = re.compile(
     r"(?i)\b(?:torch|np|numpy|jnp|tf\.io|joblib|pickle)\.(?:save|dump)\w*\(|"
     r"\b_?(?:legacy_)?save(?:_checkpoint|_model|_state|_pretrained|_weights|_network|_file)?\(|"
-    r"\.(?:write|flush|save_pretrained|save_state|save_checkpoint|upload\w*)\("
+    r"\.(?:write|flush|save_pretrained|save_state|save_checkpoint|upload\w*)\(|"
+    r"\bshutil\.(?:rmtree|copy\w*|move)\(|"
+    r"\bos\.(?:makedirs|mkdir|remove|unlink|rename|replace|rmdir)\("
 )
 
 
 def cut_write(frames: list[Frame]) -> bool:
-    """Whether a cut traceback's two innermost frames were writing a checkpoint or file."""
+    """Whether a cut traceback's two innermost frames were writing a checkpoint or file, or
+    changing the file system (removing, moving, making a directory)."""
     return any(_does(f, _WRITE_FUNC, _WRITE_CODE) for f in frames[-2:])
+
+
+# A traceback the log cuts before its error line, raised while the run talked to a server: an
+# HTTP client's or a socket's module (requests, urllib3, http.client, aiohttp, httpx, grpc, the
+# clouds' SDKs), or a code line that sends a request. The error it hides is most often the
+# network's (a timeout, a refused or dropped connection, a server's 5xx).
+_NET_FILE = re.compile(
+    r"[/\\](?:requests|urllib3|httpx|httpcore|aiohttp|grpc|botocore|boto3|websocket|"
+    r"websockets)[/\\]|[/\\](?:http[/\\]client|socket|ssl|urllib[/\\]request)\.py$|"
+    r"[/\\](?:rest_utils|rest_store|_http|http_client|connection(?:pool)?)\.py$"
+)
+_NET_FUNC = re.compile(
+    r"^_*(?:urlopen|http_request|call_endpoint|make_request|send_request|getresponse|"
+    r"request|post|connect|create_connection)$"
+)
+_NET_CODE = re.compile(
+    r"\brequests\.(?:get|post|put|head|request)\(|\burlopen\(|\.getresponse\(|"
+    r"\b(?:http_)?request\(|\bcall_endpoint\(|\.connect\(|\bcreate_connection\("
+)
+
+
+def cut_net(frames: list[Frame]) -> bool:
+    """Whether a cut traceback's innermost frame is in a network client's module, or one of its
+    two innermost frames sends a request (not a server's handler calling the code: a frame of
+    grpc's server above the innermost)."""
+    if frames and _NET_FILE.search(frames[-1][0]):
+        return True
+    return any(_does(f, _NET_FUNC, _NET_CODE) for f in frames[-2:])
 
 
 def _does(frame: Frame, func_rx: re.Pattern[str], code_rx: re.Pattern[str]) -> bool:
@@ -347,8 +396,11 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
 
 def cut_rule(lines: list[tuple[int, str]]) -> Rule:
     """The stand-in for a traceback cut before its exception line whose last lines name no
-    error: a write's (CUT_WRITE), a wait's (CUT_WAIT), or only where it was (CUT_TRACEBACK)."""
+    error: a write's (CUT_WRITE), a wait's (CUT_WAIT), a request's (CUT_NET), or only where it
+    was (CUT_TRACEBACK)."""
     where = frames(lines)
     if cut_write(where):
         return CUT_WRITE
-    return CUT_WAIT if cut_wait(where) else CUT_TRACEBACK
+    if cut_wait(where):
+        return CUT_WAIT
+    return CUT_NET if cut_net(where) else CUT_TRACEBACK

@@ -1555,6 +1555,27 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("^C", "hang.interrupted"),
         ("[W socket.cpp:401] [c10d] The server socket cannot be initialized on [::]:29501 "
          "(errno: 97 - Address family not supported by protocol).", "net.refused"),
+        # a server that failed or throttled the request (urllib's, requests'), or a client that
+        # could not reach its server
+        ("urllib.error.HTTPError: HTTP Error 503: Service Unavailable", "net.http"),
+        ("requests.exceptions.HTTPError: 429 Client Error: Too Many Requests for url: "
+         "https://huggingface.co/api/models/org/model/tree/main", "net.http"),
+        ("requests.exceptions.HTTPError: 502 Server Error: Bad Gateway for url: "
+         "https://api.wandb.ai/graphql", "net.http"),
+        ("ValueError: Could not connect to server after multiple tries.", "net.http"),
+        ("ConnectionError: Unable to connect to the remote endpoint https://tracking:5000",
+         "net.http"),
+        # a loss at NaN or inf under a namespace, as wandb-style loggers print it
+        ("train/generator_loss = nan.", "numerical.nan"),
+        ("{'train/policy_loss': nan, 'train/lr': 1e-05}", "numerical.nan"),
+        ("losses.total_loss: inf", "numerical.nan"),
+        # pinned (page-locked) host memory, not the GPU's
+        ("[ERROR] arena.cc:250] Init] cudaHostAlloc failed, ret[2], out of memory",
+         "host.memory_error"),
+        ("RuntimeError: cudaMallocHost failed: out of memory", "host.memory_error"),
+        # the CUDA runtime's words for a kernel's fault, printed by an extension without `error`
+        ("Line 298: an illegal memory access was encountered", "cuda.illegal_access"),
+        ("soundfile.LibsndfileError: <exception str() failed>", "data.audio"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

@@ -254,6 +254,10 @@ def test_a_cut_traceback_loses_to_any_line_that_names_an_error_even_a_weak_one()
         (['  File "/venv/mmengine/hooks/checkpoint_hook.py", line 345, in after_epoch',
           "    self._save_checkpoint(runner)"], True),
         (['  File "/w/io.py", line 3, in write_table', "    writer.write(batch)"], True),
+        # the file system's own operations: removing, moving, making a directory
+        (['  File "/w/train.py", line 478, in clean_up', "    shutil.rmtree(WEIGHTS_PATH)"], True),
+        (['  File "/usr/lib/python3.10/os.py", line 225, in makedirs',
+          "    mkdir(name, mode)"], True),
         # a function that also trains is not a write; neither is a forward pass
         (['  File "/w/trainer.py", line 1817, in _train_and_save',
           "    model = self._train_single(X, y)"], False),
@@ -269,6 +273,77 @@ def test_a_traceback_cut_while_writing_a_checkpoint_suspects_the_storage(
         assert d.transient is None and d.confidence < 0.5 and "df -h" in d.action
     else:
         assert d.category == Category.UNKNOWN and d.rule == "python.cut_traceback"
+
+
+@pytest.mark.parametrize(
+    ("frames", "net"),
+    [
+        # the innermost frame in an HTTP client's or a socket's module
+        (['  File "/w/log.py", line 9, in push', "    r = session.post(url, json=payload)",
+          '  File "/venv/site-packages/requests/sessions.py", line 637, in post',
+          '    return self.request("POST", url, data=data, json=json, **kwargs)'], True),
+        (['  File "/usr/lib/python3.11/http/client.py", line 1375, in getresponse',
+          "    response.begin()"], True),
+        # a frame that sends a request, its module the run's own
+        (['  File "/w/reward.py", line 40, in score', "    resp = requests.post(URL, json=q)"],
+         True),
+        (['  File "/venv/mlflow/utils/rest_utils.py", line 136, in call_endpoint',
+          "    host_creds=host_creds, endpoint=endpoint, method=method, json=json_body)"], True),
+        # a server's handler calling the run's code is no request; nor a forward pass
+        (['  File "/venv/site-packages/grpc/_server.py", line 435, in _call_behavior',
+          "    response_or_iterator = behavior(argument, context)",
+          '  File "/app/server.py", line 246, in GetTrainingJob',
+          "    details = actor.get_model_version_dict()"], False),
+        (['  File "/w/train.py", line 60, in main', "    loss = model(batch)"], False),
+    ],
+)  # fmt: skip
+def test_a_traceback_cut_while_talking_to_a_server_suspects_the_network(
+    frames: list[str], net: bool
+) -> None:
+    d = triage(["iter 10: loss 2.0", "Traceback (most recent call last):", *frames])
+    if net:
+        assert d.category == Category.NETWORK and d.rule == "net.cut_request"
+        assert d.transient is None and d.confidence < 0.5 and d.suspect.kind == "network"
+    else:
+        assert d.rule != "net.cut_request"
+    # any error the log names explains the run better
+    named = triage(["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+                    "Traceback (most recent call last):", *frames])  # fmt: skip
+    assert named.category == Category.CUDA_OOM
+
+
+def test_an_exception_quoted_as_its_repr_is_read_as_that_exception() -> None:
+    hydra = [
+        "Error executing job with overrides: ['trainer.devices=8']",
+        "Error in call to target 'model.unet.ConditionalUnet1D':",
+        "TypeError(\"ConditionalUnet1D.__init__() got an unexpected keyword argument 'dropout'\")",
+        "full_key: model.net",
+    ]
+    d = triage(hydra)
+    assert d.category == Category.USER_CODE and d.rule == "python.bug"
+    assert d.confidence < 0.5  # weak, as a lone exception line
+    d = triage(["OSError('[Errno 28] No space left on device')"])
+    assert d.category == Category.FILESYSTEM_IO
+    # a repr inside other words is not the line's own exception
+    assert triage(["retrying after ValueError('bad batch') in worker 3"]).rule != "python.bug"
+
+
+def test_a_traceback_header_glued_to_a_progress_bar_or_a_ctrl_c_still_starts_one() -> None:
+    frames = [
+        '  File "/w/data/my_dataset.py", line 88, in __getitem__',
+        '    return self.items[idx]["label"]',
+        "KeyError: 'label'",
+    ]
+    bar = "Map: 100%|##########| 500/500 [00:01<00:00, 320.1 examples/s]"
+    d = triage([bar + "Traceback (most recent call last):", *frames])
+    assert d.category == Category.DATA and d.evidence[-1].text == "KeyError: 'label'"
+    assert any("my_dataset.py" in e.text for e in d.evidence)
+    waits = [
+        '  File "/venv/torch/multiprocessing/spawn.py", line 75, in join',
+        "    ready = multiprocessing.connection.wait(",
+    ]
+    d = triage(["Use GPU: 0 for training", "^CTraceback (most recent call last):", *waits])
+    assert d.category == Category.HANG  # the ^C before it is a line of its own
 
 
 def test_a_cut_write_of_one_rank_outranks_the_others_collective_timeouts() -> None:
@@ -1242,7 +1317,8 @@ def test_a_notebooks_traceback_names_its_exception_in_its_header() -> None:
 
 def test_a_best_or_minimum_loss_at_inf_is_no_nan_loss() -> None:
     for line in ("epoch 0: best_val_loss=inf", "min_loss: inf, patience 3", "loss_scale: inf",
-                 "lr: 0.1 | nan_count: 0 | loss: 2.3"):  # fmt: skip
+                 "lr: 0.1 | nan_count: 0 | loss: 2.3", "val/best_loss: inf",
+                 "train/loss_scale: inf"):  # fmt: skip
         assert triage([line]).category != Category.NUMERICAL, line
 
 

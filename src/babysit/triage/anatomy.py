@@ -6,6 +6,7 @@
 Prefixes come stacked in every order the launchers produce them: torchrun's `[rank3]:` and
 `[default0]:`, srun `--label` (`3: `), mpirun (`[1,3]<stderr>:`), pdsh/DeepSpeed
 (`worker-1: `), NCCL's `host:pid:tid [gpu] NCCL WARN`, glog (`E1206 18:44:12.715298 ...]`),
+vLLM's logger (`ERROR 06-10 10:55:03 [core.py:459] `), Ray's actors (`(TaskRunner pid=7) `),
 ISO and Python-logging timestamps, Slurm's `[2024-01-02T03:04:05.123]`, syslog
 (`Jan  2 03:04:05 gpu-17 kernel: `) and dmesg (`[ 123.456789] `). Pure and cheap: called only
 on the lines the scanner picked.
@@ -34,6 +35,12 @@ _HOST_LABEL = re.compile(
 )
 _NCCL = re.compile(
     r"(?P<host>[\w.-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<gpu>\d+)\] (?:[\w./-]+[: ]\d+ )?(?=NCCL )"
+)
+# vLLM's logger, on every line of what it logs (a traceback's frames too): `ERROR 06-10
+# 10:55:03 [core.py:459] ...`, older `INFO 02-18 17:39:47 llm_engine.py:72] ...` (no year).
+_VLLM = re.compile(
+    r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) (?P<mo>\d\d)-(?P<d>\d\d) "
+    r"(?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d(?:\.\d+)?) \[?[\w./-]+\.py:\d+\] ?"
 )
 # Ray actors: `(MegatronTrainRayActor pid=19450, ip=10.0.0.7) ...`
 _RAY_CPP = re.compile(r"(?P<level>[DIWEF]) \d+ \d+\] ")  # the level, pid and tid
@@ -230,6 +237,13 @@ def anatomy(text: str) -> Anatomy:
                     _yearless(_MONTHS[m["mon"]], int(m["d"]), m["h"], m["mi"], m["s"]),
                     "syslog",
                 )
+                pos = m.end()
+                continue
+        if c in "DIWEC":
+            m = _VLLM.match(text, pos)
+            if m and 1 <= int(m["mo"]) <= 12:
+                ts, kind = _yearless(int(m["mo"]), int(m["d"]), m["h"], m["mi"], m["s"]), "glog"
+                warning = warning or m["level"] == "WARNING"
                 pos = m.end()
                 continue
         if c.isalpha():

@@ -70,6 +70,13 @@ _IPYTHON_HEAD = re.compile(
     r"Traceback \(most recent call last\)$"
 )
 _TB_HEADS = ("Traceback (most recent call last)", "Original Traceback (most recent call last)")
+# Ray's header of a task's or an actor's traceback, its frames right after it, alone on its line
+# or after Ray's word that nobody handled it (`ray::WorkerDict.generate_sequences() (pid=1751030,
+# ip=10.65.194.91, ...)`); not after an exception's name (`RayTaskError(RuntimeError): ray::...`),
+# a finding of its own.
+_RAY_HEAD = re.compile(
+    r"^(?:Unhandled error \(suppress with [^)]*\): )?ray::[\w.]+\(\) \(pid=\d+.*\)$"
+)
 # The header after other words on its line: a progress bar's last redraw (tqdm ends it with a
 # carriage return, not a newline) or another stream's output glued to it.
 _GLUED_HEAD = "Traceback (most recent call last):"
@@ -185,6 +192,7 @@ class _Traceback:
     file: str = ""  # the innermost frame's file
     indent: int = 0  # of its `File "..."` lines
     head_cut: bool = False  # frames that begin the log: a traceback whose header was cut off
+    ray: bool = False  # headed by Ray's `ray::Actor.method() (pid=...)`
 
 
 @dataclass
@@ -332,6 +340,9 @@ class Engine:
             worker = stripped.startswith("Original") and tb_key in self._wrapper
             self._tb[tb_key] = _Traceback([(line, stripped)], worker=worker)
             return False
+        if "ray::" in stripped and _RAY_HEAD.match(stripped):
+            self._tb[tb_key] = _Traceback([(line, stripped)], ray=True)
+            return False
         ipy = _IPYTHON_HEAD.match(stripped) if "Traceback" in stripped else None
         if ipy is not None:
             # A notebook's traceback names its exception first; its message ends it (and is
@@ -477,7 +488,9 @@ class Engine:
         there is about a sample (DATA_IN_WORKER_CUT), a known one keeps its rule."""
         for (file, rank), tb in list(self._tb.items()):
             del self._tb[(file, rank)]
-            headed = tb.head_cut or (bool(tb.lines) and tb.lines[0][1].startswith(_TB_HEADS))
+            headed = (
+                tb.head_cut or tb.ray or (bool(tb.lines) and tb.lines[0][1].startswith(_TB_HEADS))
+            )
             if not self._cut_known(file, rank, tb) and headed and tb.func and not tb.worker:
                 # Nothing in its last lines names the error: say where it was raised (not for
                 # frames without a header: a SyntaxError's, `traceback.print_stack()`'s).

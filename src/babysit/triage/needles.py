@@ -208,6 +208,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     # (`Line 298: an illegal memory access was encountered`)
     b"illegal memory access",
     b"illegal address",
+    b"segfault",  # `!!!!!!! Segfault encountered !!!!!!!` (a signal handler's own words)
+    b"ray::",  # Ray's header of a task's traceback (`ray::TaskRunner.run() (pid=7, ...)`)
     b"misaligned address",
     # a client that could not reach its server (`Could not connect to server`, `Cannot connect
     # to host`, `Unable to connect to the remote endpoint`)
@@ -295,4 +297,5 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"moov atom",
     b"numpy 1.x",
     b"duplicate gpu",
+    b"segfault",
 )

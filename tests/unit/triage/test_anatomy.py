@@ -169,6 +169,19 @@ def test_glog_prefix() -> None:
     assert a.ts is not None
 
 
+def test_vllm_s_logger_prefix_is_removed_from_every_line_it_logs() -> None:
+    a = anatomy(
+        "(LLMRayActor pid=226425) ERROR 06-10 10:55:03 [core.py:459]   File \"/v/cumem.py\", "
+        "line 77, in create_and_map"
+    )
+    assert a.body == '  File "/v/cumem.py", line 77, in create_and_map'  # a frame, indented
+    assert a.ts_kind == "glog" and a.ts is not None and not a.warning
+    old = anatomy("WARNING 02-18 17:39:47 llm_engine.py:72] Possibly too large swap space.")
+    assert old.body == "Possibly too large swap space." and old.warning
+    assert anatomy("INFO 13-01 10:00:00 [x.py:1] y").body == "INFO 13-01 10:00:00 [x.py:1] y"
+    assert anatomy("ERROR 06-10 in the evaluation").body == "ERROR 06-10 in the evaluation"
+
+
 def test_glog_with_impossible_month_is_no_prefix() -> None:
     line = "E1306 18:44:12.715298 123 file.cpp:45] x"
     a = anatomy(line)

@@ -346,6 +346,41 @@ def test_a_traceback_header_glued_to_a_progress_bar_or_a_ctrl_c_still_starts_one
     assert d.category == Category.HANG  # the ^C before it is a line of its own
 
 
+def test_ray_s_header_starts_a_traceback_and_a_vllm_logged_one_is_read_through_its_prefix() -> None:
+    frames = [
+        '  File "/w/reward.py", line 16, in <module>',
+        '    response = requests.get(f"{base}/models")',
+        '  File "/venv/site-packages/requests/api.py", line 59, in request',
+        "    return session.request(method=method, url=url, **kwargs)",
+    ]
+    head = "ray::TaskRunner.run() (pid=2292396, ip=10.0.0.3, actor_id=20de01, repr=<Runner>)"
+    d = triage(["step 3 | loss: 2.0", head, *frames])
+    assert d.rule == "net.cut_request" and d.evidence[0].text == head
+    unhandled = "Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): " + head
+    assert triage(["step 3 | loss: 2.0", unhandled, *frames]).rule == "net.cut_request"
+    # after an exception's name, the line is that exception's own finding
+    wrapped = triage([f"ray.exceptions.RayTaskError(ValueError): {head}", *frames,
+                      "ValueError: Could not connect to server after multiple tries."])  # fmt: skip
+    assert wrapped.category == Category.NETWORK and wrapped.rule == "net.http"
+    vllm = "(EngineCore pid=7) ERROR 06-10 10:55:03 [core.py:459] "
+    d = triage(
+        [vllm + "Traceback (most recent call last):"] + [vllm + f for f in frames]
+        + [vllm + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"]
+    )  # fmt: skip
+    assert d.category == Category.CUDA_OOM and len(d.evidence) >= 5  # with its frames
+
+
+def test_a_signal_handler_s_segfault_words_pass_the_prefilter(tmp_path: Path) -> None:
+    log = tmp_path / "rank93.log"
+    log.write_text(
+        " 93: saving checkpoint at iteration 10\n"
+        " 93: !!!!!!! Segfault encountered !!!!!!!\n"
+        ' 93:   File "<unknown>", line 0, in mz_crc32\n'
+    )
+    d = triage_files([log], KB).diagnosis
+    assert d.category == Category.SEGFAULT and d.suspect.rank == 93
+
+
 def test_a_cut_write_of_one_rank_outranks_the_others_collective_timeouts() -> None:
     d = triage([
         "[rank1]:[E1218 12:49:09.086536415 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught "

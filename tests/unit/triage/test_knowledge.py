@@ -1576,6 +1576,10 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # the CUDA runtime's words for a kernel's fault, printed by an extension without `error`
         ("Line 298: an illegal memory access was encountered", "cuda.illegal_access"),
         ("soundfile.LibsndfileError: <exception str() failed>", "data.audio"),
+        # Ascend's CANN runtime, its error codes and MindSpore's words around them
+        ("E39999: Inner Error!", "accel.runtime_error"),
+        ("[ERROR] DEVICE(44814,7f33,python):2023-06-01-22:47:58.744.961 [ascend_utils.cc:35] "
+         "ReportErrorMessage] Ascend error occurred, error message:", "accel.runtime_error"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

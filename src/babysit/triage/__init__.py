@@ -27,7 +27,7 @@ from babysit.records import Diagnosis
 from babysit.triage.engine import Engine
 from babysit.triage.knowledge import Knowledge, load_knowledge
 from babysit.triage.scan import ScanStats, scan
-from babysit.triage.stall import loop_of, stall_of
+from babysit.triage.stall import ending_of
 from babysit.triage.verdict import diagnose, findings, normalise
 
 STDIN = "-"
@@ -212,9 +212,9 @@ def triage_files(
     note = ""
     if not read and skipped:
         note = f"no text log among {len(skipped)} file(s): " + "; ".join(skipped[:3])
-    # How the logs end, where no error was found: in a retry loop (which says what the run
-    # waited for), or long after progress stopped.
-    ending = (loop_of(tails) or stall_of(tails)) if not findings(engine, progress) else None
+    # How the logs end, where no error was found: long after progress stopped, or in a retry
+    # loop (which says what the run waited for).
+    ending = ending_of(tails) if not findings(engine, progress) else None
     diagnosis = diagnose(engine, names, lines, last_line, note, read, progress, trained, ending)
     return TriageReport(diagnosis, tuple(read), lines, total_bytes, tuple(skipped))
 

@@ -73,13 +73,16 @@ _TB_HEADS = ("Traceback (most recent call last)", "Original Traceback (most rece
 # Ray's header of a task's or an actor's traceback, its frames right after it, alone on its line
 # or after Ray's word that nobody handled it (`ray::WorkerDict.generate_sequences() (pid=1751030,
 # ip=10.65.194.91, ...)`); not after an exception's name (`RayTaskError(RuntimeError): ray::...`),
-# a finding of its own.
+# a finding of its own. Ray's logger may come first (`ERROR worker.py:78 -- Unhandled error ...`).
 _RAY_HEAD = re.compile(
-    r"^(?:Unhandled error \(suppress with [^)]*\): )?ray::[\w.]+\(\) \(pid=\d+.*\)$"
+    r"(?:^|Unhandled error \(suppress with [^)]*\): )ray::[\w.]+\(\) \(pid=\d+.*\)$"
 )
-# The header after other words on its line: a progress bar's last redraw (tqdm ends it with a
-# carriage return, not a newline) or another stream's output glued to it.
+# The header after other words on its line: a progress bar's last redraw whose carriage return
+# was lost (a log copied by hand, a collector that drops it), a `^C`, another stream's output.
+# Not an exception group's nested header (`  + Exception Group Traceback ...`, `  | Traceback`):
+# what follows it is the group's, read line by line.
 _GLUED_HEAD = "Traceback (most recent call last):"
+_GROUP_MARKS = re.compile(r"^[\s|+]*(?:Exception Group )?$")
 # An exception as its repr, alone on its line (`TypeError("__init__() got an unexpected keyword
 # argument 'use_dropout'")`): how Hydra, Ray and loggers quote the error they wrap.
 _EXC_REPR = re.compile(
@@ -332,15 +335,25 @@ class Engine:
             # A SyntaxError raised while compiling the script has frames but no header; so has
             # a log that begins inside a traceback (an excerpt, a rotated log: its head cut).
             tb = self._tb[tb_key] = _Traceback([], head_cut=first and line <= 2)
-        if stripped.endswith(_GLUED_HEAD) and not stripped.startswith(_TB_HEADS):
-            # the words before it are a line of their own (`^C`, a progress bar's redraw)
-            self.feed(file, line, text[: text.rindex(_GLUED_HEAD)])
-            stripped = _GLUED_HEAD
+        if (
+            stripped.endswith(_GLUED_HEAD)
+            and not stripped.startswith(_TB_HEADS)
+            and not _GROUP_MARKS.match(stripped[: -len(_GLUED_HEAD)])
+        ):
+            # the words before it are a line of their own (`^C`, a progress bar's redraw);
+            # `text` may hold the header with colour codes in it, the body never does
+            cut = text.rfind(_GLUED_HEAD)
+            before = text[:cut] if cut >= 0 else body[: body.rfind(_GLUED_HEAD)]
+            original = before.rstrip().endswith("Original")
+            if original:
+                before = before.rstrip()[: -len("Original")]
+            self.feed(file, line, before)
+            stripped = ("Original " if original else "") + _GLUED_HEAD
         if stripped.startswith(_TB_HEADS):
             worker = stripped.startswith("Original") and tb_key in self._wrapper
             self._tb[tb_key] = _Traceback([(line, stripped)], worker=worker)
             return False
-        if "ray::" in stripped and _RAY_HEAD.match(stripped):
+        if "ray::" in stripped and _RAY_HEAD.search(stripped):
             self._tb[tb_key] = _Traceback([(line, stripped)], ray=True)
             return False
         ipy = _IPYTHON_HEAD.match(stripped) if "Traceback" in stripped else None
@@ -407,8 +420,11 @@ class Engine:
             rep = _EXC_REPR.match(stripped) if stripped.endswith(")") else None
             if rep is not None:
                 # An exception quoted as its repr by what wrapped it: read as the exception line
-                # it stands for; weak, as a lone exception line is.
+                # it stands for; weak, as a lone exception line is (its stand-in, when no rule
+                # knows its words).
                 rule = self._rule_for(f"{rep['type']}: {rep['msg']}")
+                if rule is UNCLASSIFIED:
+                    rule = LONE_EXCEPTION
                 quoted = dataclasses.replace(a, warning=True)
                 self._emit(tb_key, (rule, None, file, line, text, body, quoted, (), rep["type"]))
                 return False

@@ -215,6 +215,9 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     # to host`, `Unable to connect to the remote endpoint`)
     b"t connect",
     b"unable to connect",
+    b"establish connection",
+    b"establish a connection",
+    b"rate limited",  # huggingface_hub: `Rate limited. Waiting 207.0s before retry`
 )
 # The rare needles searched in the middle of a big log, in grep's pass with NEEDLES: what a run
 # can meet and go on after, or be ended by from outside (an eviction, a preemption, the OOM

@@ -118,17 +118,21 @@ def stall_of(tails: Sequence[Sequence[str]]) -> Stall | None:
 
 
 # A loop: the least number of times the log's last line is said in a row, and what makes it a
-# retry or a wait (not a progress bar's or a heartbeat's repeat).
+# retry or a wait, as a verb (not a progress bar's or a heartbeat's repeat, not a count of
+# waiting requests, not `Done waiting`).
 LOOP_MIN = 3
 _RETRIES = re.compile(
-    r"(?i)\bretr(?:y|ying|ies)\b|\bwaiting\b|\bwait(?:s|ed)? (?:for|until|on)\b|"
-    r"\bnot (?:up|ready|available|reachable|online) yet\b|\breconnect"
+    r"(?i)\bretrying\b|\bretry(?:ing)? (?:in|after)\b|\bwill retry\b|"
+    r"(?<!done )(?<!finished )\bwaiting (?:for|to|on|until)\b|\bwait(?:s|ed)? (?:for|until|on)\b|"
+    r"\bnot (?:up|ready|available|reachable|online) yet\b|\breconnecting\b"
 )
-# What a retried line waits for is across the network when it names one of these.
+# What a retried line waits for is across the network when its words name one of these (not
+# the names of the logger or the module that printed it: `agent.server.api`, `[api_server.py:12]`).
 _REMOTE = re.compile(
     r"(?i)server|connect|socket|\bhttps?\b|\burl\b|endpoint|\bport\b|network|\bdns\b|"
     r"\bhost\b|address|\bapi\b|grpc|\bredis\b|master|coordinator|rendezvous"
 )
+_NAMES = re.compile(r"[\w-]+(?:\.[\w-]+)+(?::\d+)?\]?|\(\w+ pid=\d+[^)]*\)|^[\w.-]+: ")
 _DIGITS = re.compile(r"\d+")
 
 
@@ -139,27 +143,47 @@ class Loop:
     remote: bool  # it names a server, a connection, a host: what it waits for is remote
 
 
+def _shape(line: str) -> tuple[str, int | None, str | None]:
+    """A line's words without its timestamps and numbers, and who printed it (rank, host)."""
+    a = anatomy(line)
+    return _DIGITS.sub("0", a.body.strip()), a.rank, a.host
+
+
 def looping(lines: Sequence[str]) -> Loop | None:
     """Whether `lines` (a log's last lines, oldest first) end with one line said LOOP_MIN times
-    or more in a row (its timestamps, rank and numbers aside) that says it retries or waits."""
+    or more in a row by one process (its timestamps and numbers aside) that says it retries or
+    waits."""
     said = [line for line in lines if line.strip()]
     if not said:
         return None
     last = said[-1].strip()
     if not _RETRIES.search(last) or _step(last):
         return None
-    shape = _DIGITS.sub("0", anatomy(last).body.strip())
+    shape = _shape(last)
     count = 0
     for line in reversed(said):
-        if _DIGITS.sub("0", anatomy(line).body.strip()) != shape:
+        if _shape(line) != shape:
             break
         count += 1
     if count < LOOP_MIN:
         return None
-    return Loop(last, count, bool(_REMOTE.search(last)))
+    words = _NAMES.sub(" ", anatomy(last).body)
+    return Loop(last, count, bool(_REMOTE.search(words)))
 
 
 def loop_of(tails: Sequence[Sequence[str]]) -> Loop | None:
     """The loop that a run's logs end in (the longest), or None."""
     found = [lp for tail in tails if (lp := looping(tail)) is not None]
     return max(found, key=lambda lp: lp.count, default=None)
+
+
+def ending_of(tails: Sequence[Sequence[str]]) -> Stall | Loop | None:
+    """How a run's logs end, where triage found no error: a stall (the stalled log's own retry
+    loop, when it ends in one, says what it waited for), else a retry loop, else None."""
+    stall = stall_of(tails)
+    if stall is None:
+        return loop_of(tails)
+    for tail in tails:
+        if stalled(tail) == stall:
+            return looping(tail) or stall
+    return stall

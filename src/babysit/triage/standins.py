@@ -199,12 +199,17 @@ def cut_wait(frames: list[Frame]) -> bool:
 
 # A function named for the write it does (`save`, `_legacy_save`, `save_checkpoint`,
 # `write_table`), not one that also does something else first (`_train_and_save`); or the file
-# system's own operations on a path (shutil's `rmtree`, `copyfile`, `move`; os's `makedirs`,
-# `remove`, `rename`, `replace`), which fail on a read-only, full or vanished mount.
+# system's own operations on a path, in the modules that do them (shutil's `rmtree`,
+# `copyfile`, `move`; os's `makedirs`, `remove`, `rename`, `replace`; pathlib's), which fail on a
+# read-only, full or vanished mount (not a hook's `remove`, a dataclass's `replace`).
 _WRITE_FUNC = re.compile(
-    r"(?i)^_*(?:legacy_)?(?:save|write|dump|upload|serialize|persist|flush)(?:_|$)|"
-    r"^(?:rmtree|copyfile|copytree|copy2|move|makedirs|mkdir|unlink|remove|rename|replace)$"
+    r"(?i)^_*(?:legacy_)?(?:save|write|dump|upload|serialize|persist|flush)(?:_|$)"
 )
+_FS_FUNC = re.compile(
+    r"^(?:rmtree|copyfile|copytree|copy2?|move|makedirs|mkdir|unlink|remove|rename|replace|"
+    r"rmdir|touch|write_bytes|write_text)$"
+)
+_FS_FILE = re.compile(r"[/\\](?:os|shutil|pathlib|genericpath|posixpath|ntpath)\.py$")
 _WRITE_CODE = re.compile(
     r"(?i)\b(?:torch|np|numpy|jnp|tf\.io|joblib|pickle)\.(?:save|dump)\w*\(|"
     r"\b_?(?:legacy_)?save(?:_checkpoint|_model|_state|_pretrained|_weights|_network|_file)?\(|"
@@ -217,7 +222,11 @@ _WRITE_CODE = re.compile(
 def cut_write(frames: list[Frame]) -> bool:
     """Whether a cut traceback's two innermost frames were writing a checkpoint or file, or
     changing the file system (removing, moving, making a directory)."""
-    return any(_does(f, _WRITE_FUNC, _WRITE_CODE) for f in frames[-2:])
+    return any(
+        _does(f, _WRITE_FUNC, _WRITE_CODE)
+        or bool(f[1] and _FS_FUNC.match(f[1]) and _FS_FILE.search(f[0]))
+        for f in frames[-2:]
+    )
 
 
 # A traceback the log cuts before its error line, raised while the run talked to a server: an
@@ -227,15 +236,17 @@ def cut_write(frames: list[Frame]) -> bool:
 _NET_FILE = re.compile(
     r"[/\\](?:requests|urllib3|httpx|httpcore|aiohttp|grpc|botocore|boto3|websocket|"
     r"websockets)[/\\]|[/\\](?:http[/\\]client|socket|ssl|urllib[/\\]request)\.py$|"
-    r"[/\\](?:rest_utils|rest_store|_http|http_client|connection(?:pool)?)\.py$"
+    r"[/\\](?:rest_utils|rest_store|_http|http_client)\.py$"
 )
+# (not a bare `connect`: sqlite3's, a pipe's; not multiprocessing's connection.py)
 _NET_FUNC = re.compile(
     r"^_*(?:urlopen|http_request|call_endpoint|make_request|send_request|getresponse|"
-    r"request|post|connect|create_connection)$"
+    r"create_connection)$"
 )
 _NET_CODE = re.compile(
     r"\brequests\.(?:get|post|put|head|request)\(|\burlopen\(|\.getresponse\(|"
-    r"\b(?:http_)?request\(|\bcall_endpoint\(|\.connect\(|\bcreate_connection\("
+    r"\b(?:http_)?request\(|\bcall_endpoint\(|\bsock(?:et)?\.connect\(|"
+    r"\bcreate_connection\("
 )
 
 

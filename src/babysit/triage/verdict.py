@@ -197,9 +197,10 @@ def _consequence(g: Group, files: list[str]) -> Consequence:
 
 
 # Lines a job's script prints on its way to the training (`module: command not found` from a
-# cluster's profile), and torch's waits at its store-based barrier at init_process_group: the
-# cause only when no training step follows in the same file.
-_SET_UP_ONLY = frozenset({"code.shell", "hang.store_barrier"})
+# cluster's profile), torch's waits at its store-based barrier at init_process_group, and a hub's
+# rate limit that the client retries: the cause only when no training step follows in the same
+# file.
+_SET_UP_ONLY = frozenset({"code.shell", "hang.store_barrier", "net.rate_limited"})
 
 
 def _set_up_chatter(g: Group, progress: Mapping[int, int] | None, engine: Engine) -> bool:

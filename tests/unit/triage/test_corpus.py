@@ -80,8 +80,9 @@ def test_the_held_out_quarter_stays_above_its_floor() -> None:
     r = BENCH.evaluate([c for c in CASES if c["held_out"]], None, False)
     # 0.80 until three batches of logs collected after the rules (d_, e_, f_: 55-65% before any
     # rule was written against them) joined it; 0.77 until batches n_ to r_ (65-77% on arrival)
-    # did; a floor against regressions, not the target.
-    assert r["accuracy"] >= 0.75, f"held-out accuracy {r['accuracy']:.3f}"
+    # did; 0.75 until batches t_ to x_ (40-81% on arrival; the platform's and other
+    # accelerators' logs at 40-44%) did; a floor against regressions, not the target.
+    assert r["accuracy"] >= 0.72, f"held-out accuracy {r['accuracy']:.3f}"
     assert not r["transient_violations"], "a bug called transient in the held-out quarter"
 
 

@@ -475,6 +475,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         None,  # requests/urllib3's words for a connection that kept failing
     ),
     (
+        "net.rate_limited",
+        "Rate limited. Waiting 207.0s before retry [Retry 1/5].",
+        "v_ops/030-hf-kernels-multirank-429-rate-limit-stalls-first-step.log",
+    ),
+    (
         "data.loader_thread",
         "[2024-04-18 19:10:41] CRITICAL [olmo.util:158, rank=0] Uncaught OLMoThreadError: "
         "generator thread data thread 3 failed",
@@ -1573,6 +1578,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("[ERROR] arena.cc:250] Init] cudaHostAlloc failed, ret[2], out of memory",
          "host.memory_error"),
         ("RuntimeError: cudaMallocHost failed: out of memory", "host.memory_error"),
+        ("Could not establish connection to the server at 10.0.0.5:8000", "net.http"),
+        ("HTTP Error 429 thrown while requesting HEAD https://huggingface.co/api/datasets/o/d",
+         "net.rate_limited"),
         # the CUDA runtime's words for a kernel's fault, printed by an extension without `error`
         ("Line 298: an illegal memory access was encountered", "cuda.illegal_access"),
         ("soundfile.LibsndfileError: <exception str() failed>", "data.audio"),
@@ -1589,6 +1597,15 @@ def test_documented_words_of_other_libraries_for_the_same_failure(
     assert hit is not None and hit[0].id == rule_id
     low = line.lower().encode()
     assert any(nd in low for nd in NEEDLES + RARE_NEEDLES)
+
+
+def test_a_pinned_host_allocation_that_failed_for_another_reason_is_no_host_oom(
+    kb: Knowledge,
+) -> None:
+    for line in ("RuntimeError: cudaMallocHost failed: operation not permitted when stream is "
+                 "capturing", "cudaHostAlloc failed, ret[3], initialization error"):  # fmt: skip
+        hit = kb.match(anatomy(line).body)
+        assert hit is None or hit[0].id != "host.memory_error", line
 
 
 def test_out_of_memory_on_the_host_is_not_a_cuda_oom(kb: Knowledge) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from babysit.records import Category
 from babysit.triage import triage_files
 from babysit.triage.scan import CHUNK_BYTES, TAIL_BYTES, scan
-from babysit.triage.stall import loop_of, looping, stall_of, stalled
+from babysit.triage.stall import Loop, Stall, ending_of, loop_of, looping, stall_of, stalled
 
 
 def _step(minute: int, n: int) -> str:
@@ -117,6 +117,39 @@ def test_a_log_that_ends_retrying_one_line_is_a_loop_and_names_the_network_when_
     waits = [f"[rank1]: waiting for lock file /ckpt/step_{i}.lock to be freed" for i in (1, 1, 1)]
     local = looping([_step(0, 100), *waits])
     assert local is not None and local.count == 3 and not local.remote
+
+
+def test_no_loop_from_counts_of_waiting_work_a_wait_that_ended_or_several_ranks() -> None:
+    # vLLM's metrics: `Waiting: 3 reqs` is a count, not a wait
+    metrics = [
+        f"(APIServer pid=7) INFO 06-10 10:5{i}:03 [loggers.py:116] Engine 000: Running: 1{i} "
+        f"reqs, Waiting: {i} reqs, GPU KV cache usage: 4.{i}%"
+        for i in range(5)
+    ]
+    assert looping(metrics) is None
+    done = [
+        f"{r}: INFO:torch.distributed.elastic.agent.server.api:Done waiting for other agents. "
+        f"Elapsed: 0.00{r} seconds"
+        for r in range(4)
+    ]
+    assert looping(done) is None
+    # the same wait said once by each of four ranks is no process retrying
+    each = [f"[rank{r}]: waiting for lock file /ckpt/x.lock" for r in range(4)]
+    assert looping(each) is None
+    # a logger's or a module's name is not what the line waits for
+    lock = ["INFO:torch.distributed.elastic.agent.server.api:waiting for lock file /c/x.lock"] * 3
+    loop = looping(lock)
+    assert loop is not None and not loop.remote
+
+
+def test_a_stalled_log_s_own_loop_says_what_it_waited_for_another_log_s_does_not() -> None:
+    stuck = [_step(0, 100), _step(1, 110), _pulse(8, 0), _pulse(9, 0)]
+    sidecar = ["uploader: waiting for metrics server (attempt 1)"] * 3
+    assert isinstance(ending_of([stuck, sidecar]), Stall)  # the stall, not the sidecar's loop
+    own = [*stuck, *[f"[2024-05-12 09:00:0{i}] redis connection lost, retrying" for i in (1, 2, 3)]]
+    end = ending_of([own, sidecar])
+    assert isinstance(end, Loop) and end.remote and "redis" in end.line
+    assert ending_of([["step 1 | loss: 2.0"], sidecar]) == looping(sidecar)
 
 
 def test_no_loop_when_the_end_is_not_one_retried_line_said_three_times() -> None:

@@ -258,6 +258,11 @@ def test_a_cut_traceback_loses_to_any_line_that_names_an_error_even_a_weak_one()
         (['  File "/w/train.py", line 478, in clean_up', "    shutil.rmtree(WEIGHTS_PATH)"], True),
         (['  File "/usr/lib/python3.10/os.py", line 225, in makedirs',
           "    mkdir(name, mode)"], True),
+        # the same names elsewhere are no file-system operation: a hook's, a dataclass's
+        (['  File "/venv/site-packages/torch/utils/hooks.py", line 40, in remove',
+          "    del hooks_dict[self.id]"], False),
+        (['  File "/usr/lib/python3.10/dataclasses.py", line 1453, in replace',
+          "    return obj.__class__(**changes)"], False),
         # a function that also trains is not a write; neither is a forward pass
         (['  File "/w/trainer.py", line 1817, in _train_and_save',
           "    model = self._train_single(X, y)"], False),
@@ -289,6 +294,10 @@ def test_a_traceback_cut_while_writing_a_checkpoint_suspects_the_storage(
          True),
         (['  File "/venv/mlflow/utils/rest_utils.py", line 136, in call_endpoint',
           "    host_creds=host_creds, endpoint=endpoint, method=method, json=json_body)"], True),
+        # a pipe between processes, a database file: no server
+        (['  File "/usr/lib/python3.10/multiprocessing/connection.py", line 411, in _send_bytes',
+          "    self._send(header + buf)"], False),
+        (['  File "/w/cache.py", line 5, in open_cache', "    db = sqlite3.connect(path)"], False),
         # a server's handler calling the run's code is no request; nor a forward pass
         (['  File "/venv/site-packages/grpc/_server.py", line 435, in _call_behavior',
           "    response_or_iterator = behavior(argument, context)",
@@ -312,6 +321,21 @@ def test_a_traceback_cut_while_talking_to_a_server_suspects_the_network(
     assert named.category == Category.CUDA_OOM
 
 
+def test_a_rate_limit_the_run_went_on_after_is_no_cause(tmp_path: Path) -> None:
+    steps = [f"{{'loss': 2.{i}, 'learning_rate': 1e-05, 'epoch': 0.0{i}}}" for i in range(1, 6)]
+    limited = [
+        "HTTP Error 429 thrown while requesting HEAD https://huggingface.co/api/datasets/o/d",
+        "Retrying in 1s [Retry 1/5].",
+    ]
+    log = tmp_path / "train.log"
+    log.write_text("\n".join([*steps[:2], *limited, *steps[2:]]) + "\n")
+    assert triage_files([log], KB).diagnosis.category == Category.UNKNOWN
+    again = "Rate limited. Waiting 207.0s before retry [Retry 2/5]."
+    log.write_text("\n".join(["loading model", *limited, again]) + "\n")
+    d = triage_files([log], KB).diagnosis
+    assert d.category == Category.NETWORK and d.rule == "net.rate_limited"
+
+
 def test_an_exception_quoted_as_its_repr_is_read_as_that_exception() -> None:
     hydra = [
         "Error executing job with overrides: ['trainer.devices=8']",
@@ -326,6 +350,41 @@ def test_an_exception_quoted_as_its_repr_is_read_as_that_exception() -> None:
     assert d.category == Category.FILESYSTEM_IO
     # a repr inside other words is not the line's own exception
     assert triage(["retrying after ValueError('bad batch') in worker 3"]).rule != "python.bug"
+    # one no rule knows: the stand-in of a lone exception line, as its plain form gets
+    plain = triage(["MyCustomError: worker lost"]).rule
+    assert triage(["MyCustomError('worker lost')"]).rule == plain
+
+
+def test_a_glued_header_with_colour_codes_or_an_original_before_it_is_read_and_a_group_s_is_not(
+) -> None:
+    frames = ['  File "/w/t.py", line 3, in main', "    x = cfg['lr']", "KeyError: 'lr'"]
+    # colour codes inside the header: the body has none, the raw line has them (no crash)
+    d = triage(["^C\x1b[1mTraceback (most recent call last)\x1b[0m:", *frames])
+    assert d.category == Category.USER_CODE and d.evidence[-1].text == "KeyError: 'lr'"
+    # a DataLoader worker's `Original Traceback` glued to a bar keeps its word: the worker's
+    worker = [
+        "KeyError: Caught KeyError in DataLoader worker process 0.",
+        "100%|###| 3/3^COriginal Traceback (most recent call last):",
+        '  File "/w/data/my_dataset.py", line 88, in __getitem__',
+        '    return self.items[idx]["label"]',
+        "KeyError: 'label'",
+    ]
+    d = triage(["step 1 | loss 2.0", *worker])
+    assert d.category == Category.DATA and d.rule == "data.worker_exception"
+    # an exception group's nested headers are its own lines, read one by one
+    group = [
+        "step 10 | loss 2.1",
+        "  + Exception Group Traceback (most recent call last):",
+        '  |   File "/w/serve.py", line 12, in main',
+        "  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)",
+        "  +-+---------------- 1 ----------------",
+        "    | Traceback (most recent call last):",
+        '    |   File "/w/serve.py", line 8, in worker',
+        "    | torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+        "    +------------------------------------",
+        "wandb: Synced 5 files",
+    ]
+    assert triage(group).category == Category.CUDA_OOM
 
 
 def test_a_traceback_header_glued_to_a_progress_bar_or_a_ctrl_c_still_starts_one() -> None:
@@ -358,6 +417,8 @@ def test_ray_s_header_starts_a_traceback_and_a_vllm_logged_one_is_read_through_i
     assert d.rule == "net.cut_request" and d.evidence[0].text == head
     unhandled = "Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): " + head
     assert triage(["step 3 | loss: 2.0", unhandled, *frames]).rule == "net.cut_request"
+    logged = "2021-07-09 12:11:59,794 ERROR worker.py:78 -- " + unhandled  # Ray's logger first
+    assert triage(["step 3 | loss: 2.0", logged, *frames]).rule == "net.cut_request"
     # after an exception's name, the line is that exception's own finding
     wrapped = triage([f"ray.exceptions.RayTaskError(ValueError): {head}", *frames,
                       "ValueError: Could not connect to server after multiple tries."])  # fmt: skip

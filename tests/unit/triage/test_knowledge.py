@@ -1586,6 +1586,21 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("soundfile.LibsndfileError: <exception str() failed>", "data.audio"),
         # Ascend's CANN runtime, its error codes and MindSpore's words around them
         ("E39999: Inner Error!", "accel.runtime_error"),
+        # a device task (most often a collective's) on Ascend that never finished
+        ("[Error]: The execution of the internal task times out.", "hccl.timeout"),
+        ("rtDeviceSynchronize execute failed, reason=[task timeout][FUNC:FuncErrorReason]",
+         "hccl.timeout"),
+        # AWS Neuron's graph compiler rejecting the model, and its collectives' bootstrap
+        ("Failed compilation with ['neuronx-cc', 'compile', '--target=trn1', '--framework=XLA']",
+         "code.compile"),
+        ("ERROR ||NEURON_CC_WRAPPER||: Got a cached failed neff at /var/tmp/cache/model.neff.",
+         "code.compile"),
+        ("bootstrap.cc:89 CCOM WARN Timeout waiting for incoming connection (waited 120 sec)",
+         "net.refused"),
+        # MindSpore's device allocator
+        ("[ERROR] DEVICE(70996,7f8c,python):2024-04-26-00:50:19.865.578 [run_op_helper.cc:383] "
+         "MallocForKernelOutput] Allocate output memory failed, node:Default/Cast-op446",
+         "cuda.oom"),
         ("[ERROR] DEVICE(44814,7f33,python):2023-06-01-22:47:58.744.961 [ascend_utils.cc:35] "
          "ReportErrorMessage] Ascend error occurred, error message:", "accel.runtime_error"),
     ],

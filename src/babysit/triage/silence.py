@@ -16,7 +16,8 @@ import re
 
 from babysit.durations import format_duration
 from babysit.records import Category, Diagnosis, Suspect
-from babysit.triage.stall import Loop, Stall
+from babysit.triage.lossjump import Jump
+from babysit.triage.stall import Ending, Stall
 
 _QUOTE_MAX = 220
 
@@ -65,7 +66,7 @@ def nothing_found(
     lines: int,
     last_line: str,
     note: str = "",
-    ending: Stall | Loop | None = None,
+    ending: Ending | None = None,
 ) -> Diagnosis:
     """No error in the logs: `unknown`, and say what is known: there is nothing to read, the
     run says it finished, or the log ends without an error (which a hung job leaves behind,
@@ -73,7 +74,8 @@ def nothing_found(
     when the log shows one: it ends in the stacks of stuck processes, or its dated lines went on
     long after its last training step (`ending`, a Stall from triage/stall.py). A log that ends
     retrying or waiting, one line again and again (`ending`, a Loop), waits for something that
-    never came: `network` when the line names a server or a connection, else `hang`. A watchdog
+    never came: `network` when the line names a server or a connection, else `hang`. A training
+    loss that jumped before the log ended (`ending`, a Jump) is `numerical`, weak. A watchdog
     or NCCL timeout, or stacks earlier in the log, are a rule's finding and never come here."""
     where = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
     if not files:
@@ -121,6 +123,20 @@ def nothing_found(
             "collective, a barrier, a file lock) is the one stuck; restart, and exclude its "
             "node if it repeats."
         )
+    elif isinstance(ending, Jump):
+        category, confidence = Category.NUMERICAL, 0.3
+        times = ending.after / ending.before
+        summary = (
+            f"no error found in {lines:,} lines of {where}, and the training loss jumped from "
+            f"about {ending.before:.4g} to {ending.after:.4g} (x{times:.1f}) before the log "
+            f"ended: a loss spike or a divergence; the step: {quote(ending.line)}"
+        )
+        action = (
+            "Roll back to a checkpoint from before the jump and skip the data of the steps around "
+            "it (babysit run does this for a spike it sees), or lower the learning rate; if the "
+            "loss jumps again at the same data, look at that batch. If the job was killed "
+            "instead, ask the scheduler why (sacct -j JOBID -o State,ExitCode,Reason)."
+        )
     elif ending is not None:
         loop = ending
         category = Category.NETWORK if loop.remote else Category.HANG
@@ -155,5 +171,6 @@ def nothing_found(
             )
     if note:
         summary += f" ({note})"
-    suspect = Suspect("network") if category is Category.NETWORK else Suspect()
+    kinds = {Category.NETWORK: "network", Category.NUMERICAL: "numerics"}
+    suspect = Suspect(kinds.get(category, "unknown"))
     return Diagnosis(category, None, suspect, summary, action, confidence=confidence)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from babysit.triage.anatomy import anatomy
 from babysit.triage.engine import TRAINING_DONE
+from babysit.triage.lossjump import Jump, jump_of
 from babysit.triage.scan import first_progress
 
 # The least time the log must go on after its last step: longer than a slow step, a checkpoint
@@ -177,12 +178,17 @@ def loop_of(tails: Sequence[Sequence[str]]) -> Loop | None:
     return max(found, key=lambda lp: lp.count, default=None)
 
 
-def ending_of(tails: Sequence[Sequence[str]]) -> Stall | Loop | None:
+# How a run's logs end, where triage found no error (triage/silence.py says it).
+Ending = Stall | Loop | Jump
+
+
+def ending_of(tails: Sequence[Sequence[str]]) -> Ending | None:
     """How a run's logs end, where triage found no error: a stall (the stalled log's own retry
-    loop, when it ends in one, says what it waited for), else a retry loop, else None."""
+    loop, when it ends in one, says what it waited for), else a retry loop, else a jump of the
+    training loss (triage/lossjump.py), else None."""
     stall = stall_of(tails)
     if stall is None:
-        return loop_of(tails)
+        return loop_of(tails) or jump_of(tails)
     for tail in tails:
         if stalled(tail) == stall:
             return looping(tail) or stall

@@ -22,7 +22,7 @@ from typing import NamedTuple
 from babysit.records import Category, Consequence, Diagnosis, LogLine, Suspect
 from babysit.triage.engine import LONE_EXCEPTION, Engine, Finding, Group, earlier
 from babysit.triage.silence import nothing_found, quote
-from babysit.triage.stall import Loop, Stall
+from babysit.triage.stall import Ending
 from babysit.triage.standins import FRAME
 
 _NORMALISE = (
@@ -253,7 +253,7 @@ def diagnose(
     read: list[str] | None = None,
     progress: Mapping[int, int] | None = None,
     trained: bool | None = None,
-    ending: Stall | Loop | None = None,
+    ending: Ending | None = None,
 ) -> Diagnosis:
     """`files` names the engine's file indexes; `read` the files actually read (default: all);
     `progress` the line of each file's first training step (see trained_before); `trained`

@@ -1,0 +1,74 @@
+"""A training loss that jumped, as a log's last lines show it. Read only when triage found no
+error in the log: a run that ends without a word after its loss spiked or diverged.
+
+    j = jumped(tail_lines)  # -> Jump(before=2.24, after=5.10, line=" iteration 31215/ 115311 |
+                            #         ... lm loss: 5.098124E+00 | ...") or None
+
+The training loss as trainers print it (Megatron's `lm loss: 6.444662E+00`, `loss: 2.31`,
+`'loss': 2.31`, `loss=2.3`, `loss 9.2`; not a validation's, an evaluation's, a test's, a best or
+an average one) rising to JUMP_RATIO times the median of up to BASELINE values before it, which
+held steady (the largest within STEADY of the smallest). The excerpt of a log may hold only a few
+steps, too few for the vital signs' robust spike detector (detect/spike.py, which needs twenty):
+this asks for a jump no healthy curve makes between two of its logged values. A loss near zero
+(below FLOOR) is left alone: its noise is multiplicative, and a few hard batches double it.
+Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from babysit.triage.anatomy import anatomy
+
+JUMP_RATIO = 1.5
+STEADY = 1.3
+BASELINE = 20
+FLOOR = 0.3
+_MAX_VALUES = 400  # the last lines' losses read, at most
+# A loss's key and its value: `lm loss: 6.44E+00`, `'loss': 2.31`, `loss=2.3`, `loss 9.2`,
+# `loss: tensor(2.3)`; not `loss2/classifier` (a layer's name), `loss_scale`, `g_loss`.
+_LOSS = re.compile(
+    r"(?i)(?<![\w/.-])(?:lm[ _])?loss['\"]?(?:\s*[:=]\s*|\s+)['\"]?(?:tensor\()?"
+    r"(?P<v>\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\b"
+)
+# Lines of a loss that is not the training's own.
+_NOT_TRAINING = re.compile(r"(?i)valid|\bval\b|val_|eval|\btest|best|\bavg\b|average|mean")
+
+
+@dataclass(frozen=True)
+class Jump:
+    before: float  # the median of the steady values before the jump
+    after: float  # the loss that jumped
+    line: str  # the line that holds it
+
+
+def jumped(lines: Sequence[str]) -> Jump | None:
+    """The first jump of the training loss in `lines` (a log's last lines, oldest first)."""
+    values: list[tuple[float, str]] = []
+    for line in lines:
+        if "oss" not in line:
+            continue
+        body = anatomy(line).body
+        m = _LOSS.search(body)
+        if m is None or _NOT_TRAINING.search(body):
+            continue
+        v = float(m["v"])
+        if v > 0:
+            values.append((v, line))
+    values = values[-_MAX_VALUES:]
+    for i in range(1, len(values)):
+        before = [v for v, _ in values[max(0, i - BASELINE) : i]]
+        level = statistics.median(before)
+        v, line = values[i]
+        if level >= FLOOR and v >= JUMP_RATIO * level and max(before) <= STEADY * min(before):
+            return Jump(level, v, line.strip())
+    return None
+
+
+def jump_of(tails: Sequence[Sequence[str]]) -> Jump | None:
+    """The biggest jump among a run's logs, or None."""
+    found = [j for tail in tails if (j := jumped(tail)) is not None]
+    return max(found, key=lambda j: j.after / j.before, default=None)

@@ -1,0 +1,81 @@
+"""A training loss that jumped before a log ended without an error (triage.lossjump)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from babysit.records import Category
+from babysit.triage import triage_files
+from babysit.triage.lossjump import jump_of, jumped
+
+CURVES = Path(__file__).resolve().parents[3] / "benchmarks" / "data" / "tinygpt_curves.jsonl"
+
+
+def _megatron(it: int, loss: float) -> str:
+    return (
+        f" iteration {it:>8}/  159576 | consumed samples: {it * 96:>12} | elapsed time per "
+        f"iteration (ms): 18706.1 | learning rate: 6.000E-05 | lm loss: {loss:.6E} | loss "
+        "scale: 4096.0 | grad norm: 0.412 |"
+    )
+
+
+def test_a_loss_that_jumps_from_a_steady_level_is_a_jump() -> None:
+    lines = [_megatron(7000 + 10 * i, v) for i, v in enumerate([6.44, 6.41, 6.39, 11.42, 7.1])]
+    j = jumped(lines)
+    assert j is not None and j.after == 11.42 and 6.39 < j.before < 6.45
+    assert "lm loss: 1.142000E+01" in j.line
+
+
+def test_no_jump_in_a_falling_or_noisy_curve_or_in_losses_that_are_not_the_training_s() -> None:
+    falling = [f"step {i} | loss: {10 / (1 + i):.4f}" for i in range(50)]
+    assert jumped(falling) is None
+    # an evaluation's, a validation's, a best one; a layer named loss2; a loss near zero
+    others = [
+        "step 10 | loss: 2.0",
+        " validation loss at iteration 7000 | lm loss value: 7.174200E+00 |",
+        "{'eval_loss': 5.1, 'epoch': 1.0}",
+        "Ignoring source layer loss2/classifier",
+        "best loss: 9.0",
+        "step 11 | loss: 2.1",
+    ]
+    assert jumped(others) is None
+    assert jumped(["step 1 | loss: 0.02", "step 2 | loss: 0.05"]) is None  # below the floor
+    assert jumped(["step 1 | loss: -1.5", "step 2 | loss: 3.0"]) is None  # an RL loss below 0
+
+
+def test_no_jump_in_real_healthy_curves_and_most_injected_spikes_found() -> None:
+    # the tiny GPT's real curves (benchmarks/quality_vitals.py's labelled set): 300 steps each
+    clean = spikes = found = 0
+    for row in CURVES.read_text().splitlines():
+        d = json.loads(row)
+        pairs = zip(d["steps"], d["loss"], strict=True)
+        lines = [f"step {s} | loss: {v}" for s, v in pairs if v is not None]
+        j = jumped(lines)
+        if d["spike_at"] is None and d["nan_at"] is None:
+            clean += 1
+            assert j is None, d["name"]
+        elif d["spike_at"] is not None:
+            spikes += 1
+            found += j is not None
+    assert clean >= 4 and found >= spikes // 2
+
+
+def test_the_biggest_jump_among_a_run_s_logs() -> None:
+    a = [f"step {i} | loss: 2.0" for i in range(5)] + ["step 5 | loss: 3.2"]
+    b = [f"step {i} | loss: 2.0" for i in range(5)] + ["step 5 | loss: 9.0"]
+    j = jump_of([a, ["no loss here"], b])
+    assert j is not None and j.after == 9.0
+
+
+def test_triage_says_numerical_only_where_the_log_holds_no_error(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    lines = [_megatron(31214 + i, v) for i, v in enumerate([2.24, 2.25, 2.23, 5.10, 3.49])]
+    log.write_text("\n".join(lines) + "\n")
+    d = triage_files([log]).diagnosis
+    assert d.category == Category.NUMERICAL and d.transient is None and d.confidence < 0.5
+    assert d.suspect.kind == "numerics"
+    assert "the training loss jumped from about 2.24 to 5.1 (x2.3)" in d.summary
+    assert "Roll back" in d.action
+    log.write_text(log.read_text() + "torch.OutOfMemoryError: CUDA out of memory.\n")
+    assert triage_files([log]).diagnosis.category == Category.CUDA_OOM

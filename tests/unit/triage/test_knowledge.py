@@ -203,6 +203,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
     ),
     ("segfault.sigill", "  traceback : Signal 4 (SIGILL) received by PID 2412", None),
     (
+        "segfault.sigfpe",
+        "(WorkerDict pid=358504) Fatal Python error: Floating point exception",
+        "t_post/004-search-r1-h20-vllm-floating-point-exception-cublas.log",
+    ),
+    (
         "fs.stale",
         "[rank1]: OSError: [Errno 116] Stale file handle: xxx",
         "code_data/009-estale-datasets-cache-rank1.log",

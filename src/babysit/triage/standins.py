@@ -231,12 +231,15 @@ def cut_write(frames: list[Frame]) -> bool:
 
 # A traceback the log cuts before its error line, raised while the run talked to a server: an
 # HTTP client's or a socket's module (requests, urllib3, http.client, aiohttp, httpx, grpc, the
-# clouds' SDKs), or a code line that sends a request. The error it hides is most often the
-# network's (a timeout, a refused or dropped connection, a server's 5xx).
+# clouds' SDKs, torch's rendezvous creating its store), or a code line that sends a request.
+# The error it hides is most often the network's (a timeout, a refused or dropped connection, a
+# server's 5xx).
 _NET_FILE = re.compile(
     r"[/\\](?:requests|urllib3|httpx|httpcore|aiohttp|grpc|botocore|boto3|websocket|"
     r"websockets)[/\\]|[/\\](?:http[/\\]client|socket|ssl|urllib[/\\]request)\.py$|"
-    r"[/\\](?:rest_utils|rest_store|_http|http_client)\.py$"
+    r"[/\\](?:rest_utils|rest_store|_http|http_client)\.py$|"
+    # torch's rendezvous, creating the store (binding or reaching MASTER_ADDR:MASTER_PORT)
+    r"[/\\]torch[/\\]distributed[/\\]rendezvous\.py$"
 )
 # (not a bare `connect`: sqlite3's, a pipe's; not multiprocessing's connection.py)
 _NET_FUNC = re.compile(

@@ -294,6 +294,9 @@ def test_a_traceback_cut_while_writing_a_checkpoint_suspects_the_storage(
          True),
         (['  File "/venv/mlflow/utils/rest_utils.py", line 136, in call_endpoint',
           "    host_creds=host_creds, endpoint=endpoint, method=method, json=json_body)"], True),
+        # torch's rendezvous creating its store on MASTER_ADDR:MASTER_PORT
+        (['  File "/venv/torch/distributed/rendezvous.py", line 230, in _tcp_rendezvous_handler',
+          "    store = _create_c10d_store("], True),
         # a pipe between processes, a database file: no server
         (['  File "/usr/lib/python3.10/multiprocessing/connection.py", line 411, in _send_bytes',
           "    self._send(header + buf)"], False),

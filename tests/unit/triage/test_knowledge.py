@@ -1602,6 +1602,12 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "code.compile"),
         ("bootstrap.cc:89 CCOM WARN Timeout waiting for incoming connection (waited 120 sec)",
          "net.refused"),
+        # XGBoost's rabit: a socket that could not connect, a host name that did not resolve
+        ("Socket Connect Error:Invalid argument", "net.refused"),
+        ("WARNING gethostbyname(socket.getfqdn()) failed... trying on hostname()", "net.dns"),
+        # a custom op's OOM inside TensorFlow's
+        ("(0) Resource exhausted: Operation received an exception: DeePMD-kit OOM: CUDA Assert, "
+         "in file /tmp/source/op/custom_op.cc:12", "cuda.oom"),
         # MindSpore's device allocator
         ("[ERROR] DEVICE(70996,7f8c,python):2024-04-26-00:50:19.865.578 [run_op_helper.cc:383] "
          "MallocForKernelOutput] Allocate output memory failed, node:Default/Cast-op446",

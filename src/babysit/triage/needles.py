@@ -218,6 +218,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"establish connection",
     b"establish a connection",
     b"rate limited",  # huggingface_hub: `Rate limited. Waiting 207.0s before retry`
+    b"not finite",  # SpeechBrain's `Parameter is not finite`
 )
 # The rare needles searched in the middle of a big log, in grep's pass with NEEDLES: what a run
 # can meet and go on after, or be ended by from outside (an eviction, a preemption, the OOM

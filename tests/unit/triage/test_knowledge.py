@@ -203,6 +203,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
     ),
     ("segfault.sigill", "  traceback : Signal 4 (SIGILL) received by PID 2412", None),
     (
+        "segfault.heap",
+        "*** Error in `python': malloc(): memory corruption: 0x00007f540c0a6190 ***",
+        "z_old/028-gluoncv-ssd-malloc-memory-corruption.log",
+    ),
+    (
         "segfault.sigfpe",
         "(WorkerDict pid=358504) Fatal Python error: Floating point exception",
         "t_post/004-search-r1-h20-vllm-floating-point-exception-cublas.log",
@@ -1608,6 +1613,20 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # a custom op's OOM inside TensorFlow's
         ("(0) Resource exhausted: Operation received an exception: DeePMD-kit OOM: CUDA Assert, "
          "in file /tmp/source/op/custom_op.cc:12", "cuda.oom"),
+        # glibc aborting on a corrupt heap, older and newer words
+        ("*** Error in `python': corrupted size vs. prev_size: 0x0000560a10045d70 ***",
+         "segfault.heap"),
+        ("double free or corruption (out)", "segfault.heap"),
+        ("free(): invalid pointer", "segfault.heap"),
+        # MXNet's mshadow on a GPU out of memory; decord on a truncated video
+        ("  what():  [17:54:40] stream_gpu-inl.h:198: Check failed: e == cudaSuccess CUDA: out "
+         "of memory", "cuda.oom"),
+        ("[BytesIO]Unable to handle EOF because it takes too long to retrieve last few frames",
+         "data.audio"),
+        # parameters gone non-finite, in a trainer's words or as torch prints them
+        ("speechbrain.core - WARNING - Parameter is not finite: Parameter containing:",
+         "numerical.nan"),
+        ("tensor([[nan, nan, nan,  ..., nan, nan, nan],", "numerical.nan"),
         # MindSpore's device allocator
         ("[ERROR] DEVICE(70996,7f8c,python):2024-04-26-00:50:19.865.578 [run_op_helper.cc:383] "
          "MallocForKernelOutput] Allocate output memory failed, node:Default/Cast-op446",
@@ -1685,6 +1704,8 @@ def test_the_loss_scale_at_inf_is_not_a_nan_loss(kb: Knowledge) -> None:
         "(autoscaler +12m3s) Instance k-0001 (node IP: 10.1.2.3) will be terminated soon (reason: "
         "idle).",
         "Warning: File /etc/openmpi/mca-params.conf cannot be opened. Using defaults.",
+        "model.free(): invalid call ignored",  # not glibc's words at the start of a line
+        "Waiting for the connection pool to free(): 3 slots",
     ],
 )
 def test_ordinary_output_that_looks_like_a_failure_is_not_one(kb: Knowledge, line: str) -> None:

@@ -302,4 +302,13 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"numpy 1.x",
     b"duplicate gpu",
     b"segfault",
+    # what a run meets in its middle and dies of, each long and rare: a full disk, a kernel's
+    # fault or assert, a server that hung up, Ray's header of a task's traceback, ssh refusing
+    # a node
+    b"no space left",
+    b"illegal memory access",
+    b"device-side assert",
+    b"disconnect",
+    b"ray::",
+    b"permission denied (publickey",
 )

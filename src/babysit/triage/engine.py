@@ -194,8 +194,9 @@ class _Traceback:
     own: bool = False  # holds a frame outside the standard library and site-packages
     file: str = ""  # the innermost frame's file
     indent: int = 0  # of its `File "..."` lines
-    head_cut: bool = False  # frames that begin the log: a traceback whose header was cut off
-    ray: bool = False  # headed by Ray's `ray::Actor.method() (pid=...)`
+    # A header began it (Python's, Ray's), or its frames began the log (the header cut off); not
+    # frames without one elsewhere (a SyntaxError's, `traceback.print_stack()`'s)
+    headed: bool = True
 
 
 @dataclass
@@ -334,7 +335,7 @@ class Engine:
         if tb is None and body[:1] in (" ", "\t") and stripped.startswith('File "'):
             # A SyntaxError raised while compiling the script has frames but no header; so has
             # a log that begins inside a traceback (an excerpt, a rotated log: its head cut).
-            tb = self._tb[tb_key] = _Traceback([], head_cut=first and line <= 2)
+            tb = self._tb[tb_key] = _Traceback([], headed=first and line <= 2)
         if (
             stripped.endswith(_GLUED_HEAD)
             and not stripped.startswith(_TB_HEADS)
@@ -354,7 +355,7 @@ class Engine:
             self._tb[tb_key] = _Traceback([(line, stripped)], worker=worker)
             return False
         if "ray::" in stripped and _RAY_HEAD.search(stripped):
-            self._tb[tb_key] = _Traceback([(line, stripped)], ray=True)
+            self._tb[tb_key] = _Traceback([(line, stripped)])
             return False
         ipy = _IPYTHON_HEAD.match(stripped) if "Traceback" in stripped else None
         if ipy is not None:
@@ -504,10 +505,7 @@ class Engine:
         there is about a sample (DATA_IN_WORKER_CUT), a known one keeps its rule."""
         for (file, rank), tb in list(self._tb.items()):
             del self._tb[(file, rank)]
-            headed = (
-                tb.head_cut or tb.ray or (bool(tb.lines) and tb.lines[0][1].startswith(_TB_HEADS))
-            )
-            if not self._cut_known(file, rank, tb) and headed and tb.func and not tb.worker:
+            if not self._cut_known(file, rank, tb) and tb.headed and tb.func and not tb.worker:
                 # Nothing in its last lines names the error: say where it was raised (not for
                 # frames without a header: a SyntaxError's, `traceback.print_stack()`'s).
                 frames = tuple(tb.lines[:2] + tb.lines[2:][-(MAXFRAMES - 2) :])

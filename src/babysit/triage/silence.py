@@ -17,7 +17,7 @@ import re
 from babysit.durations import format_duration
 from babysit.records import Category, Diagnosis, Suspect
 from babysit.triage.lossjump import Jump
-from babysit.triage.stall import Ending, Stall
+from babysit.triage.stall import Ending, Loop, Stall
 
 _QUOTE_MAX = 220
 
@@ -98,13 +98,12 @@ def nothing_found(
             "kernel log (dmesg -T | grep -iE 'oom|xid'): something outside the training ended it."
         )
     elif isinstance(ending, Stall):
-        stall = ending
         category, confidence = Category.HANG, 0.4
         summary = (
             f"no error found in {lines:,} lines of {where}, and the log went on for "
-            f"{'' if stall.exact else 'at least '}{format_duration(stall.seconds)} after the "
+            f"{'' if ending.exact else 'at least '}{format_duration(ending.seconds)} after the "
             "last training step without another one: progress stopped (the job hung); last "
-            f"step: {quote(stall.step)}; last line: {quote(stall.last)}"
+            f"step: {quote(ending.step)}; last line: {quote(ending.last)}"
         )
         action = (
             "If the job is still running, dump the ranks' stacks (py-spy dump --pid PID) to see "
@@ -137,21 +136,20 @@ def nothing_found(
             "loss jumps again at the same data, look at that batch. If the job was killed "
             "instead, ask the scheduler why (sacct -j JOBID -o State,ExitCode,Reason)."
         )
-    elif ending is not None:
-        loop = ending
-        category = Category.NETWORK if loop.remote else Category.HANG
+    elif isinstance(ending, Loop):
+        category = Category.NETWORK if ending.remote else Category.HANG
         confidence = 0.3
         summary = (
             f"no error found in {lines:,} lines of {where}, and the log ends saying the same "
-            f"thing {loop.count} times in a row, retrying or waiting for something that never "
-            f"came{' (a server or a connection across the network)' if loop.remote else ''}: "
-            f"{quote(loop.line)}"
+            f"thing {ending.count} times in a row, retrying or waiting for something that never "
+            f"came{' (a server or a connection across the network)' if ending.remote else ''}: "
+            f"{quote(ending.line)}"
         )
         action = (
             "Check that what it waits for is up and reachable from this node (the server, host "
             "or port the line names: curl or nc from the node; is the address in the config "
             "right, was the server started, does a firewall drop it?); restart once it answers."
-            if loop.remote
+            if ending.remote
             else "Find what it waits for (dump its stacks: py-spy dump --pid PID): another "
             "process, a file or lock, a worker that died; fix that, then restart."
         )

@@ -105,17 +105,24 @@ def _interval(lines: Sequence[str], last_step: int, dated: tuple[float, str]) ->
     return -1.0
 
 
-def stall_of(tails: Sequence[Sequence[str]]) -> Stall | None:
-    """The stall of a run given the last lines of each of its logs: the longest, and only
-    when no log with a step in its last lines went on stepping (a hang stops every rank)."""
-    found: list[Stall] = []
+def _stalled_log(tails: Sequence[Sequence[str]]) -> tuple[Stall, Sequence[str]] | None:
+    """The longest stall among a run's logs and the last lines it was read from; None when a
+    log with a step in its last lines went on stepping (a hang stops every rank)."""
+    found: list[tuple[Stall, Sequence[str]]] = []
     for tail in tails:
         s = stalled(tail)
         if s is not None:
-            found.append(s)
+            found.append((s, tail))
         elif any(_step(line) for line in tail):
             return None
-    return max(found, key=lambda s: s.seconds, default=None)
+    return max(found, key=lambda st: st[0].seconds, default=None)
+
+
+def stall_of(tails: Sequence[Sequence[str]]) -> Stall | None:
+    """The stall of a run given the last lines of each of its logs: the longest, and only
+    when no log with a step in its last lines went on stepping (a hang stops every rank)."""
+    found = _stalled_log(tails)
+    return found[0] if found is not None else None
 
 
 # A loop: the least number of times the log's last line is said in a row, and what makes it a
@@ -186,10 +193,8 @@ def ending_of(tails: Sequence[Sequence[str]]) -> Ending | None:
     """How a run's logs end, where triage found no error: a stall (the stalled log's own retry
     loop, when it ends in one, says what it waited for), else a retry loop, else a jump of the
     training loss (triage/lossjump.py), else None."""
-    stall = stall_of(tails)
-    if stall is None:
+    found = _stalled_log(tails)
+    if found is None:
         return loop_of(tails) or jump_of(tails)
-    for tail in tails:
-        if stalled(tail) == stall:
-            return looping(tail) or stall
-    return stall
+    stall, tail = found
+    return looping(tail) or stall

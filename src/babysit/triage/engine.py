@@ -3,7 +3,7 @@ with the traceback it ends. The root cause is chosen from the findings in `triag
 
     engine = Engine(load_knowledge())
     engine.feed(0, 12, "[rank3]:torch.OutOfMemoryError: CUDA out of memory. ...")
-    engine.findings  # grouped by rule, each group with its earliest line, count, ranks, hosts
+    engine.groups  # (rule id, Xid) -> Group: earliest finding, count, ranks, hosts (findings.py)
 
 Memory stays bounded however many ranks repeat the same error: findings are grouped by rule
 (an Xid by its code), each group keeps its earliest finding, a few samples, a count and the
@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from babysit.records import Category
 from babysit.triage.anatomy import Anatomy, anatomy
 from babysit.triage.collectives import WORLD_HINTS, Collectives
+from babysit.triage.findings import Finding, Group
 from babysit.triage.knowledge import Knowledge, Rule, Xid
 from babysit.triage.standins import (
     DATA_IN_WORKER_CUT,
@@ -33,7 +34,6 @@ from babysit.triage.standins import (
 )
 
 MAX_TEXT = 600  # characters of a line kept as evidence
-MAX_SAMPLES = 6  # findings kept per group besides the earliest
 MAXFRAMES = 10  # traceback lines kept per finding
 MAX_MATCH = 4096  # characters of a line that anatomy and the rules read
 # Categories whose glog warnings are mostly start-up chatter (c10d trying IPv6, then IPv4).
@@ -99,85 +99,6 @@ LONE_EXCEPTION = dataclasses.replace(UNCLASSIFIED, id=LONE_ID)
 _WORKER_WRAPPER = re.compile(
     r"Caught [\w.]+ in (?:DataLoader worker\b|pin memory thread for device \d+)"
 )
-
-
-@dataclass(frozen=True)
-class Finding:
-    rule: Rule
-    xid: Xid | None
-    file: int  # index into the files triaged
-    line: int
-    text: str
-    body: str
-    rank: int | None
-    host: str | None
-    gpu: str | None
-    ts: float | None
-    ts_kind: str | None
-    seq: int  # order of arrival
-    frames: tuple[tuple[int, str], ...] = ()  # the traceback it ends, head first: (line, text)
-    exc_type: str | None = None
-    # Weaker than its rule says: a glog warning (c10d's start-up chatter about IPv6 and ports),
-    # or an exception class named inside a log message (`skipping sample 7: FileNotFoundError`)
-    # rather than an exception that ended the program.
-    weak: bool = False
-    kernel: bool = False  # printed by the kernel or the GPU driver (see anatomy.Anatomy.kernel)
-
-
-@dataclass
-class Group:
-    """All findings of one rule (one Xid code)."""
-
-    first: Finding
-    count: int = 1
-    ranks: set[int] = field(default_factory=set)
-    hosts: set[str] = field(default_factory=set)
-    samples: list[Finding] = field(default_factory=list)
-
-    def add(self, f: Finding) -> None:
-        self.count += 1
-        if earlier(f, self.first):
-            self.first = f
-        if len(self.samples) < MAX_SAMPLES:
-            self.samples.append(f)
-        if f.rank is not None and len(self.ranks) < 100_000:
-            self.ranks.add(f.rank)
-        if f.host is not None and len(self.hosts) < 10_000:
-            self.hosts.add(f.host)
-
-
-# What the kernel or the driver reports of these is the fault itself; the CUDA errors, NCCL
-# errors and dead ranks the training processes report follow from it.
-_ROOT_CATEGORIES = frozenset({Category.GPU_HARDWARE, Category.HOST_OOM})
-
-
-def causal_tier(f: Finding) -> int:
-    """0 for what the kernel or the GPU driver saw of a hardware fault (an Xid 79, a GPU fallen
-    off the bus, the kernel's OOM killer); 1 for what the processes report; 2 for the driver's
-    echo of a fault the application made (an Xid 13 or 31 after an illegal memory access).
-    Whatever the clocks, the timestamps and the order of the files say, an Xid 79 in the kernel
-    log explains a rank's `CUDA error: unspecified launch failure`, and a rank's illegal memory
-    access explains the Xid 13 the driver logs for it."""
-    if f.weak:
-        return 1
-    if not f.kernel and f.xid is None:
-        return 1
-    category = f.xid.category if f.xid is not None else f.rule.category
-    return 0 if category in _ROOT_CATEGORIES else 2
-
-
-def earlier(a: Finding, b: Finding) -> bool:
-    """Whether a happened before b. First by cause: the kernel's and the driver's word on a
-    hardware fault comes before what the processes report (`causal_tier`), which makes the
-    choice the same whichever file is given first and whether or not both carry timestamps.
-    Then by timestamp when both carry one of the same kind, else in the order the lines came
-    (the file's order)."""
-    ta, tb = causal_tier(a), causal_tier(b)
-    if ta != tb:
-        return ta < tb
-    if a.ts is not None and b.ts is not None and a.ts_kind == b.ts_kind and a.ts != b.ts:
-        return a.ts < b.ts
-    return a.seq < b.seq
 
 
 # The arguments of Engine._add for a finding held back.

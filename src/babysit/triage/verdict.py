@@ -20,7 +20,8 @@ from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from babysit.records import Category, Consequence, Diagnosis, LogLine, Suspect
-from babysit.triage.engine import LONE_EXCEPTION, Engine, Finding, Group, earlier
+from babysit.triage.engine import LONE_EXCEPTION, Engine
+from babysit.triage.findings import Finding, Group, earlier
 from babysit.triage.silence import nothing_found, quote
 from babysit.triage.stall import Ending
 from babysit.triage.standins import FRAME

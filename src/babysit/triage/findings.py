@@ -1,0 +1,97 @@
+"""What triage found: one finding a line a rule matched, grouped by rule, and the order of two
+findings in time and in cause, whatever order the files and their lines came in.
+
+    g = Group(first_finding)
+    g.add(another)          # the earlier of the two becomes g.first (see `earlier`)
+    earlier(kernel_xid79, rank_cuda_error)  # -> True: the kernel's word on a hardware fault first
+
+Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from babysit.records import Category
+from babysit.triage.knowledge import Rule, Xid
+
+MAX_SAMPLES = 6  # findings kept per group besides the earliest
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: Rule
+    xid: Xid | None
+    file: int  # index into the files triaged
+    line: int
+    text: str
+    body: str
+    rank: int | None
+    host: str | None
+    gpu: str | None
+    ts: float | None
+    ts_kind: str | None
+    seq: int  # order of arrival
+    frames: tuple[tuple[int, str], ...] = ()  # the traceback it ends, head first: (line, text)
+    exc_type: str | None = None
+    # Weaker than its rule says: a glog warning (c10d's start-up chatter about IPv6 and ports),
+    # or an exception class named inside a log message (`skipping sample 7: FileNotFoundError`)
+    # rather than an exception that ended the program.
+    weak: bool = False
+    kernel: bool = False  # printed by the kernel or the GPU driver (see anatomy.Anatomy.kernel)
+
+
+@dataclass
+class Group:
+    """All findings of one rule (one Xid code)."""
+
+    first: Finding
+    count: int = 1
+    ranks: set[int] = field(default_factory=set)
+    hosts: set[str] = field(default_factory=set)
+    samples: list[Finding] = field(default_factory=list)
+
+    def add(self, f: Finding) -> None:
+        self.count += 1
+        if earlier(f, self.first):
+            self.first = f
+        if len(self.samples) < MAX_SAMPLES:
+            self.samples.append(f)
+        if f.rank is not None and len(self.ranks) < 100_000:
+            self.ranks.add(f.rank)
+        if f.host is not None and len(self.hosts) < 10_000:
+            self.hosts.add(f.host)
+
+
+# What the kernel or the driver reports of these is the fault itself; the CUDA errors, NCCL
+# errors and dead ranks the training processes report follow from it.
+_ROOT_CATEGORIES = frozenset({Category.GPU_HARDWARE, Category.HOST_OOM})
+
+
+def causal_tier(f: Finding) -> int:
+    """0 for what the kernel or the GPU driver saw of a hardware fault (an Xid 79, a GPU fallen
+    off the bus, the kernel's OOM killer); 1 for what the processes report; 2 for the driver's
+    echo of a fault the application made (an Xid 13 or 31 after an illegal memory access).
+    Whatever the clocks, the timestamps and the order of the files say, an Xid 79 in the kernel
+    log explains a rank's `CUDA error: unspecified launch failure`, and a rank's illegal memory
+    access explains the Xid 13 the driver logs for it."""
+    if f.weak:
+        return 1
+    if not f.kernel and f.xid is None:
+        return 1
+    category = f.xid.category if f.xid is not None else f.rule.category
+    return 0 if category in _ROOT_CATEGORIES else 2
+
+
+def earlier(a: Finding, b: Finding) -> bool:
+    """Whether a happened before b. First by cause: the kernel's and the driver's word on a
+    hardware fault comes before what the processes report (`causal_tier`), which makes the
+    choice the same whichever file is given first and whether or not both carry timestamps.
+    Then by timestamp when both carry one of the same kind, else in the order the lines came
+    (the file's order)."""
+    ta, tb = causal_tier(a), causal_tier(b)
+    if ta != tb:
+        return ta < tb
+    if a.ts is not None and b.ts is not None and a.ts_kind == b.ts_kind and a.ts != b.ts:
+        return a.ts < b.ts
+    return a.seq < b.seq

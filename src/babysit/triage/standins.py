@@ -97,7 +97,10 @@ CUT_TRACEBACK = _standin(
     "Find the end of this traceback (the full log of this rank, or the job's stderr): "
     "its last line is the error; triage that log.",
     confidence=0.15,
-    transient=None,  # even before the first step: the error it hides may be the network's
+    # Before the first training step the set-up raised it, and raises it again on a restart
+    # (a network error there is the set-up's addresses and ports, as for any other rule);
+    # after it, the error it hides may be a node's or the network's: not known.
+    phase=(False, None),
     role="consequence",  # what it says of the cause is where, not what: any other error wins
     precedence=PRECEDENCE[Category.UNKNOWN] - 2,  # below any line that names an error, weak or not
 )

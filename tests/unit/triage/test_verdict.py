@@ -233,6 +233,15 @@ def test_a_cut_traceback_naming_no_error_says_where_it_was_raised_and_promises_n
     ]]).category == Category.UNKNOWN
 
 
+def test_a_cut_traceback_before_the_first_step_is_the_set_up_which_a_restart_repeats() -> None:
+    cut = ["Traceback (most recent call last):", '  File "/w/train.py", line 60, in main',
+           "    loss = model(batch)"]  # fmt: skip
+    assert diagnose(_engine(cut), ["rank0.log"], 3, progress={}).transient is False
+    # after training steps the error it hides may be a node's or the network's: not known
+    d = diagnose(_engine([*STEPS, *cut]), ["rank0.log"], 8, progress={0: 1})
+    assert d.rule == "python.cut_traceback" and d.transient is None
+
+
 def test_a_cut_traceback_loses_to_any_line_that_names_an_error_even_a_weak_one() -> None:
     d = triage([
         "[W socket.cpp:426] [c10d] The server socket has failed to bind to 0.0.0.0:29500 "

@@ -7,7 +7,9 @@ error in the log: a run that ends without a word after its loss spiked or diverg
 The training loss as trainers print it (Megatron's `lm loss: 6.444662E+00`, `loss: 2.31`,
 `'loss': 2.31`, `loss=2.3`, `loss 9.2`; not a validation's, an evaluation's, a test's, a best or
 an average one) rising to JUMP_RATIO times the median of up to BASELINE values before it, which
-held steady (the largest within STEADY of the smallest). The excerpt of a log may hold only a few
+held steady (the largest within STEADY of the smallest), and by more than NOISE times their own
+range: a per-step loss that wanders by a fifth (fine-tuning on small batches) makes one step half
+as high again now and then, which is no spike. The excerpt of a log may hold only a few
 steps, too few for the vital signs' robust spike detector (detect/spike.py, which needs twenty):
 this asks for a jump no healthy curve makes between two of its logged values. A loss near zero
 (below FLOOR) is left alone: its noise is multiplicative, and a few hard batches double it.
@@ -25,6 +27,7 @@ from babysit.triage.anatomy import anatomy
 
 JUMP_RATIO = 1.5
 STEADY = 1.3
+NOISE = 4.0  # how many times the steady values' range (largest - smallest) the rise must exceed
 BASELINE = 20
 FLOOR = 0.3
 _MAX_VALUES = 400  # the last lines' losses read, at most
@@ -63,7 +66,13 @@ def jumped(lines: Sequence[str]) -> Jump | None:
         before = [v for v, _ in values[max(0, i - BASELINE) : i]]
         level = statistics.median(before)
         v, line = values[i]
-        if level >= FLOOR and v >= JUMP_RATIO * level and max(before) <= STEADY * min(before):
+        low, high = min(before), max(before)
+        if (
+            level >= FLOOR
+            and v >= JUMP_RATIO * level
+            and high <= STEADY * low
+            and v - level > NOISE * (high - low)
+        ):
             return Jump(level, v, line.strip())
     return None
 

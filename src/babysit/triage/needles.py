@@ -161,7 +161,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"binary incompatib",  # `numpy.dtype size changed, may indicate binary incompatibility`
     b"_array_api not found",
     b"premature end",  # libjpeg's `Premature end of JPEG file` (a warning, or TensorFlow's error)
-    b"(gdb)",  # a debugger attached to a stuck process (`(gdb) bt`)
+    b"gdb) ",  # a debugger attached to a stuck process (`(gdb) bt`, `(cuda-gdb) bt`, rocgdb's)
     b"attaching to process",
     b"(lwp ",
     b"^c",  # the terminal's Ctrl-C
@@ -281,7 +281,7 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b'file "',
     b"(idle)",
     b"(active)",
-    b"(gdb)",
+    b"gdb) ",
     b"(lwp ",
     b"attaching to process",
     b"no such file",

@@ -50,12 +50,13 @@ _SETUP = re.compile(
 )
 # The last line of a log that ends in stack dumps: a py-spy frame `    all_gather (torch/
 # distributed/distributed_c10d.py:2345)` or thread `Thread 42 (idle): "MainThread"`, a gdb frame
-# `#3  0x00007f... in cudaMemcpyAsync () from libcudart.so`, a faulthandler frame `  File
+# `#3  0x00007f... in cudaMemcpyAsync () from libcudart.so` (or the `    from /lib/libnccl.so.2`
+# or `    at futex.c:57` that gdb wraps a long one's end to), a faulthandler frame `  File
 # "train.py", line 88 in step`, Horovod's stall inspector list `Stalled ranks:`. Progress that
 # stops with the stacks of stuck processes is a hang the log shows, not only an ending.
 _STACKS_END = re.compile(
     r"^\s*[\w.<>]+ \([^()\s]+\.py:\d+\)$|^Thread (?:0x[0-9a-fA-F]+|\d+) \((?:idle|active)|"
-    r"^#\d+\s+0x[0-9a-fA-F]+ in \S|^#\d+\s+\S+ \(.*\) at \S+:\d+$|"
+    r"^#\d+\s+0x[0-9a-fA-F]+ in \S|^#\d+\s+\S+ \(.*\) at \S+:\d+$|^\s+(?:from /\S+|at \S+:\d+)$|"
     r'^\s*File "[^"]+", line \d+ in \S+$|(?i:^stalled (?:ranks|ops):?$)'
 )
 _RANK_PREFIX = re.compile(r"^(?:\[[A-Za-z_]*\d+\]: ?|\[\d+,\d+\]<std(?:out|err)>:)")

@@ -1419,6 +1419,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "find it in the cached files and it looks like gpt2 is not the path to a directory "
          "containing a file named config.json.", "net.hub"),
         ("(gdb) thread apply all bt", "hang.debugger"),
+        ("(cuda-gdb) bt", "hang.debugger"),  # NVIDIA's gdb, and AMD's rocgdb, prompt alike
+        ("(rocgdb) thread apply all bt", "hang.debugger"),
         ("Worker exit type: SYSTEM_ERROR Worker exit detail: Worker exits unexpectedly.",
          "ray.system_error"),
         ("Error: CUDA error 999 'unknown error' - src/tensors/gpu/algorithm.cu:54: "

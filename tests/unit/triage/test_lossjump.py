@@ -41,6 +41,10 @@ def test_no_jump_in_a_falling_or_noisy_curve_or_in_losses_that_are_not_the_train
     ]
     assert jumped(others) is None
     assert jumped(["step 1 | loss: 0.02", "step 2 | loss: 0.05"]) is None  # below the floor
+    # per-step losses of a small-batch fine-tune wander by a fifth: one step half as high again
+    # is within their noise, no spike
+    sft = [1.0132, 0.9668, 0.8639, 0.8829, 1.0543, 0.9832, 1.5017]
+    assert jumped([f"{{'loss': {v}, 'learning_rate': 0.0001, 'epoch': 0.95}}" for v in sft]) is None
     assert jumped(["step 1 | loss: -1.5", "step 2 | loss: 3.0"]) is None  # an RL loss below 0
 
 

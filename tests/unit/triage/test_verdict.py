@@ -631,6 +631,9 @@ def test_a_log_that_stops_in_distributed_set_up_says_where(last: str) -> None:
         'Thread 42 (idle): "MainThread"',
         "#14 0x000014cdd8a6cf36 in cudaMemcpyAsync () from /usr/lib64/libcudart.so.11.0",  # gdb
         "#0  __GI___poll (fds=0x55d, nfds=1, timeout=-1) at ../sysdeps/poll.c:29",
+        # a long gdb frame wrapped: its library, or its source line, on a line of its own
+        "   from /usr/local/lib/python3.12/dist-packages/torch/lib/libtorch_cuda.so",
+        "    at ../sysdeps/nptl/futex-internal.c:57",
         '  File "/w/train.py", line 88 in train_step',  # faulthandler
         "[1,0]<stderr>:Stalled ranks:",  # Horovod's stall inspector
     ],

@@ -39,6 +39,19 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"loss scale to",  # not `loss scale`: Megatron prints `loss scale: 1.0` on every step
     b"mismatch",  # `size mismatch for ...` (the RuntimeError above it holds `error`)
     b"gpu is lost",
+    # other accelerators' and the node's own hardware words (dmesg, ROCm's runtime, rdma/ibstat)
+    b"amdgpu",
+    b"hw exception",
+    b"vram is lost",
+    b"habanalabs",
+    b"slice_failure",
+    b"pcie bus error",
+    b"uncorrected (fatal)",
+    b"link down",
+    b"physical_state",
+    b"physical state:",
+    b"storage has wrong size",
+    b"out of shared memory",  # torch's hint for DataLoader workers short of /dev/shm
     b"warn",
     b'file "',
     b"kill",
@@ -244,6 +257,19 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"nvrm",
     b"fallen off",
     b"gpu is lost",
+    # other accelerators' and the node's own hardware words (dmesg, ROCm's runtime, rdma/ibstat)
+    b"amdgpu",
+    b"hw exception",
+    b"vram is lost",
+    b"habanalabs",
+    b"slice_failure",
+    b"pcie bus error",
+    b"uncorrected (fatal)",
+    b"link down",
+    b"physical_state",
+    b"physical state:",
+    b"storage has wrong size",
+    b"out of shared memory",  # torch's hint for DataLoader workers short of /dev/shm
     b"ecc",
     b"time limit",
     b"cancel",

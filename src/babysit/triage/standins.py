@@ -4,7 +4,7 @@ generic exception that the place it was raised makes `data` (a DataLoader worker
 reader's), a Ctrl-C in a wait, and what a traceback cut before its exception line raised.
 
     rule = placed(UNCLASSIFIED, traceback, "KeyError", "KeyError: 'label'")  # DATA_IN_WORKER...
-    rule = cut_rule(traceback.lines)  # CUT_WRITE, CUT_WAIT or CUT_TRACEBACK
+    rule = cut_rule(traceback.lines)  # CUT_WRITE, CUT_ALLOC, CUT_WAIT, CUT_NET or CUT_TRACEBACK
     cut_raise("assert pg is not None", "__init__")  # -> "AssertionError: assert pg is not None"
 """
 
@@ -139,6 +139,25 @@ CUT_NET = _standin(
     # as CUT_WRITE: above a collective timeout, below every error that names itself
     precedence=PRECEDENCE[Category.NCCL_TIMEOUT] + 2,
 )
+# The same while the innermost frames allocate device memory (cut_alloc): an allocator's module,
+# or vLLM's sleep mode waking up (mapping back the memory it let go while the trainer used it).
+# The error it hides is most often an out-of-memory.
+CUT_ALLOC = _standin(
+    "cuda.cut_allocation",
+    Category.CUDA_OOM,
+    "The log ends inside a traceback raised while the run allocated accelerator memory (an "
+    "allocator, or a vLLM engine waking up from sleep mode to map its memory back), before its "
+    "error line: most often the device was out of memory; the error itself is not in these "
+    "lines.",
+    "Find the end of the traceback in the full log to confirm; then leave more memory free "
+    "there (a smaller batch or sequence, a lower gpu_memory_utilization for a colocated "
+    "vLLM, the trainer's memory released before the engine wakes up).",
+    confidence=0.3,
+    transient=False,
+    suspect="config",
+    # as CUT_WRITE: above a collective timeout, below every error that names itself
+    precedence=PRECEDENCE[Category.NCCL_TIMEOUT] + 2,
+)
 # The same while the innermost frame waits (on a queue, a pipe, a lock, a child process): an
 # exception raised inside a wait is most often the interrupt of a stuck run (Ctrl-C, its
 # KeyboardInterrupt line cut off); an error of its own would have been raised elsewhere.
@@ -230,6 +249,23 @@ def cut_write(frames: list[Frame]) -> bool:
         or bool(f[1] and _FS_FUNC.match(f[1]) and _FS_FILE.search(f[0]))
         for f in frames[-2:]
     )
+
+
+# A module that allocates device memory (vLLM's `device_allocator/cumem.py`, a framework's
+# `caching_allocator.py`), or a function that maps memory back or wakes an engine that does.
+_ALLOC_FILE = re.compile(
+    r"(?i)[/\\](?:device_allocator[/\\]\w+|(?:\w*_)?alloc(?:ator)?(?:_\w*)?)\.py$"
+)
+_ALLOC_FUNC = re.compile(r"^_*(?:wake_up|create_and_map|\w*malloc\w*)$")
+
+
+def cut_alloc(frames: list[Frame]) -> bool:
+    """Whether a cut traceback's innermost frame allocates device memory (an allocator's
+    module, or a function that maps memory back)."""
+    if not frames:
+        return False
+    file, func, _ = frames[-1]
+    return bool(_ALLOC_FILE.search(file) or (func and _ALLOC_FUNC.match(func)))
 
 
 # A traceback the log cuts before its error line, raised while the run talked to a server: an
@@ -413,11 +449,13 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
 
 def cut_rule(lines: list[tuple[int, str]]) -> Rule:
     """The stand-in for a traceback cut before its exception line whose last lines name no
-    error: a write's (CUT_WRITE), a wait's (CUT_WAIT), a request's (CUT_NET), or only where it
-    was (CUT_TRACEBACK)."""
+    error: a write's (CUT_WRITE), an allocation's (CUT_ALLOC), a wait's (CUT_WAIT), a request's
+    (CUT_NET), or only where it was (CUT_TRACEBACK)."""
     where = frames(lines)
     if cut_write(where):
         return CUT_WRITE
+    if cut_alloc(where):
+        return CUT_ALLOC
     if cut_wait(where):
         return CUT_WAIT
     return CUT_NET if cut_net(where) else CUT_TRACEBACK

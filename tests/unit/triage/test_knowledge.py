@@ -588,9 +588,31 @@ MESSAGES: list[tuple[str, str, str | None]] = [
     ),
     (
         "sched.death_signal",
-        "WARNING:torch.distributed.elastic.agent.server.api:Received 1 death signal, shutting "
+        "WARNING:torch.distributed.elastic.agent.server.api:Received 15 death signal, shutting "
         "down workers",
         None,
+    ),
+    (
+        "gpu.reset",
+        "HW Exception by GPU node-4 (Agent handle: 0x1ebc04e0) reason :GPU Hang",
+        "za_hw/013-gfx942-pytorch-hw-exception-gpu-hang-after-hours.log",
+    ),
+    (
+        "gpu.accelerator_down",
+        "[   72.993269] habanalabs 0000:1a:00.0: Failed to initialize hl2. Device is NOT usable !",
+        "za_hw/007-gaudi-habanalabs-cpu-cp-timeout-device-not-usable.log",
+    ),
+    (
+        "node.pcie_fatal",
+        "[  +0.000004] pcieport 0000:00:03.0: PCIe Bus Error: severity=Uncorrected (Fatal), "
+        "type=Transaction Layer, (Requester ID)",
+        "za_hw/017-returnn-hang-pcie-aer-uncorrected-fatal-cmpltto.log",
+    ),
+    (
+        "launcher.hangup",
+        "W1221 17:13:59.241000 46660 torch/distributed/elastic/multiprocessing/api.py:897] "
+        "Sending process 46807 closing signal SIGHUP",
+        "za_rl26/007-axolotl-accelerate-121-death-signal-sighup.log",
     ),
     (
         "host.sigkill",
@@ -1318,9 +1340,18 @@ def test_a_dataset_without_what_the_code_asks_is_data(kb: Knowledge, line: str) 
         # NCCL's InfiniBand verbs wrapper, in its old log form
         ("dgj101:14560:14560 [0] misc/ibvwrap.cu:269 WARN Call to ibv_create_qp failed",
          "nccl.system_error"),
-        # torch's elastic agent told to stop (newer torch names the signal)
+        # torch's elastic agent told to stop (some versions name the signal)
         ("W0828 22:53:47.001000 139822188226368 torch/distributed/elastic/agent/server/api.py:688]"
-         " Received Signals.SIGHUP death signal, shutting down workers", "sched.death_signal"),
+         " Received Signals.SIGTERM death signal, shutting down workers", "sched.death_signal"),
+        # ... or hung up on (1 is SIGHUP): most often its terminal closed
+        ("W0828 22:53:47.001000 139822188226368 torch/distributed/elastic/agent/server/api.py:688]"
+         " Received Signals.SIGHUP death signal, shutting down workers", "launcher.hangup"),
+        ("W1221 17:13:59.240000 46660 torch/distributed/elastic/agent/server/api.py:704] Received "
+         "1 death signal, shutting down workers", "launcher.hangup"),
+        ("torch.distributed.elastic.multiprocessing.api.SignalException: Process 6 got signal: 1",
+         "launcher.hangup"),
+        ("torch.distributed.elastic.multiprocessing.api.SignalException: Process 6 got signal: 15",
+         "sched.death_signal"),
         # DeepSpeed's fp16 scaler reaching its floor (a run of OVERFLOW lines ends there)
         ("[2023-11-13 16:59:54,783] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] "
          "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 2, reducing to 1",
@@ -1420,6 +1451,44 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "containing a file named config.json.", "net.hub"),
         ("(gdb) thread apply all bt", "hang.debugger"),
         ("(cuda-gdb) bt", "hang.debugger"),  # NVIDIA's gdb, and AMD's rocgdb, prompt alike
+        # an AMD GPU hung and reset, in the amdgpu driver's words; its page faults are a bad
+        # address, as CUDA's illegal access is
+        ("[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx timeout, signaled seq=5423, "
+         "emitted seq=5425", "gpu.reset"),
+        ("amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!", "gpu.reset"),
+        ("[drm:amdgpu_device_gpu_recover [amdgpu]] *ERROR* VRAM is lost due to GPU reset!",
+         "gpu.reset"),
+        ("amdgpu 0000:0b:00.0: amdgpu: [gfxhub0] retry page fault (src_id:0 ring:0 vmid:3 "
+         "pasid:32771, for process python3 pid 1796 thread python3 pid 1796)",
+         "cuda.illegal_access"),
+        ("habanalabs hl6: Failed to communicate with Device CPU (CPU-CP timeout)",
+         "gpu.accelerator_down"),
+        ("pcieport 0000:00:03.0: AER: Multiple Uncorrected (Fatal) error received: 0000:00:03.0",
+         "node.pcie_fatal"),
+        ("link mlx5_7/1 subnet_prefix fe80:0000:0000:0000 lid 3403 sm_lid 1 lmc 0 state DOWN "
+         "physical_state POLLING", "net.infiniband_link"),  # rdma link, ibstat: a port down
+        ("Physical state: Polling", "net.infiniband_link"),
+        # the watchdog's own check, its message line lost
+        ("Exception raised from checkTimeout at /pytorch/torch/csrc/distributed/c10d/"
+         "ProcessGroupNCCL.cpp:565 (most recent call first):", "nccl.watchdog_timeout"),
+        ("what(): Collective call returned error", "nccl.error"),  # Habana's HCCL
+        # the scheduler's and the clouds' own words: a container's memory limit as it starts,
+        # /dev/shm too small, a spot instance gone, a request refused
+        ('Error: container create failed: time="2022-09-14T11:35:13Z" level=error msg="runc '
+         'create failed: unable to start container process: container init was OOM-killed '
+         '(memory limit too low?)"', "host.oom_killer"),
+        ("It is possible that dataloader's workers are out of shared memory. Please try to raise "
+         "your shared memory limit.", "segfault.shm"),
+        ("Run failed with error code INTERRUPTED_BY_NO_CAPACITY.", "sched.preempted"),
+        # metrics at NaN as a Python dict prints them (TRL's DPO: the loss itself reads 0.0)
+        ("{'loss': 0.0, 'learning_rate': 6.6e-05, 'rewards/chosen': nan, 'rewards/rejected': "
+         "nan, 'rewards/accuracies': 0.0}", "numerical.nan"),
+        ("sbatch: error: Batch job submission failed: Unspecified error", "sched.request_invalid"),
+        ("botocore.exceptions.ClientError: An error occurred (ValidationException) when calling "
+         "the CreateTrainingJob operation: Invalid MaxWaitTimeInSeconds.", "sched.request_invalid"),
+        ("RuntimeError: unexpected EOF, expected 4859355 more bytes. The file might be corrupted.",
+         "fs.checkpoint_corrupt"),
+        ("RuntimeError: storage has wrong size: expected 0 got 512", "fs.checkpoint_corrupt"),
         ("(rocgdb) thread apply all bt", "hang.debugger"),
         ("Worker exit type: SYSTEM_ERROR Worker exit detail: Worker exits unexpectedly.",
          "ray.system_error"),

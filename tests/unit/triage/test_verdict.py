@@ -290,6 +290,41 @@ def test_a_traceback_cut_while_writing_a_checkpoint_suspects_the_storage(
 
 
 @pytest.mark.parametrize(
+    ("frames", "alloc"),
+    [
+        # vLLM's sleep mode mapping its memory back, in its allocator's module
+        (['  File "/venv/vllm/device_allocator/cumem.py", line 224, in wake_up',
+          "    create_and_map(handle)",
+          '  File "/venv/vllm/device_allocator/cumem.py", line 77, in create_and_map',
+          "    python_create_and_map(*allocation_handle)"], True),
+        # ... or the engine waking up, the allocator's frames cut off
+        (['  File "/venv/vllm/v1/engine/core.py", line 353, in wake_up',
+          "    self.model_executor.wake_up(tags)"], True),
+        (['  File "/venv/cupy/cuda/memory.py", line 9, in malloc', "    return self._malloc(n)"],
+         True),
+        # the same words elsewhere: a model's forward, a queue's wait
+        (['  File "/w/train.py", line 60, in main', "    loss = model(batch)"], False),
+        (['  File "/w/allocation_report.py", line 3, in main', "    print(report)"], False),
+        (['  File "/venv/site-packages/xyz/caching_allocator.py", line 40, in grow',
+          "    self._reserve(size)"], True),
+    ],
+)  # fmt: skip
+def test_a_traceback_cut_while_allocating_device_memory_suspects_an_oom(
+    frames: list[str], alloc: bool
+) -> None:
+    d = triage(["iter 10: loss 2.0", "Traceback (most recent call last):", *frames])
+    if alloc:
+        assert d.category == Category.CUDA_OOM and d.rule == "cuda.cut_allocation"
+        assert d.transient is False and d.confidence < 0.5
+    else:
+        assert d.rule == "python.cut_traceback"
+    # any error the log names explains the run better
+    named = triage(["RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1553, unhandled system "
+                    "error", "Traceback (most recent call last):", *frames])  # fmt: skip
+    assert named.rule != "cuda.cut_allocation"
+
+
+@pytest.mark.parametrize(
     ("frames", "net"),
     [
         # the innermost frame in an HTTP client's or a socket's module

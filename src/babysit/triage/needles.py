@@ -52,6 +52,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"physical state:",
     b"storage has wrong size",
     b"out of shared memory",  # torch's hint for DataLoader workers short of /dev/shm
+    b"usage: ",  # argparse's usage block, printed when it rejects a command line
+    b"environment variable",  # a library refusing one (`invalid value for environment variable`)
     b"warn",
     b'file "',
     b"kill",
@@ -270,6 +272,8 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"physical state:",
     b"storage has wrong size",
     b"out of shared memory",  # torch's hint for DataLoader workers short of /dev/shm
+    b"usage: ",  # argparse's usage block, printed when it rejects a command line
+    b"environment variable",  # a library refusing one (`invalid value for environment variable`)
     b"ecc",
     b"time limit",
     b"cancel",

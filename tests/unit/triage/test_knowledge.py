@@ -609,6 +609,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "za_hw/017-returnn-hang-pcie-aer-uncorrected-fatal-cmpltto.log",
     ),
     (
+        "code.cli_usage",
+        "usage: aquila_pretrain.py [-h] [--env_type ENV_TYPE]",
+        "k_llmops/013-flagai-aquila-pretrain-unrecognized-local-rank.log",
+    ),
+    (
         "launcher.hangup",
         "W1221 17:13:59.241000 46660 torch/distributed/elastic/multiprocessing/api.py:897] "
         "Sending process 46807 closing signal SIGHUP",
@@ -1480,6 +1485,12 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("It is possible that dataloader's workers are out of shared memory. Please try to raise "
          "your shared memory limit.", "segfault.shm"),
         ("Run failed with error code INTERRUPTED_BY_NO_CAPACITY.", "sched.preempted"),
+        # the environment's: a variable a library refuses, an NCCL library that will not load
+        ("MPIDI_CRAY_ofi_get_nic_index(1801)....: OFI invalid value for environment variable",
+         "code.cli_config"),
+        ("(VllmWorker rank=3 pid=44710) ERROR 08-20 09:48:31 [pynccl_wrapper.py:229] Failed to "
+         "load NCCL library from /root/nccl/build/lib/libnccl.so.2.21.5. It is expected if you "
+         "are not running on NVIDIA/AMD GPUs.", "nccl.library_missing"),
         # metrics at NaN as a Python dict prints them (TRL's DPO: the loss itself reads 0.0)
         ("{'loss': 0.0, 'learning_rate': 6.6e-05, 'rewards/chosen': nan, 'rewards/rejected': "
          "nan, 'rewards/accuracies': 0.0}", "numerical.nan"),

@@ -1625,3 +1625,15 @@ def test_decords_own_cuda_errors_are_not_a_bad_video(tmp_path: Path) -> None:
     log.write_text("".join(f"step {i} | loss: 2.{i}\n" for i in range(50))
                    + "[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55d1] moov atom not found\n")  # fmt: skip
     assert triage_files([log], KB).diagnosis.rule == "data.audio"
+
+
+def test_argparse_usage_says_the_arguments_were_refused_and_its_error_line_says_more() -> None:
+    usage = "usage: train.py [-h] [--work-dir WORK_DIR] [--local_rank LOCAL_RANK]"
+    error = "train.py: error: unrecognized arguments: --local-rank=0"
+    alone = triage([usage])
+    assert alone.category == Category.USER_CODE and alone.rule == "code.cli_usage"
+    assert alone.transient is False and alone.confidence < 0.5
+    assert triage([usage, error]).rule == "code.cli_config"
+    # any other error line explains the run better than a usage block
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+    assert triage([usage, oom]).category == Category.CUDA_OOM

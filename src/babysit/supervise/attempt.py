@@ -22,10 +22,9 @@ import shutil
 import signal
 import threading
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from babysit.act.echo import Echo
 from babysit.config import Config
@@ -41,14 +40,11 @@ from babysit.records import (
     Decision,
     DecisionKind,
     EventKind,
-    Evidence,
     ExitStatus,
     Incident,
     IncidentKind,
     Level,
-    Look,
     RunState,
-    StackReport,
 )
 from babysit.sources.checkpoints import scan_checkpoints
 from babysit.sources.follow import Follower
@@ -58,6 +54,7 @@ from babysit.store.writes import AddAttempt, AddIncident, AddMetrics, UpdateAtte
 from babysit.supervise.cadence import read_cadence, save_cadence
 from babysit.supervise.context import RunContext
 from babysit.supervise.forensics import Forensics
+from babysit.supervise.live import RANK_HOSTS_S, Live, StatusSink
 from babysit.supervise.nodes import Nodes
 from babysit.supervise.pipeline import Pipeline, ban_evidence
 from babysit.supervise.prepare import attempt_env, build_argv, recovery_env, resolve_path
@@ -67,7 +64,6 @@ from babysit.supervise.telemetry import Telemetry
 PROGRESS_FLUSH_S = 2.0  # how often the last step, log offsets and metrics are committed
 PULSE_S = 1.0  # how often the checkpoint directory is looked at for writes
 SAVED_SCAN_S = 2.0  # during an announced save: how often to look for the finished checkpoint
-RANK_HOSTS_S = 10.0  # how often a multi-node engine's rank -> node map is refreshed
 RANK_HOSTS_MAX_S = 320.0  # ... at most, while the refreshes learn nothing (each doubles it)
 SAVED_SLACK_S = 2.0  # a finished save's file may predate the read of its announcement by this
 TENSORBOARD_S = 2.0  # how often the TensorBoard event files are read
@@ -77,66 +73,6 @@ CLIENT_METRICS = "metrics.jsonl"  # in the attempt's directory: what babysit.cli
 
 def vitals_rules(cfg: Config) -> VitalsRules:
     return VitalsRules(hang=cfg.hang)  # the [hang] section is the detector's rule
-
-
-class StatusSink(Protocol):
-    """The live status line (views/console.py's LiveStatus, which the CLI hands over): told
-    what the loop sees; each call returns at once and never raises."""
-
-    def progress(self, attempt: int, step: int | None, values: Mapping[str, object]) -> None: ...
-
-    def incident(self, attempt: int, kind: str, message: str, step: int | None = None) -> None: ...
-
-    def output(self, data: bytes) -> None: ...
-
-    def share_terminal(self, lock: threading.Lock, clean: Callable[[], bool]) -> None: ...
-
-
-@dataclass
-class Live:
-    """What the loop knows about the attempt it is watching."""
-
-    number: int
-    handle: Handle
-    followers: list[Follower]
-    started: float
-    pipeline: Pipeline
-    flushed_at: float = 0.0
-    pulsed_at: float = 0.0
-    saved_scan_at: float = 0.0  # the next look for a finished save (monotonic)
-    mapped_at: float = 0.0  # the next refresh of the ranks' nodes (monotonic)
-    map_every: float = RANK_HOSTS_S  # doubles while a refresh learns nothing new
-    metrics_flushed: int = -1  # pipeline.metric_records at the last metrics sample
-    hang: Incident | None = None  # set when the hang detector fired
-    rollback: Decision | None = None  # a NaN or unsettled spike: end it, roll back (or page)
-    anomaly: Incident | None = None  # the incident behind `rollback`
-    stacks: StackReport | None = None  # the grouped stacks taken before a hang kill
-    look: Look | None = None  # the latest look at the hung attempt
-    evidence: Evidence | None = None  # what the latest two looks said
-    next_look: float = 0.0  # when to look again (wall time)
-    cadence_saved: float | None = None  # the hang timeout last saved (supervise/cadence.py)
-    resume_step: int | None = None
-    killed: bool = False  # babysit ended it (a hang, a rollback), not the operator
-    # Files the engine adds for triage (torchrun: its workers' error files, as text).
-    engine_logs: Callable[[], list[Path]] = field(default=lambda: [], repr=False)
-
-    @property
-    def first_step(self) -> int | None:
-        return self.pipeline.first_step
-
-    @property
-    def last_step(self) -> int | None:
-        return self.pipeline.last_step
-
-    def logs(self) -> list[Path]:
-        own = [f.path for f in self.followers if f.stream in ("stdout", "stderr")]
-        return own + self.engine_logs()
-
-    def hung_s(self, ended: float) -> float:
-        """How long the attempt sat hung before babysit killed it (0: not killed for a hang)."""
-        if not self.killed or self.hang is None:
-            return 0.0
-        return max(0.0, ended - (self.hang.ts - (self.hang.value or 0.0)))
 
 
 class Attempts:
@@ -532,9 +468,7 @@ class Attempts:
                 self.incident(live, inc)
             if live.rollback is not None:
                 # The reason was said with the incident, and is said again with the decision.
-                goal = (
-                    "roll back" if live.rollback.kind == DecisionKind.ROLLBACK else "page you"
-                )
+                goal = "roll back" if live.rollback.kind == DecisionKind.ROLLBACK else "page you"
                 ctx.say(Level.WARN, f"stopping attempt {live.number} to {goal}")
                 status, _ = self.terminate(live, signal.SIGTERM, "rollback")
                 live.killed = True
@@ -654,4 +588,3 @@ class Attempts:
         status = engine.poll(live.handle) or ExitStatus(None, sig, seams.wall())
         engine.close(live.handle)
         return status, forced
-

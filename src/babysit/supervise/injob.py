@@ -25,8 +25,8 @@ from babysit.records import (
     Outcome,
 )
 from babysit.store.writes import UpdateAttempt
-from babysit.supervise.attempt import Live
 from babysit.supervise.context import RunContext
+from babysit.supervise.live import Live
 from babysit.supervise.nodes import Nodes
 
 MAX_PREFLIGHT_STOPS = 3  # jobs in a row ended by their own preflight before a human is paged

@@ -39,8 +39,8 @@ from babysit.records import (
     Verdict,
 )
 from babysit.store.writes import AddDiagnosis, UpdateAttempt
-from babysit.supervise.attempt import Live
 from babysit.supervise.context import RunContext
+from babysit.supervise.live import Live
 from babysit.supervise.postmortem import Postmortem
 
 Diagnose = Callable[[Sequence[Path], float, bool | None], Diagnosis | None]

@@ -46,12 +46,13 @@ from babysit.store import Store
 from babysit.store.home import restore_umask, set_umask
 from babysit.store.writes import ReleaseRun, SetBudgetFrom, UpdateAttempt
 from babysit.supervise import judge
-from babysit.supervise.attempt import Attempts, Live, StatusSink
+from babysit.supervise.attempt import Attempts
 from babysit.supervise.context import RunContext, Seams
 from babysit.supervise.doctor import targets_from_config, training_python
 from babysit.supervise.forensics import Forensics
 from babysit.supervise.injob import InJobPreflight
 from babysit.supervise.journal import Journal
+from babysit.supervise.live import Live, StatusSink
 from babysit.supervise.nodes import Nodes
 from babysit.supervise.postmortem import Postmortem
 from babysit.supervise.prepare import check_checkpoint_glob, check_command

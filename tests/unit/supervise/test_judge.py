@@ -7,8 +7,8 @@ from pathlib import Path
 
 from babysit.engines.process import Handle
 from babysit.records import ExitCode, ExitStatus, Incident, IncidentKind, Outcome
-from babysit.supervise.attempt import Live
 from babysit.supervise.judge import outcome_of
+from babysit.supervise.live import Live
 from babysit.supervise.pipeline import Pipeline
 from tests.fakes import Script
 from tests.unit.supervise.harness import CKPT, Run

@@ -8,8 +8,9 @@ Prefixes come stacked in every order the launchers produce them: torchrun's `[ra
 (`worker-1: `), NCCL's `host:pid:tid [gpu] NCCL WARN`, glog (`E1206 18:44:12.715298 ...]`),
 vLLM's logger (`ERROR 06-10 10:55:03 [core.py:459] `), Ray's actors (`(TaskRunner pid=7) `),
 ISO and Python-logging timestamps, Slurm's `[2024-01-02T03:04:05.123]`, syslog
-(`Jan  2 03:04:05 gpu-17 kernel: `) and dmesg (`[ 123.456789] `). Pure and cheap: called only
-on the lines the scanner picked.
+(`Jan  2 03:04:05 gpu-17 kernel: `) and dmesg (`[ 123.456789] `); and the marks of markdown that a
+log pasted into an issue keeps (a quote's `> `, code's backticks around the line). Pure and
+cheap: called only on the lines the scanner picked.
 """
 
 from __future__ import annotations
@@ -137,10 +138,18 @@ def anatomy(text: str) -> Anatomy:
     warning = False
     kernel = False
     pos = 0
+    quoted = False
     for _ in range(6):  # prefixes stack: `[rank3]:[E1206 ...] [Rank 3] ...`
         if pos >= len(text):
             break
         c = text[pos]
+        if c == ">" and text.startswith("> ", pos):  # a markdown quote's mark, pasted with it
+            pos += 2
+            continue
+        if c == "`" and not quoted:  # markdown's code marks around a pasted line
+            quoted = True
+            pos += 3 if text.startswith("```", pos) else 1
+            continue
         if c == "[":
             m = _TORCHRUN.match(text, pos)
             if m:
@@ -259,5 +268,7 @@ def anatomy(text: str) -> Anatomy:
                 continue
         break
     body = text[pos:] if pos else text
+    if quoted:
+        body = body.rstrip().rstrip("`")
     kernel = kernel or body.startswith(_DRIVER)
     return Anatomy(body, rank, host, gpu, ts, kind, warning, kernel)

@@ -54,6 +54,9 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"out of shared memory",  # torch's hint for DataLoader workers short of /dev/shm
     b"usage: ",  # argparse's usage block, printed when it rejects a command line
     b"environment variable",  # a library refusing one (`invalid value for environment variable`)
+    b"memory use is high",  # Dask's workers on their memory limit
+    b"memory budget",
+    b"memory_limit set to",
     b"warn",
     b'file "',
     b"kill",
@@ -274,6 +277,9 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"out of shared memory",  # torch's hint for DataLoader workers short of /dev/shm
     b"usage: ",  # argparse's usage block, printed when it rejects a command line
     b"environment variable",  # a library refusing one (`invalid value for environment variable`)
+    b"memory use is high",  # Dask's workers on their memory limit
+    b"memory budget",
+    b"memory_limit set to",
     b"ecc",
     b"time limit",
     b"cancel",

@@ -498,3 +498,25 @@ def test_ray_s_cpp_log_prefix_is_read_and_its_warnings_marked() -> None:
     e = anatomy("[2025-07-23 10:05:49,679 E 51000 51000] gcs_client.cc:183: Failed")
     assert e.body.startswith("gcs_client.cc") and not e.warning
     assert anatomy("2024-01-01 10:00:00 E 5 stays").body == "E 5 stays"
+
+
+@pytest.mark.parametrize(
+    ("line", "body", "rank"),
+    [
+        # a log pasted into an issue keeps markdown's marks: a quote's `> `, code's backticks
+        ("`Killed`", "Killed", None),
+        ("> Killed", "Killed", None),
+        ("```[rank3]: RuntimeError: CUDA error: out of memory", "RuntimeError: CUDA error: out of "
+         "memory", 3),
+        ("> [rank0]:[E1206 18:44:12.715298 ProcessGroupNCCL.cpp:607] Watchdog caught collective "
+         "operation timeout", "Watchdog caught collective operation timeout", 0),
+        # backticks inside a line are its own
+        ("KeyError: `label`", "KeyError: `label`", None),
+        ("a `b` c", "a `b` c", None),
+    ],
+)  # fmt: skip
+def test_markdown_marks_around_a_pasted_line_are_no_part_of_it(
+    line: str, body: str, rank: int | None
+) -> None:
+    a = anatomy(line)
+    assert a.body == body and a.rank == rank

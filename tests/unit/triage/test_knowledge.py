@@ -614,6 +614,13 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "k_llmops/013-flagai-aquila-pretrain-unrecognized-local-rank.log",
     ),
     (
+        "host.dask_memory",
+        "distributed.worker - WARNING - Memory use is high but worker has no data to store to "
+        "disk.  Perhaps some other process is leaking memory?  Process memory: 19.20 GB -- "
+        "Worker memory limit: 27.05 GB",
+        "zb_ray/002-dask-xgboost-worker-memory-high-no-data-to-spill.log",
+    ),
+    (
         "launcher.hangup",
         "W1221 17:13:59.241000 46660 torch/distributed/elastic/multiprocessing/api.py:897] "
         "Sending process 46807 closing signal SIGHUP",
@@ -1485,6 +1492,20 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("It is possible that dataloader's workers are out of shared memory. Please try to raise "
          "your shared memory limit.", "segfault.shm"),
         ("Run failed with error code INTERRUPTED_BY_NO_CAPACITY.", "sched.preempted"),
+        ("zsh: segmentation fault (core dumped)  python train.py", "segfault.segv"),
+        # the HTTP and storage clients' exception types for a timed-out connection or read
+        ("fsspec.exceptions.FSTimeoutError: Caught FSTimeoutError in DataLoader worker process 1.",
+         "net.http"),
+        ("requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='minio.internal', port=443): "
+         "Read timed out. (read timeout=10)", "net.http"),
+        ("urllib3.exceptions.ConnectTimeoutError: (<urllib3.connection.HTTPSConnection object at "
+         "0x7f>, 'Connection to api.wandb.ai timed out. (connect timeout=10)')", "net.http"),
+        ("socket.timeout: timed out", "net.http"),
+        ("distributed.nanny - WARNING - Worker exceeded 95% memory budget. Restarting",
+         "host.dask_memory"),
+        ("2024-09-06 14:32:04,799 - distributed.scheduler - ERROR - Task 'lambda-6a34' has "
+         "30.61 GiB worth of input dependencies, but worker tcp://127.0.0.1:57276 has "
+         "memory_limit set to 14.90 GiB.", "host.dask_memory"),
         # the environment's: a variable a library refuses, an NCCL library that will not load
         ("MPIDI_CRAY_ofi_get_nic_index(1801)....: OFI invalid value for environment variable",
          "code.cli_config"),

@@ -518,8 +518,10 @@ def test_rays_list_of_causes_for_a_dead_worker_is_a_guess_that_a_real_error_beat
         "errors."
     )
     d = triage([died])
-    assert d.category == Category.HOST_OOM and d.rule == "host.ray_worker_died"
+    # not a host OOM either: Ray's memory monitor says so when it kills for memory
+    assert d.category == Category.UNKNOWN and d.rule == "host.ray_worker_died"
     assert d.confidence <= 0.4  # not a segfault: Ray lists SIGSEGV among the guesses
+    assert "OOM killer" in d.summary and "cannot tell which" in d.summary
     cuda = triage([
         "(WorkerDict pid=93663) RuntimeError: CUDA error: an illegal memory access was encountered",
         died,

@@ -1501,6 +1501,17 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("urllib3.exceptions.ConnectTimeoutError: (<urllib3.connection.HTTPSConnection object at "
          "0x7f>, 'Connection to api.wandb.ai timed out. (connect timeout=10)')", "net.http"),
         ("socket.timeout: timed out", "net.http"),
+        # a JVM's heap is the host's memory; RAPIDS' memory manager failing on the device is not
+        ("23/07/10 04:54:29 WARN TaskSetManager: Lost task 1.0 in stage 8.0 (TID 105) (10.191.8.91"
+         " executor 6): java.lang.OutOfMemoryError: Java heap space", "host.memory_error"),
+        ("distributed.utils - ERROR - std::bad_alloc: CUDA error at: /opt/conda/include/rmm/mr/"
+         "device/cuda_memory_resource.hpp", "cuda.oom"),
+        ("Status: INTERNAL: Failed to launch ROCm kernel: RepeatBufferKernel with block "
+         "dimensions: 256x1x1: hipError_t(303)", "cuda.launch_failure"),
+        ("CustomCall failed: jaxlib/cusolver_kernels.cc:44: operation cusolverDnCreate(&handle) "
+         "failed: cuSolver internal error", "cuda.library"),
+        ("Exception: Skipped 50 iterations in a row due to Overflow - Exiting training.",
+         "numerical.nan"),
         ("distributed.nanny - WARNING - Worker exceeded 95% memory budget. Restarting",
          "host.dask_memory"),
         ("2024-09-06 14:32:04,799 - distributed.scheduler - ERROR - Task 'lambda-6a34' has "

@@ -1512,6 +1512,10 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "failed: cuSolver internal error", "cuda.library"),
         ("Exception: Skipped 50 iterations in a row due to Overflow - Exiting training.",
          "numerical.nan"),
+        ("[rank428]: RuntimeError: DeepEP error: timeout (dispatch CPU)", "nccl.watchdog_timeout"),
+        # an exception quoted as a YAML field's value
+        ("      message: 'AssertionError: tensor and expert parallel group is not initialized'",
+         "python.bug"),
         ("distributed.nanny - WARNING - Worker exceeded 95% memory budget. Restarting",
          "host.dask_memory"),
         ("2024-09-06 14:32:04,799 - distributed.scheduler - ERROR - Task 'lambda-6a34' has "

@@ -65,6 +65,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"= nan",
     b" nan,",
     b"nan loss",
+    b"  nan",  # a NaN padded into a column (OpenNMT's `ppl:   nan; xent:  nan`)
     # a loss at infinity (`total_loss: inf`, `Loss is Infinity`); not `: inf`, which is in
     # every line of loggers that print `: INFO`
     b"loss: inf",

@@ -1513,6 +1513,19 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("Exception: Skipped 50 iterations in a row due to Overflow - Exiting training.",
          "numerical.nan"),
         ("[rank428]: RuntimeError: DeepEP error: timeout (dispatch CPU)", "nccl.watchdog_timeout"),
+        # a process limit on threads, as on files
+        ("OpenBLAS blas_thread_init: pthread_create failed for thread 50 of 64: Resource "
+         "temporarily unavailable", "fs.too_many_files"),
+        ("RuntimeError: can't start new thread", "fs.too_many_files"),
+        # verbs refused memory to register: a locked-memory limit, NCCL's, not the host's RAM
+        ("msm-h200-2:4016:4653 [7] misc/ibvwrap.cc:190 NCCL WARN Call to ibv_create_cq failed "
+         "with error Cannot allocate memory", "nccl.system_error"),
+        # Ascend's HCCL, its error codes other than its timeouts
+        ("[rank1]: EI0009: [PID: 2225827] 2025-09-24-20:59:48.119.066 Transport init error. "
+         "Reason: [Create][DestLink]Create Dest error!", "nccl.error"),
+        # OpenNMT pads its columns: two metrics at NaN
+        ("[2018-11-26 15:06:01,481 INFO] Step 5650/50000; acc:   0.19; ppl:   nan; xent:  nan; "
+         "lr: 0.00070; 1928/2310 tok/s;  21110 sec", "numerical.nan"),
         # an exception quoted as a YAML field's value
         ("      message: 'AssertionError: tensor and expert parallel group is not initialized'",
          "python.bug"),

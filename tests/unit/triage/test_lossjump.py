@@ -83,3 +83,13 @@ def test_triage_says_numerical_only_where_the_log_holds_no_error(tmp_path: Path)
     assert "Roll back" in d.action
     log.write_text(log.read_text() + "torch.OutOfMemoryError: CUDA out of memory.\n")
     assert triage_files([log]).diagnosis.category == Category.CUDA_OOM
+
+
+def test_opennmt_s_cross_entropy_is_a_training_loss() -> None:
+    lines = [
+        f"[2018-11-23 16:42:05,019 INFO] Step {s}/100000; acc:  16.42; ppl: 375.91; xent: {x}; "
+        "lr: 1.00000; 12811/18007 tok/s;     20 sec"
+        for s, x in [(100, 5.95), (150, 5.93), (200, 5.94), (250, 5.93), (300, 17.28)]
+    ]
+    j = jumped(lines)
+    assert j is not None and j.after == 17.28 and "Step 300/" in j.line

@@ -263,7 +263,8 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"nvrm",
     b"fallen off",
     b"gpu is lost",
-    # other accelerators' and the node's own hardware words (dmesg, ROCm's runtime, rdma/ibstat)
+    # other accelerators' and the node's own words for a device or a link that failed mid-run
+    # (dmesg, ROCm's runtime): rare in any log, and a restart's reason when they come
     b"amdgpu",
     b"hw exception",
     b"vram is lost",
@@ -272,15 +273,6 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"pcie bus error",
     b"uncorrected (fatal)",
     b"link down",
-    b"physical_state",
-    b"physical state:",
-    b"storage has wrong size",
-    b"out of shared memory",  # torch's hint for DataLoader workers short of /dev/shm
-    b"usage: ",  # argparse's usage block, printed when it rejects a command line
-    b"environment variable",  # a library refusing one (`invalid value for environment variable`)
-    b"memory use is high",  # Dask's workers on their memory limit
-    b"memory budget",
-    b"memory_limit set to",
     b"ecc",
     b"time limit",
     b"cancel",

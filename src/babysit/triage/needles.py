@@ -48,8 +48,6 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"pcie bus error",
     b"uncorrected (fatal)",
     b"link down",
-    b"physical_state",
-    b"physical state:",
     b"storage has wrong size",
     b"out of shared memory",  # torch's hint for DataLoader workers short of /dev/shm
     b"usage: ",  # argparse's usage block, printed when it rejects a command line

@@ -1639,3 +1639,25 @@ def test_argparse_usage_says_the_arguments_were_refused_and_its_error_line_says_
     # any other error line explains the run better than a usage block
     oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
     assert triage([usage, oom]).category == Category.CUDA_OOM
+
+
+def test_a_warning_that_memory_is_high_never_outranks_the_run_s_own_error() -> None:
+    # Dask's worker warns and goes on: the KeyError after it is what ended the run
+    d = triage([
+        "[0] train-rmse:0.52",
+        "distributed.worker - WARNING - Memory use is high but worker has no data to store to "
+        "disk.  Perhaps some other process is leaking memory?  Process memory: 19.20 GB -- Worker "
+        "memory limit: 27.05 GB",
+        "KeyError: 'label'",
+    ])
+    assert d.category == Category.USER_CODE
+    alone = triage(["[0] train-rmse:0.52", "distributed.worker - WARNING - Memory use is "
+                          "high but worker has no data to store to disk."])  # fmt: skip
+    assert alone.category == Category.HOST_OOM and alone.confidence < 0.5
+
+
+def test_a_cuda_error_that_rmm_reports_as_bad_alloc_is_that_error() -> None:
+    d = triage(["std::bad_alloc: CUDA error at: /opt/conda/include/rmm/mr/device/"
+                      "cuda_memory_resource.hpp:70: cudaErrorIllegalAddress an illegal memory "
+                      "access was encountered"])  # fmt: skip
+    assert d.category == Category.CUDA_ERROR_OTHER

@@ -31,15 +31,10 @@ NEEDLES: tuple[bytes, ...] = (
     b"subset of ranks",  # Horovod's stall inspector: a hang's own evidence, in a log of any size
     b"watchdog got stuck",  # c10d's heartbeat monitor: the same
 )
-# Needles of messages that are rare in big logs: from the kernel, the scheduler or Kubernetes
-# (their files are small), or that come with one of NEEDLES in any log big enough for speed to
-# matter. Searched in files up to SMALL_FILE_BYTES and in any file whose first chunk looks like
-# a kernel or Kubernetes log.
-RARE_NEEDLES: tuple[bytes, ...] = (
-    b"loss scale to",  # not `loss scale`: Megatron prints `loss scale: 1.0` on every step
-    b"mismatch",  # `size mismatch for ...` (the RuntimeError above it holds `error`)
-    b"gpu is lost",
-    # other accelerators' and the node's own hardware words (dmesg, ROCm's runtime, rdma/ibstat)
+# Other accelerators' and the node's own words for a device or a link that failed (dmesg, ROCm's
+# runtime): rare in any log, and a restart's reason when they come mid-run, so searched in a big
+# log's middle too.
+_DEVICE_DOWN: tuple[bytes, ...] = (
     b"amdgpu",
     b"hw exception",
     b"vram is lost",
@@ -48,6 +43,16 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"pcie bus error",
     b"uncorrected (fatal)",
     b"link down",
+)
+# Needles of messages that are rare in big logs: from the kernel, the scheduler or Kubernetes
+# (their files are small), or that come with one of NEEDLES in any log big enough for speed to
+# matter. Searched in files up to SMALL_FILE_BYTES and in any file whose first chunk looks like
+# a kernel or Kubernetes log.
+RARE_NEEDLES: tuple[bytes, ...] = (
+    b"loss scale to",  # not `loss scale`: Megatron prints `loss scale: 1.0` on every step
+    b"mismatch",  # `size mismatch for ...` (the RuntimeError above it holds `error`)
+    b"gpu is lost",
+    *_DEVICE_DOWN,
     b"storage has wrong size",
     b"out of shared memory",  # torch's hint for DataLoader workers short of /dev/shm
     b"usage: ",  # argparse's usage block, printed when it rejects a command line
@@ -261,16 +266,7 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"nvrm",
     b"fallen off",
     b"gpu is lost",
-    # other accelerators' and the node's own words for a device or a link that failed mid-run
-    # (dmesg, ROCm's runtime): rare in any log, and a restart's reason when they come
-    b"amdgpu",
-    b"hw exception",
-    b"vram is lost",
-    b"habanalabs",
-    b"slice_failure",
-    b"pcie bus error",
-    b"uncorrected (fatal)",
-    b"link down",
+    *_DEVICE_DOWN,
     b"ecc",
     b"time limit",
     b"cancel",

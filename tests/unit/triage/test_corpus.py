@@ -64,24 +64,12 @@ def test_the_split_is_by_project_and_holds_out_about_a_quarter() -> None:
 
 
 RULE_WRITING = [c for c in CASES if not c["held_out"]]
-# Bugs called transient where the log shows nothing but what any cause leaves behind, and only
-# the thread knew the bug: ranks timing out in a collective (one rank's IterableDataset ran out
-# first; GPUs that other work had filled), a launcher hung up on (SIGHUP, sent by an accelerate
-# release), the Hub unreachable in the message's own words (the thread found a wrong path).
-# Triage's answer is what the log supports; the tests still fail on any other.
-LOG_CANNOT_TELL = {
-    "real/za_hang/023-torch-iterabledataset-unequal-lengths-timeout.log",
-    "real/za_rl26/007-axolotl-accelerate-121-death-signal-sighup.log",
-    "real/zc_lightning/001-ddp-allreduce-watchdog-timeout.log",
-    "real/zc_diffusion/016-sd-dreambooth-ext-cpu-training-cant-connect-hf-working-dir.log",
-}
 
 
-def _violations(r: dict[str, object]) -> list[str]:
-    """The bugs called transient, less those whose logs cannot tell (LOG_CANNOT_TELL)."""
-    found = r["transient_violations"]
-    assert isinstance(found, list)
-    return [v for v in found if v.split(":")[0] not in LOG_CANNOT_TELL]
+def test_the_logs_whose_bug_only_the_thread_knew_are_few_and_in_the_corpus() -> None:
+    # benchmarks/quality_triage.py lists them apart from the violations (LOG_CANNOT_TELL)
+    files = {str(c["file"]) for c in CASES}
+    assert files >= BENCH.LOG_CANNOT_TELL and len(BENCH.LOG_CANNOT_TELL) <= 8
 
 
 @pytest.mark.parametrize("rare", [None, False], ids=["as-is", "big-log-needles"])
@@ -90,7 +78,7 @@ def test_category_accuracy_and_never_a_fatal_cause_called_transient(rare: bool |
     # benchmarks/quality_triage.py's): the corpus doubled with logs no rule was written for.
     r = BENCH.evaluate(RULE_WRITING, rare, False)
     assert r["accuracy"] >= (0.77 if rare is None else 0.69), r["wrong"]
-    assert _violations(r) == []
+    assert r["transient_violations"] == []
 
 
 def test_the_held_out_quarter_stays_above_its_floor() -> None:
@@ -101,11 +89,11 @@ def test_the_held_out_quarter_stays_above_its_floor() -> None:
     # did; 0.75 until batches t_ to x_ (40-81% on arrival; the platform's and other
     # accelerators' logs at 40-44%) did; a floor against regressions, not the target.
     assert r["accuracy"] >= 0.72, f"held-out accuracy {r['accuracy']:.3f}"
-    assert not _violations(r), "a bug called transient in the held-out quarter"
+    assert not r["transient_violations"], "a bug called transient in the held-out quarter"
 
 
 def test_root_causes_hidden_among_64_ranks_of_cascade() -> None:
     r = BENCH.evaluate(RULE_WRITING[::3], None, True)
     # 0.77 until fifteen batches collected blind (za_ to zc_: 39-90% on arrival) joined it
     assert r["accuracy"] >= 0.75, r["wrong"]
-    assert _violations(r) == []
+    assert r["transient_violations"] == []

@@ -118,13 +118,6 @@ def _stalled_log(tails: Sequence[Sequence[str]]) -> tuple[Stall, Sequence[str]] 
     return max(found, key=lambda st: st[0].seconds, default=None)
 
 
-def stall_of(tails: Sequence[Sequence[str]]) -> Stall | None:
-    """The stall of a run given the last lines of each of its logs: the longest, and only
-    when no log with a step in its last lines went on stepping (a hang stops every rank)."""
-    found = _stalled_log(tails)
-    return found[0] if found is not None else None
-
-
 # A loop: the least number of times the log's last line is said in a row, and what makes it a
 # retry or a wait, as a verb (not a progress bar's or a heartbeat's repeat, not a count of
 # waiting requests, not `Done waiting`).

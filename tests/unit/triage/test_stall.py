@@ -8,7 +8,7 @@ from pathlib import Path
 from babysit.records import Category
 from babysit.triage import triage_files
 from babysit.triage.scan import CHUNK_BYTES, TAIL_BYTES, scan
-from babysit.triage.stall import Loop, Stall, ending_of, loop_of, looping, stall_of, stalled
+from babysit.triage.stall import Loop, Stall, ending_of, loop_of, looping, stalled
 
 
 def _step(minute: int, n: int) -> str:
@@ -50,8 +50,8 @@ def test_a_step_without_a_date_counts_from_the_first_dated_line_after_it() -> No
 
 def test_a_run_stalls_only_when_no_log_went_on_stepping() -> None:
     stuck = [_step(0, 100), _step(1, 110), _pulse(8, 0)]
-    assert stall_of([stuck, ["rank 1 has no steps in its tail"]]) is not None
-    assert stall_of([stuck, [_pulse(7, 0), _step(59, 500)]]) is None
+    assert isinstance(ending_of([stuck, ["rank 1 has no steps in its tail"]]), Stall)
+    assert ending_of([stuck, [_pulse(7, 0), _step(59, 500)]]) is None
 
 
 def test_triage_says_hang_when_a_log_shows_progress_that_stopped(tmp_path: Path) -> None:

@@ -68,6 +68,7 @@ def nothing_found(
     last_line: str,
     note: str = "",
     ending: Ending | None = None,
+    untrained: bool = False,
 ) -> Diagnosis:
     """No error in the logs: `unknown`, and say what is known: there is nothing to read, the
     run says it finished, or the log ends without an error (which a hung job leaves behind,
@@ -77,12 +78,15 @@ def nothing_found(
     retrying or waiting, one line again and again (`ending`, a Loop), waits for something that
     never came: `network` when the line names a server or a connection, else `hang`. A training
     loss that jumped before the log ended (`ending`, a Jump) is `numerical`, weak. A watchdog
-    or NCCL timeout, or stacks earlier in the log, are a rule's finding and never come here."""
+    or NCCL timeout, or stacks earlier in the log, are a rule's finding and never come here.
+    A log that ends without a word and shows no training step (`untrained`) stopped in the
+    set-up, which a restart repeats: `transient` False, suspect `config`."""
     where = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
     if not files:
         where = "the input"
     action = _SILENT_END_ACTION
     category, confidence = Category.UNKNOWN, 0.1
+    transient: bool | None = None
     last = _RANK_PREFIX.sub("", last_line)
     if lines == 0:
         summary = f"nothing to triage: {where} holds no text"
@@ -168,8 +172,21 @@ def nothing_found(
                 "or DDP initialisation), where a rank or node that never joins leaves the "
                 "others waiting: if the job is still running, that is where it hangs"
             )
+        if untrained:
+            # Most such logs in the corpus are a set-up that never got going (a hook, a path, a
+            # library, a data directory, a rank that never joined), which a restart repeats.
+            transient = False
+            summary += (
+                "; no training step shows before it, so it stopped in the set-up (the config, "
+                "the environment, what the job loads or waits for), which a restart repeats"
+            )
+            action = (
+                "It never reached its first training step: look for what the set-up waited for "
+                "or could not find (the last line above, a path, a library, a rank or node that "
+                "never joined), fix that, then restart. " + action
+            )
     if note:
         summary += f" ({note})"
     kinds = {Category.NETWORK: "network", Category.NUMERICAL: "numerics"}
-    suspect = Suspect(kinds.get(category, "unknown"))
-    return Diagnosis(category, None, suspect, summary, action, confidence=confidence)
+    suspect = Suspect("config" if transient is False else kinds.get(category, "unknown"))
+    return Diagnosis(category, transient, suspect, summary, action, confidence=confidence)

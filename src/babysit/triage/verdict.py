@@ -262,7 +262,11 @@ def diagnose(
     although its logs show no step that triage reads."""
     groups = findings(engine, progress)
     if not groups:
-        return nothing_found(files if read is None else read, lines, last_line, note, ending)
+        # No step in any log, and the caller does not know of one: it stopped in the set-up.
+        untrained = progress is not None and not progress and trained is not True
+        return nothing_found(
+            files if read is None else read, lines, last_line, note, ending, untrained
+        )
     causes = [g for g in groups if _meaning(g.first).role == "cause"]
     fallback = not causes
     root = _pick(causes or groups)

@@ -662,6 +662,34 @@ def test_a_log_that_stops_in_distributed_set_up_says_where(last: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "transient"),
+    [
+        # No step before the log ends: the set-up stopped it, and a restart repeats the set-up.
+        ("loading checkpoint shards\nNCCL INFO Connected all trees\n", False),
+        ("No data found. Please verify arguments (train_data_dir must be the parent)\n", False),
+        # Steps, then nothing: hung or killed from outside, which the log alone cannot tell.
+        ("iter 1: loss 2.5\niter 2: loss 2.4\n", None),
+    ],
+)
+def test_a_silent_log_without_a_training_step_is_the_set_up(
+    tmp_path: Path, text: str, transient: bool | None
+) -> None:
+    log = tmp_path / "train.log"
+    log.write_text(text)
+    d = triage_files([log], KB).diagnosis
+    assert d.category == Category.UNKNOWN and d.rule is None, d.summary
+    assert d.transient is transient, d.summary
+    if transient is False:
+        assert d.suspect.kind == "config"
+        assert "no training step shows before it" in d.summary
+        assert d.action.startswith("It never reached its first training step")
+        assert "py-spy dump" in d.action  # the hint about hangs and silent kills stays
+    # The supervisor saw steps that the log does not show: not the set-up.
+    trained = triage_files([log], KB, trained=True).diagnosis
+    assert trained.transient is None and trained.suspect.kind == "unknown"
+
+
+@pytest.mark.parametrize(
     "last",
     [
         "    all_gather_into_tensor (deepspeed/comm/comm.py:305)",  # py-spy dump

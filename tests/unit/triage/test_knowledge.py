@@ -355,6 +355,14 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "gpu/019-cuda-err-cudnn-internal-error-backward.log",
     ),
     (
+        "cuda.driver_error",
+        "2025-06-27 14:26:46.635982: E external/xla/xla/stream_executor/cuda/[cuda_command_"
+        "buffer.cc:772](http://cuda_command_buffer.cc:772/)] CUDA error: Failed to destroy CUDA "
+        "graph: "
+        "CUDA_ERROR_INVALID_VALUE: invalid argument",
+        "za_hw/010-mujoco-warp-training-stream-capture-invalidated.log",
+    ),
+    (
         "code.shapes",
         "[rank2]: RuntimeError: Expected all tensors to be on the same device, but found at least "
         "two devices, cpu and cuda:2! (when checking argument for argument tensors in method "
@@ -922,6 +930,9 @@ def test_no_rule_matches_a_step_line(kb: Knowledge) -> None:
         "(VllmWorker rank=3 pid=44710) ERROR 08-20 09:48:31 [pynccl_wrapper.py:229] Failed to load "
         "NCCL library from /root/nccl/build/lib/libnccl.so.2.21.5. It is expected if you are not "
         "running on NVIDIA/AMD GPUs.",
+        # a CPU-only run's CUDA probe, which goes on without a GPU
+        "2023-11-02 10:01:12.123456: E tensorflow/compiler/xla/stream_executor/cuda/cuda_driver.cc"
+        ":268] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected",
         # an AWS call other than the job's own
         "botocore.exceptions.ClientError: An error occurred (ValidationException) when calling the "
         "InvokeModel operation: Input is too long for requested model.",
@@ -1617,6 +1628,26 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("minibatch_loss: nan", "numerical.nan"),
         ("max_loss=nan", "numerical.nan"),
         ("^C^C", "hang.interrupted"),
+        # a child that aborted (SIGABRT), in a shell's, a launcher's or a subprocess's words
+        ("Aborted (core dumped)", "segfault.aborted"),
+        ("subprocess.CalledProcessError: Command 'python train_mnist.py' returned non-zero exit "
+         "status 134.", "segfault.aborted"),
+        ("    exitcode  : -6 (pid: 3345)", "segfault.aborted"),
+        # Windows' exit status of an access violation (0xC0000005)
+        ("subprocess.CalledProcessError: Command '['python.exe', 'train.py']' returned non-zero "
+         "exit status 3221225477.", "segfault.segv"),
+        ("Process finished with exit code -1073741819 (0xC0000005)", "segfault.segv"),
+        ("distributed.nanny - INFO - Worker process 9018 was killed by signal 9",
+         "host.sigkill"),
+        ("ERROR: error code -9", "host.sigkill"),
+        ("Container killed by YARN for exceeding memory limits.  160.2 GB of 160 GB physical "
+         "memory used.", "host.memory_error"),
+        ("Container [pid=4242,containerID=container_1_0001_01_000002] is running beyond physical "
+         "memory limits. Current usage: 2.1 GB of 2 GB physical memory used", "host.memory_error"),
+        ("could not synchronize on CUDA context: CUDA_ERROR_MISALIGNED_ADDRESS :: No stack trace "
+         "available", "cuda.illegal_access"),
+        ("Error in thread 0: CUDA runtime API error cudaErrorNotPermitted (800):",
+         "cuda.driver_error"),
         ("^C Aborted!", "hang.interrupted"),
         ("CUDA out of memory. Tried to allocate 20.39 GiB. GPU  has a total capacity of 22.19 GiB",
          "cuda.oom"),

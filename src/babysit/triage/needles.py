@@ -52,6 +52,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"loss scale to",  # not `loss scale`: Megatron prints `loss scale: 1.0` on every step
     b"mismatch",  # `size mismatch for ...` (the RuntimeError above it holds `error`)
     b"gpu is lost",
+    b"core dumped",  # the shell's words for a child that aborted: `Aborted (core dumped)`
     *_DEVICE_DOWN,
     b"storage has wrong size",
     b"out of shared memory",  # torch's hint for DataLoader workers short of /dev/shm
@@ -266,6 +267,7 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"nvrm",
     b"fallen off",
     b"gpu is lost",
+    b"core dumped",  # the shell's words for a child that aborted: `Aborted (core dumped)`
     *_DEVICE_DOWN,
     b"ecc",
     b"time limit",

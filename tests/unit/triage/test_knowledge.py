@@ -749,6 +749,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "e_rl/012-easyr1-workerdict-sigabrt.log",
     ),
     (
+        "segfault.aborted",
+        "Aborted (core dumped)",
+        "zc_os/018-flan-alpaca-k8s-omp-affinity-abort.log",
+    ),
+    (
         "hccl.timeout",
         "[rank1]: EI0006: [PID: 1292363] 2025-04-08-18:07:20.444.436 Getting socket times out. "
         "Reason: Remote Rank did not send the data in time. Please check the reason for the rank "

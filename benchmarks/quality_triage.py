@@ -66,7 +66,9 @@ NEVER_TRANSIENT = {"user_code", "data", "cuda_oom"}
 # out first; GPUs that other work had filled), a launcher hung up on (SIGHUP, sent by an accelerate
 # release), the Hub unreachable in the message's own words (the thread found a wrong path); ranks
 # timing out in an all-gather just after the epoch's progress bar reached 100% (rank 0 failed to
-# save the checkpoint: the bar's end is a hint no rule reads, as the corpus holds two such logs).
+# save the checkpoint: the bar's end is a hint no rule reads, as the corpus holds two such logs);
+# NCCL's `unhandled system error` alone, which a framework's missing environment variables caused
+# (called the set-up's on its own; among 64 ranks that trained, a restart's).
 # Triage's answer is what the log supports: they are listed apart, not counted as violations;
 # any other bug called transient is one (the exit code says so).
 LOG_CANNOT_TELL = frozenset(
@@ -76,6 +78,7 @@ LOG_CANNOT_TELL = frozenset(
         "real/zc_lightning/001-ddp-allreduce-watchdog-timeout.log",
         "real/zc_diffusion/016-sd-dreambooth-ext-cpu-training-cant-connect-hf-working-dir.log",
         "real/zd_core/001-torchtune-gemma-lora-allgather-timeout-ckpt-key.log",
+        "real/ze_rl/007-nemo-rl-non-colocated-vllm-tp2-nccl-system-error.log",
     }
 )
 

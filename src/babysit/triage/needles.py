@@ -54,6 +54,9 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"gpu is lost",
     b"core dumped",  # the shell's words for a child that aborted: `Aborted (core dumped)`
     *_DEVICE_DOWN,
+    b"(nan)",  # a metric logger's running average gone non-finite: `loss: 6.72 (inf)`
+    b"(inf)",
+    b"out-of-memory",  # Google AI Platform: `The replica master 0 ran out-of-memory and exited`
     b"storage has wrong size",
     b"out of shared memory",  # torch's hint for DataLoader workers short of /dev/shm
     b"usage: ",  # argparse's usage block, printed when it rejects a command line
@@ -262,6 +265,7 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"memory pressure",
     b"failcnt",
     b"nan",
+    b"(inf)",  # a metric logger's running average gone infinite: `total_loss: 6.72 (inf)`
     b"mismatch",
     b"xid",
     b"nvrm",

@@ -935,6 +935,10 @@ def test_no_rule_matches_a_step_line(kb: Knowledge) -> None:
         "(VllmWorker rank=3 pid=44710) ERROR 08-20 09:48:31 [pynccl_wrapper.py:229] Failed to load "
         "NCCL library from /root/nccl/build/lib/libnccl.so.2.21.5. It is expected if you are not "
         "running on NVIDIA/AMD GPUs.",
+        # a metric logger's healthy running average, and a best value's starting infinity
+        "Epoch: [3]  [ 100/1251]  eta: 0:09:22  lr: 0.000567  loss: 0.4651 (0.4644)  grad_norm: "
+        "0.0263 (1.5361)",
+        "Validation  best_loss: 0.5121 (inf)",
         # a CPU-only run's CUDA probe, which goes on without a GPU
         "2023-11-02 10:01:12.123456: E tensorflow/compiler/xla/stream_executor/cuda/cuda_driver.cc"
         ":268] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected",
@@ -1653,6 +1657,23 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "available", "cuda.illegal_access"),
         ("Error in thread 0: CUDA runtime API error cudaErrorNotPermitted (800):",
          "cuda.driver_error"),
+        # a metric logger's running average gone non-finite (torchvision's reference format)
+        ("I20250104 12:12:42 90 dinov2 helpers.py:102] Training  [   1250/2500000]  lr: 0.0006 "
+         "(0.0003)  total_loss: 6.7223 (inf)  dino_local_crops_loss: 4.9698 (5.1138)",
+         "numerical.nan"),
+        ("INFO Train: [6/100][900/1251]	eta 0:05:41 lr 0.000539	time 3.8164 (0.9736)	loss "
+         "0.4383 (0.4707)	grad_norm 0.0261 (nan)	mem 18243MB", "numerical.nan"),
+        # a cloud's quota for the instances asked for
+        ("ResourceLimitExceeded: An error occurred (ResourceLimitExceeded) when calling the "
+         "CreateTrainingJob operation: The account-level service limit 'ml.p3.2xlarge for "
+         "training job usage' is 0 Instances", "sched.request_invalid"),
+        ("googleapiclient.errors.HttpError: <HttpError 403 \"Quota 'NVIDIA_T4_GPUS' exceeded. "
+         "Limit: 0.0 in region us-central1.\">", "sched.request_invalid"),
+        ('        "@type": "type.googleapis.com/google.rpc.QuotaFailure",',
+         "sched.request_invalid"),
+        ("> The replica master 0 ran out-of-memory and exited with a non-zero status of 247.",
+         "host.memory_error"),
+        ("sbatch: error: fetch_config: DNS SRV lookup failed", "net.dns"),
         ("^C Aborted!", "hang.interrupted"),
         ("CUDA out of memory. Tried to allocate 20.39 GiB. GPU  has a total capacity of 22.19 GiB",
          "cuda.oom"),

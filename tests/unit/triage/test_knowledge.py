@@ -1642,6 +1642,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("subprocess.CalledProcessError: Command 'python train_mnist.py' returned non-zero exit "
          "status 134.", "segfault.aborted"),
         ("    exitcode  : -6 (pid: 3345)", "segfault.aborted"),
+        ("[rank1]: RuntimeError: DataLoader worker (pid 1008552) is killed by signal: Aborted. ",
+         "segfault.abort"),
         # Windows' exit status of an access violation (0xC0000005)
         ("subprocess.CalledProcessError: Command '['python.exe', 'train.py']' returned non-zero "
          "exit status 3221225477.", "segfault.segv"),

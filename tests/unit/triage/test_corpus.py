@@ -87,9 +87,9 @@ def test_the_held_out_quarter_stays_above_its_floor() -> None:
     # 0.80 until three batches of logs collected after the rules (d_, e_, f_: 55-65% before any
     # rule was written against them) joined it; 0.77 until batches n_ to r_ (65-77% on arrival)
     # did; 0.75 until batches t_ to x_ (40-81% on arrival; the platform's and other
-    # accelerators' logs at 40-44%) did; 0.72 until batches zd_ and ze_ (41-92% on arrival) did; a
-    # floor against regressions, not the target.
-    assert r["accuracy"] >= 0.70, f"held-out accuracy {r['accuracy']:.3f}"
+    # accelerators' logs at 40-44%) did; 0.72 until batches zd_ and ze_ (41-92% on arrival) did;
+    # 0.70 until batches zf_ (47-59% on arrival) did; a floor against regressions, not the target.
+    assert r["accuracy"] >= 0.68, f"held-out accuracy {r['accuracy']:.3f}"
     # Restart or not, null counted wrong (issue 12's measure): 91% since a log that ends without
     # an error before its first step is the set-up's.
     said = r["restart_or_not"]["all"]

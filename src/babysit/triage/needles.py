@@ -61,6 +61,9 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"(nan)",  # a metric logger's running average gone non-finite: `loss: 6.72 (inf)`
     b"(inf)",
     b"out-of-memory",  # Google AI Platform: `The replica master 0 ran out-of-memory and exited`
+    b"aborted",  # a shell's words for a child that aborted (`Aborted`, `zsh: abort ...`)
+    b"zsh: abort",
+    b"ninja: build stopped",
     b"storage has wrong size",
     b"out of shared memory",  # torch's hint for DataLoader workers short of /dev/shm
     b"usage: ",  # argparse's usage block, printed when it rejects a command line

@@ -749,6 +749,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "e_rl/012-easyr1-workerdict-sigabrt.log",
     ),
     (
+        "code.op_build",
+        "ninja: build stopped: subcommand failed.",
+        "zf_deepspeed/016-x-r1-grpo-zero-offload-cpu-adam-cannot-find-lcurand.log",
+    ),
+    (
         "segfault.aborted",
         "Aborted (core dumped)",
         "zc_os/018-flan-alpaca-k8s-omp-affinity-abort.log",
@@ -935,6 +940,9 @@ def test_no_rule_matches_a_step_line(kb: Knowledge) -> None:
         "(VllmWorker rank=3 pid=44710) ERROR 08-20 09:48:31 [pynccl_wrapper.py:229] Failed to load "
         "NCCL library from /root/nccl/build/lib/libnccl.so.2.21.5. It is expected if you are not "
         "running on NVIDIA/AMD GPUs.",
+        # a word that only looks like a shell's report
+        "Killed: 0 stale workers, 12 alive",
+        "Aborted: 0",
         # a metric logger's healthy running average, and a best value's starting infinity
         "Epoch: [3]  [ 100/1251]  eta: 0:09:22  lr: 0.000567  loss: 0.4651 (0.4644)  grad_norm: "
         "0.0263 (1.5361)",
@@ -1676,6 +1684,24 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("> The replica master 0 ran out-of-memory and exited with a non-zero status of 247.",
          "host.memory_error"),
         ("sbatch: error: fetch_config: DNS SRV lookup failed", "net.dns"),
+        # the shells' reports of a child killed by a signal, bash's job status and zsh's
+        ("71885 Killed                  PYTHONPATH=$PYTHONPATH:. python -m kauldron.main",
+         "host.sigkill"),
+        ("[1]+  Killed                  python train.py --config cfg.yaml", "host.sigkill"),
+        ("zsh: killed     python train.py", "host.sigkill"),
+        ("zsh: bus error  python train.py", "segfault.bus"),
+        ("zsh: segmentation fault  python train.py", "segfault.segv"),
+        ("zsh: abort      python train.py", "segfault.aborted"),
+        ("Aborted", "segfault.aborted"),
+        # a C++/CUDA extension that would not build at start
+        ("RuntimeError: Error building extension 'cpu_adam'", "code.op_build"),
+        ("Exception: >- DeepSpeed Op Builder: Installed CUDA version 12.0 does not match the "
+         "version torch was compiled with 11.8, unable to compile cuda/cpp extensions without a "
+         "matching cuda version.", "code.op_build"),
+        # TensorFlow launching a kernel on a GPU with no memory left
+        ("Non-OK-status: GpuLaunchKernel (FillPhiloxRandomKernelLaunch <Distribution>, num_blocks,"
+         " block_size, 0, d.stream (), gen, data, size, dist) status: Internal: out of memory",
+         "cuda.oom"),
         ("^C Aborted!", "hang.interrupted"),
         ("CUDA out of memory. Tried to allocate 20.39 GiB. GPU  has a total capacity of 22.19 GiB",
          "cuda.oom"),

@@ -279,10 +279,6 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"fallen off",
     b"gpu is lost",
     b"core dumped",  # the shell's words for a child that aborted: `Aborted (core dumped)`
-    # Windows' exit status of an access violation, as hex, unsigned or signed
-    b"0xc0000005",
-    b"3221225477",
-    b"-1073741819",
     *_DEVICE_DOWN,
     b"ecc",
     b"time limit",

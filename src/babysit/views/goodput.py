@@ -6,7 +6,9 @@ JSON-able document out; no store, no clock, no I/O.
     doc["categories"]["recomputation"]  # {"seconds", "share", "gpu_hours", "by_cause"}
 
 The wall time runs from the first attempt's launch to the last one's end (`now` while it runs)
-and is cut, with no gap and no overlap, into CATEGORIES:
+and is cut, with no gap and no overlap, into CATEGORIES. An attempt's launch is when its
+launcher's process was created (`launcher_started`), else when babysit recorded it (`started`,
+taken before babysit writes its journal and spawns the launcher, which a busy disk stretches):
 
     restart_overhead  launch -> the attempt's first step (attempt 1's is charged to "start")
     recomputation     steps at or below the highest step an earlier attempt reached, redone
@@ -43,8 +45,22 @@ CATEGORIES = ("productive", "recomputation", "restart_overhead", "hang", "tail",
 FAILED = ("failed", "killed", "lost")  # outcomes that count as a failure (not stopped, not ok)
 FIRST_START = "start"  # the cause charged with the first attempt's start-up
 RECENT_S = 2.5  # a sample's lag behind the step it saw (babysit samples every 2 s)
+# The most a launcher's creation may follow babysit's record of the launch and still be taken as
+# the launch: the journal's write and the spawn in between (more: a clock that jumped).
+LAUNCH_LAG_S = 60.0
 
 Sample = tuple[int | None, float, int | None]  # (attempt, ts, step): a metrics row
+
+
+def _launched(a: Mapping[str, Any]) -> float:
+    """When attempt `a` launched: its launcher process's creation time, when the store has it
+    and it comes after babysit's record of the launch (by at most LAUNCH_LAG_S); else that
+    record."""
+    started = float(a["started"])
+    spawned = a.get("launcher_started")
+    if isinstance(spawned, (int, float)) and 0.0 <= spawned - started <= LAUNCH_LAG_S:
+        return float(spawned)
+    return started
 
 
 @dataclass(frozen=True)
@@ -282,7 +298,8 @@ def timeline(
     prev: Mapping[str, Any] | None = None
     prior_max: int | None = None
     for a in rows:
-        start = a["started"] if prev_end is None else max(a["started"], prev_end)
+        launched = _launched(a)
+        start = launched if prev_end is None else max(launched, prev_end)
         end = max(start, a["ended"] if a.get("ended") is not None else now)
         cause = cause_of(a)
         before = FIRST_START if prev is None else cause_of(prev)

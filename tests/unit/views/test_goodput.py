@@ -65,6 +65,21 @@ def test_every_category_is_exact() -> None:
     assert cats["hang"]["detect_s"] == 10.0 and cats["hang"]["act_s"] == 6.0
 
 
+def test_an_attempt_launches_when_its_launcher_process_was_created() -> None:
+    # babysit records the launch, writes its journal, then spawns the launcher: on a busy disk
+    # the write takes a while, and the attempt's own time starts with its process. Attempt 2's
+    # launcher was created 0.6 s after babysit's record: the backoff ends there.
+    late = [dict(a) for a in ATTEMPTS]
+    late[1]["launcher_started"] = T + 70.6
+    late[2]["launcher_started"] = T + 131 - 0.01  # the clock's 10 ms ticks: not before it
+    late[0]["launcher_started"] = T + 500  # a clock that jumped: babysit's record stands
+    doc = goodput_document(RUN, late, SAMPLES, HANG, now=T + 1000)
+    secs = {c: doc["categories"][c]["seconds"] for c in CATEGORIES}
+    assert doc["wall_s"] == 164.0
+    assert secs["backoff"] == pytest.approx(9.6) and secs["restart_overhead"] == pytest.approx(17.4)
+    assert sum(secs.values()) == pytest.approx(doc["wall_s"])
+
+
 def test_figures_are_charged_to_the_cause_that_made_them_necessary() -> None:
     cats = _doc()["categories"]
     assert cats["restart_overhead"]["by_cause"] == {"start": 10.0, "network": 5.0, "hang": 3.0}

@@ -373,6 +373,29 @@ def data_frame(path: str) -> bool:
     return bool(_DATA_FILE.search(path)) and not re.search(r"[/\\]torch[/\\]utils[/\\]", path)
 
 
+# Errors about a value (not about the code's own names and types) raised while a batch was
+# being fetched: a frame of the chain reads or prepares samples (a dataset's `__getitem__`, a
+# collate function, a DataLoader's fetch), and every frame below it is part of that fetch.
+_SAMPLE_ERRORS = frozenset(
+    {"KeyError", "IndexError", "ValueError", "ZeroDivisionError", "EOFError", "AssertionError",
+     "RuntimeError", "FileNotFoundError", "StopIteration"}
+)
+_FETCH_FUNC = re.compile(r"^(?:__getitems?__|\w*collate\w*|_next_data)$")
+_FETCH_FILE = re.compile(r"[/\\]torch[/\\]utils[/\\]data[/\\]_utils[/\\]fetch\.py$")
+
+
+def fetching(frame: Frame) -> bool:
+    """Whether a frame reads or prepares samples: the DataLoader's fetch of a batch, or the
+    run's own dataset code (a dataset's `__getitem__`, a collate function, a dataset module);
+    not a library's mapping (`os.environ[...]`, a config registry)."""
+    path, func, _ = frame
+    if _FETCH_FILE.search(path) or (func == "_process_next_batch" and not own_file(path)):
+        return True  # (the second: torch < 1.0 re-raising a worker's error in the main process)
+    if not own_file(path) or path.endswith(("os.py", "<frozen os>")):
+        return False
+    return bool(func and _FETCH_FUNC.match(func)) or bool(_DATA_FILE.search(path))
+
+
 DATA_IN_READER = _data_rule(
     "data.reader_exception",
     "The data pipeline failed on a sample: the code that reads or decodes the data raised "
@@ -431,7 +454,8 @@ class Raised(Protocol):
 def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Rule:
     """The rule of an exception that ends traceback `tb`, knowing where it was raised: a
     generic one (a KeyError, a bare RuntimeError, one no rule knows) is about a sample in a
-    DataLoader worker's own dataset code or in a reader's (DATA_IN_WORKER, DATA_IN_READER); any
+    DataLoader worker's own dataset code, in a reader's, or, when it is about a value, anywhere
+    below the fetch of a batch (DATA_IN_WORKER, DATA_IN_READER); any
     one in a process that spawn was starting is its parent's closed pipe (SPAWN_ORPHAN, not a
     checkpoint's `Ran out of input`); a Ctrl-C in a wait, a run stuck there (INTERRUPTED_WAIT)."""
     if tb is None:
@@ -444,7 +468,11 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
         return rule
     if tb.worker and tb.own:
         return DATA_IN_WORKER
-    return DATA_IN_READER if data_frame(tb.file) else rule
+    if data_frame(tb.file):
+        return DATA_IN_READER
+    if not tb.worker and exc_type in _SAMPLE_ERRORS and any(map(fetching, frames(tb.lines))):
+        return DATA_IN_READER
+    return rule
 
 
 def cut_rule(lines: list[tuple[int, str]]) -> Rule:

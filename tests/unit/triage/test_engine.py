@@ -313,6 +313,38 @@ def test_a_generic_error_raised_where_samples_are_read_is_about_the_data(
     assert (d.category == Category.DATA) is (rule == "data.reader_exception")
 
 
+_FETCH = '  File "/venv/site-packages/torch/utils/data/_utils/fetch.py", line 54, in fetch'
+_ENVIRON = '  File "/usr/lib/python3.10/os.py", line 680, in __getitem__'
+
+
+@pytest.mark.parametrize(
+    ("chain", "error", "rule"),
+    [
+        # raised below the DataLoader's fetch, in the run's own collate function
+        ([_FETCH, '  File "/work/utils.py", line 9, in __call__'], "KeyError: 'prompt'", "data"),
+        # in the run's own dataset's __getitem__, outside any DataLoader
+        (['  File "/work/lora.py", line 128, in __getitem__'], "KeyError: 'text'", "data"),
+        # an environment variable, read with os.environ[...]: the set-up's, not a sample's
+        ([_ENVIRON], "KeyError: 'LOCAL_RANK'", "user_code"),
+        # the names and types of the code are the code's, even in a fetch
+        ([_FETCH, '  File "/work/ds.py", line 3, in __getitem__'], "NameError: x", "user_code"),
+    ],
+)
+def test_a_value_error_raised_while_a_batch_is_fetched_is_about_the_data(
+    chain: list[str], error: str, rule: str
+) -> None:
+    d = _triage(
+        [
+            "Traceback (most recent call last):",
+            '  File "/work/train.py", line 10, in <module>',
+            "    for batch in loader:",
+            *(line for frame in chain for line in (frame, "    x = y")),
+            error,
+        ]
+    )
+    assert d.category.value == rule
+
+
 def test_a_debugger_on_a_live_process_is_a_hang_and_on_a_core_file_the_crash() -> None:
     frames = [
         "#0  0x00007f1 in ncclProxyService () from /usr/lib/libnccl.so.2",

@@ -52,6 +52,10 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"loss scale to",  # not `loss scale`: Megatron prints `loss scale: 1.0` on every step
     b"mismatch",  # `size mismatch for ...` (the RuntimeError above it holds `error`)
     b"gpu is lost",
+    b"no matches for kind",  # Kubernetes' API: an operator (CRD) not installed
+    b"is invalid: ",  # Kubernetes' API: a manifest that fails validation
+    b"is forbidden: ",  # Kubernetes' API: a quota or a policy
+    b"denied the request",  # Kubernetes' admission webhooks
     b"core dumped",  # the shell's words for a child that aborted: `Aborted (core dumped)`
     # Windows' exit status of an access violation, as hex, unsigned or signed
     b"0xc0000005",

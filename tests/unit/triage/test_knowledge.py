@@ -1703,6 +1703,23 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          " block_size, 0, d.stream (), gen, data, size, dist) status: Internal: out of memory",
          "cuda.oom"),
         ("^C Aborted!", "hang.interrupted"),
+        # Kubernetes' API refusing a job's objects: no operator for its kind, a manifest that
+        # fails validation, a namespace's quota, an admission webhook
+        ('ERRO[0000] The output is error: unable to recognize "/tmp/job.yaml": no matches for '
+         'kind "PyTorchJob" in version "kubeflow.org/v1"', "sched.request_invalid"),
+        ('create Pod w-0 in StatefulSet w failed error: Pod "w-0" is invalid: '
+         "spec.containers[0].volumeMounts[0].mountPath: Required value", "sched.request_invalid"),
+        ('Error from server (Forbidden): pods "w-0" is forbidden: exceeded quota: gpu-quota, '
+         "requested: nvidia.com/gpu=8, used: nvidia.com/gpu=8, limited: nvidia.com/gpu=8",
+         "sched.request_invalid"),
+        ('Error from server: admission webhook "validate.kyverno.svc" denied the request: '
+         "resource Pod/default/w-0 was blocked", "sched.request_invalid"),
+        # batchgenerators' (nnU-Net's) data-loading workers dead without an error of their own
+        ("RuntimeError: One or more background workers are no longer alive. Exiting. Please "
+         "check the print statements above for the actual error message",
+         "host.dataloader_exited"),
+        ("RuntimeError: arguments are located on different GPUs at /pytorch/torch/lib/THC/"
+         "generic/THCTensorMathPointwise.cu:214", "code.shapes"),
         ("CUDA out of memory. Tried to allocate 20.39 GiB. GPU  has a total capacity of 22.19 GiB",
          "cuda.oom"),
         ("E tensorflow/core/platform/default/posix_file_system.cc:56] close() failed: Transport "

@@ -842,6 +842,15 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "ray.exceptions.ActorDiedError: The actor died because of an error raised in its "
         "creation task, ray::RolloutManager.__init__() (pid=918378, ip=10.209.8.134)",
         None,
+    ),    (
+        "fs.tensorstore",
+        'ValueError: FAILED_PRECONDITION: Error writing local file "/home/oeberhard/laurel/dat/ru'
+        'ns/test/working_directories/1/actor_params.orbax-checkpoint-tmp-1695894959581296/_shardi'
+        'ng": Failed to acquire lock on file: /home/oeberhard/laurel/dat/runs/test/working_direct'
+        'ories/1/actor_params.orbax-checkpoint-tmp-1695894959581296/_sharding.__lock [OS error: F'
+        "unction not implemented] [source locations='tensorstore/kvstore/file/file_key_value_stor"
+        "e.cc:676\\ntensorstore/kvstore/kvstore.cc:268']",
+        "zf_tpu/012-tensorstore-orbax-save-nfs-lock-not-implemented.log",
     ),
 ]
 
@@ -1714,6 +1723,15 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "sched.request_invalid"),
         ('Error from server: admission webhook "validate.kyverno.svc" denied the request: '
          "resource Pod/default/w-0 was blocked", "sched.request_invalid"),
+        # TensorStore (under Orbax) refused a file by the file system; not a key it will not take
+        ('ValueError: FAILED_PRECONDITION: Error writing local file "/runs/1/params.orbax-'
+         'checkpoint-tmp-1695894959581296/_sharding": Failed to acquire lock on file: /runs/1/',
+         "fs.tensorstore"),
+        ('ValueError: NOT_FOUND: Error writing "params.decoder.scale/c/0" in OCDBT database at '
+         'local file "/ckpt/0.orbax-checkpoint-tmp/ocdbt.process_0/": Failed to rename fd: 14',
+         "fs.tensorstore"),
+        ('ValueError: Error opening "zarr" driver: Error reading local file "./ckpt/.zarray": '
+         'Invalid key: "./ckpt/.zarray"', "python.bug"),
         # batchgenerators' (nnU-Net's) data-loading workers dead without an error of their own
         ("RuntimeError: One or more background workers are no longer alive. Exiting. Please "
          "check the print statements above for the actual error message",

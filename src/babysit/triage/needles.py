@@ -52,6 +52,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"loss scale to",  # not `loss scale`: Megatron prints `loss scale: 1.0` on every step
     b"mismatch",  # `size mismatch for ...` (the RuntimeError above it holds `error`)
     b"gpu is lost",
+    b"tensor(nan",  # a scalar (a loss) printed at NaN
+    b"total-vm:",  # the kernel's report of a process the OOM killer killed
     b"no matches for kind",  # Kubernetes' API: an operator (CRD) not installed
     b"is invalid: ",  # Kubernetes' API: a manifest that fails validation
     b"is forbidden: ",  # Kubernetes' API: a quota or a policy

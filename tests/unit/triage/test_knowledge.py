@@ -1723,6 +1723,17 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "sched.request_invalid"),
         ('Error from server: admission webhook "validate.kyverno.svc" denied the request: '
          "resource Pod/default/w-0 was blocked", "sched.request_invalid"),
+        # a platform's and the kernel's words for an OOM kill; xargs's for a child killed
+        ('The job has been killed by "OOM Killer", please check your job\'s memory usage.',
+         "host.oom_killer"),
+        ("total-vm:30193768kB, anon-rss:19770320kB, file-rss:0kB, shmem-rss:0kB",
+         "host.oom_killer"),
+        ("xargs: /worker/venv/bin/python: terminated by signal 9", "host.sigkill"),
+        # a C++ library's fatal log line, in lower case
+        ("F1017 00:36:39.809828 30555 LightNetwork.cpp:399] connection refused by pserver, maybe "
+         "pserver failed!", "net.refused"),
+        ("tensor(273794.6562, device='cuda:0') tensor(nan, device='cuda:0', "
+         "grad_fn=<MseLossBackward0>)", "numerical.nan"),
         # TensorStore (under Orbax) refused a file by the file system; not a key it will not take
         ('ValueError: FAILED_PRECONDITION: Error writing local file "/runs/1/params.orbax-'
          'checkpoint-tmp-1695894959581296/_sharding": Failed to acquire lock on file: /runs/1/',

@@ -68,7 +68,8 @@ NEVER_TRANSIENT = {"user_code", "data", "cuda_oom"}
 # timing out in an all-gather just after the epoch's progress bar reached 100% (rank 0 failed to
 # save the checkpoint: the bar's end is a hint no rule reads, as the corpus holds two such logs);
 # NCCL's `unhandled system error` alone, which a framework's missing environment variables caused
-# (called the set-up's on its own; among 64 ranks that trained, a restart's).
+# (called the set-up's on its own; among 64 ranks that trained, a restart's); an Ascend NPU's
+# stream synchronize timeout, alone in its excerpt, that rank 0 tokenizing the dataset caused.
 # Triage's answer is what the log supports: they are listed apart, not counted as violations;
 # any other bug called transient is one (the exit code says so).
 LOG_CANNOT_TELL = frozenset(
@@ -79,6 +80,7 @@ LOG_CANNOT_TELL = frozenset(
         "real/zc_diffusion/016-sd-dreambooth-ext-cpu-training-cant-connect-hf-working-dir.log",
         "real/zd_core/001-torchtune-gemma-lora-allgather-timeout-ckpt-key.log",
         "real/ze_rl/007-nemo-rl-non-colocated-vllm-tp2-nccl-system-error.log",
+        "real/zg_amd/004-llamafactory-npu-tokenizer-stream-sync-timeout.log",
     }
 )
 

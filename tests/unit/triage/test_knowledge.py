@@ -1723,6 +1723,30 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "sched.request_invalid"),
         ('Error from server: admission webhook "validate.kyverno.svc" denied the request: '
          "resource Pod/default/w-0 was blocked", "sched.request_invalid"),
+        # other accelerators' device memory, runtimes and hangs (Intel XPU, Gaudi, Trainium,
+        # ROCm's HSA runtime, Apple's Metal, Intel's xe driver, a newer amdgpu's ring timeout)
+        ("RuntimeError: Allocation is out of device memory on current platform.", "cuda.oom"),
+        ("Training failed: Native API failed. Native API returns: 39 "
+         "(UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)", "cuda.oom"),
+        ("RuntimeError: [Rank:5] FATAL ERROR :: MODULE:PT_SYNHELPER workspace Allocation of size "
+         "::9618705792 failed!", "cuda.oom"),
+        ("RuntimeError: Failed compilation with ['neuronx-cc', '--verbose=35']: "
+         "2024-05-10T23:47:40Z [XCG815]  Estimated peak HBM usage (22.839451) exceeds 16GB. Neff "
+         "won't be able to load on chip", "cuda.oom"),
+        ("RuntimeError: level_zero backend failed with error: 20 (UR_RESULT_ERROR_DEVICE_LOST)",
+         "cuda.driver_error"),
+        (":0:rocdevice.cpp            :3586: 93411681581 us:  Callback: Queue 0x77cd61e00000 "
+         "aborting with error : HSA_STATUS_ERROR_EXCEPTION: An HSAIL operation resulted in a "
+         "hardware exception. code: 0x1016", "cuda.driver_error"),
+        ("\tCaused GPU Timeout Error (00000002:kIOAccelCommandBufferCallbackErrorTimeout)",
+         "accel.runtime_error"),
+        ("/AppleInternal/Library/BuildRoots/91a3/Library/Caches/com.apple.xbs/Sources/MPS/"
+         "MPSNDArrayGatherND.mm:256: failed assertion `Rank of updates array (1)`",
+         "accel.runtime_error"),
+        ("[27109.509433] amdgpu 0000:03:00.0: amdgpu: ring comp_1.1.1 timeout, signaled "
+         "seq=7091, emitted seq=7093", "gpu.reset"),
+        ("xe 0000:2c:00.0: [drm] GT0: Engine reset: engine_class=ccs, logical_mask: 0x1, "
+         "guc_id=3", "gpu.reset"),
         # a platform's and the kernel's words for an OOM kill; xargs's for a child killed
         ('The job has been killed by "OOM Killer", please check your job\'s memory usage.',
          "host.oom_killer"),

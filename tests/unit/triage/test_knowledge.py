@@ -851,6 +851,10 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "unction not implemented] [source locations='tensorstore/kvstore/file/file_key_value_stor"
         "e.cc:676\\ntensorstore/kvstore/kvstore.cc:268']",
         "zf_tpu/012-tensorstore-orbax-save-nfs-lock-not-implemented.log",
+    ),    (
+        "data.speech_features",
+        "ValueError lilcom: Length of string was too short",
+        "zg_speech/026-icefall-kespeech-lilcom-string-too-short.log",
     ),
 ]
 
@@ -1747,6 +1751,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "seq=7091, emitted seq=7093", "gpu.reset"),
         ("xe 0000:2c:00.0: [drm] GT0: Engine reset: engine_class=ccs, logical_mask: 0x1, "
          "guc_id=3", "gpu.reset"),
+        # Lhotse and lilcom failing to load a cut's features; Python Fire refusing an argument
+        ("ValueError lilcom: Length of string was too short", "data.speech_features"),
+        ("[extra info] When calling: MonoCut.load_features(args=(MonoCut(id='KeSpeech_0001', "
+         "start=0.0, duration=6.05, channel=0,", "data.speech_features"),
+        ("ERROR: Could not consume arg: --model_config_file", "code.cli_config"),
         # a platform's and the kernel's words for an OOM kill; xargs's for a child killed
         ('The job has been killed by "OOM Killer", please check your job\'s memory usage.',
          "host.oom_killer"),

@@ -13,7 +13,13 @@ small batches) makes one step half as high again now and then, which is no spike
 log may hold only a few steps, too few for the vital signs' robust spike detector (detect/spike.py,
 which needs twenty): this asks for a jump no healthy curve makes between two of its logged values.
 A loss near zero (below FLOOR) is left alone: its noise is multiplicative, and a few hard batches
-double it. Pure: no I/O, no clock.
+double it. Two more shapes of a loss that left its curve: one that rises above JUMP_RATIO times
+the highest of the values before it (at least ABOVE_AFTER of them: a curve that came down, then
+went past where it started), and one that climbed CLIMB logged values in a row, each above the
+one before, to CLIMB_RATIO times where the climb began and above every value before it, as the
+log ends (a divergence, slower than a spike; a noisy per-step curve climbs out of a dip now and
+then, back to where it was and on).
+Pure: no I/O, no clock.
 """
 
 from __future__ import annotations
@@ -30,6 +36,9 @@ STEADY = 1.3
 NOISE = 4.0  # how many times the steady values' range (largest - smallest) the rise must exceed
 BASELINE = 20
 FLOOR = 0.3
+ABOVE_AFTER = 3  # values before one that rises above them all
+CLIMB = 4  # rises in a row
+CLIMB_RATIO = 1.25
 _MAX_VALUES = 400  # the last lines' losses read, at most
 # A loss's key and its value: `lm loss: 6.44E+00`, `'loss': 2.31`, `loss=2.3`, `loss 9.2`,
 # `xent: 5.9`, `loss: tensor(2.3)`; not `loss2/classifier` (a layer's name), `loss_scale`, `g_loss`.
@@ -43,9 +52,10 @@ _NOT_TRAINING = re.compile(r"(?i)valid|\bval\b|val_|eval|\btest|best|\bavg\b|ave
 
 @dataclass(frozen=True)
 class Jump:
-    before: float  # the median of the steady values before the jump
+    before: float  # the median of the steady values before the jump (a climb: its start)
     after: float  # the loss that jumped
     line: str  # the line that holds it
+    climb: int = 0  # a climb: the rises in a row that ended at `after` (0: a jump)
 
 
 def jumped(lines: Sequence[str]) -> Jump | None:
@@ -67,13 +77,19 @@ def jumped(lines: Sequence[str]) -> Jump | None:
         level = statistics.median(before)
         v, line = values[i]
         low, high = min(before), max(before)
-        if (
-            level >= FLOOR
-            and v >= JUMP_RATIO * level
-            and high <= STEADY * low
-            and v - level > NOISE * (high - low)
-        ):
+        if level < FLOOR:
+            continue
+        if v >= JUMP_RATIO * level and high <= STEADY * low and v - level > NOISE * (high - low):
             return Jump(level, v, line.strip())
+        if len(before) >= ABOVE_AFTER and v >= JUMP_RATIO * high:
+            return Jump(level, v, line.strip())
+        if i < CLIMB or i < len(values) - 1:  # a climb that the log's end cut short
+            continue
+        start = values[i - CLIMB][0]
+        rising = all(values[k][0] < values[k + 1][0] for k in range(i - CLIMB, i))
+        earlier = [x for x, _ in values[max(0, i - CLIMB - BASELINE) : i - CLIMB]]
+        if rising and start >= FLOOR and v >= CLIMB_RATIO * start and v > max(earlier, default=0):
+            return Jump(start, v, line.strip(), climb=CLIMB)
     return None
 
 

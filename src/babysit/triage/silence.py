@@ -130,10 +130,15 @@ def nothing_found(
     elif isinstance(ending, Jump):
         category, confidence = Category.NUMERICAL, 0.3
         times = ending.after / ending.before
+        how = (
+            f"climbed {ending.climb} logged steps in a row, from {ending.before:.4g}"
+            if ending.climb
+            else f"jumped from about {ending.before:.4g}"
+        )
         summary = (
-            f"no error found in {lines:,} lines of {where}, and the training loss jumped from "
-            f"about {ending.before:.4g} to {ending.after:.4g} (x{times:.1f}) before the log "
-            f"ended: a loss spike or a divergence; the step: {quote(ending.line)}"
+            f"no error found in {lines:,} lines of {where}, and the training loss {how} to "
+            f"{ending.after:.4g} (x{times:.1f}) before the log ended: a loss spike or a "
+            f"divergence; the step: {quote(ending.line)}"
         )
         action = (
             "Roll back to a checkpoint from before the jump and skip the data of the steps around "

@@ -93,3 +93,26 @@ def test_opennmt_s_cross_entropy_is_a_training_loss() -> None:
     ]
     j = jumped(lines)
     assert j is not None and j.after == 17.28 and "Step 300/" in j.line
+
+
+def test_a_loss_that_climbs_past_its_curve_or_rises_above_all_of_it_left_the_curve() -> None:
+    # a divergence: four rises in a row, to a new high (BLOOM 104B's second run)
+    climb = [_megatron(6900 + 10 * i, v) for i, v in enumerate([6.37, 6.60, 7.31, 9.12, 10.24])]
+    j = jumped(climb)
+    assert j is not None and j.climb == 4 and j.before == 6.37 and j.after == 10.24
+    # a curve that came down, then went far past where it started
+    above = [f"Step {50 * i}; acc: 10; xent: {v}" for i, v in enumerate([10.7, 8.1, 7.0, 17.3])]
+    j = jumped(above)
+    assert j is not None and j.after == 17.3 and j.climb == 0
+    # a per-step curve climbing out of a dip, and on: no divergence
+    dip = [2.45, 2.44, 2.63, 2.57, 2.01, 2.36, 2.55, 2.58, 2.68, 2.41]
+    assert jumped([f"step {i} | loss: {v}" for i, v in enumerate(dip)]) is None
+
+
+def test_triage_says_how_the_loss_left_its_curve(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    lines = [_megatron(6900 + 10 * i, v) for i, v in enumerate([6.37, 6.60, 7.31, 9.12, 10.24])]
+    log.write_text("\n".join(lines) + "\n")
+    d = triage_files([log]).diagnosis
+    assert d.category == Category.NUMERICAL and d.transient is None
+    assert "climbed 4 logged steps in a row, from 6.37 to 10.24" in d.summary

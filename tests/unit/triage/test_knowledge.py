@@ -1751,6 +1751,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "seq=7091, emitted seq=7093", "gpu.reset"),
         ("xe 0000:2c:00.0: [drm] GT0: Engine reset: engine_class=ccs, logical_mask: 0x1, "
          "guc_id=3", "gpu.reset"),
+        # c10d's watchdog timeout in a line cut short (a capped or pasted line)
+        ("[rank5]:[E602 11:17:52.185053341 ProcessGroupNCCL.cpp:632] [Rank 5] Watchdog caught "
+         "collective operati", "nccl.watchdog_timeout"),
         # Lhotse and lilcom failing to load a cut's features; Python Fire refusing an argument
         ("ValueError lilcom: Length of string was too short", "data.speech_features"),
         ("[extra info] When calling: MonoCut.load_features(args=(MonoCut(id='KeSpeech_0001', "

@@ -855,6 +855,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "data.speech_features",
         "ValueError lilcom: Length of string was too short",
         "zg_speech/026-icefall-kespeech-lilcom-string-too-short.log",
+    ),    (
+        "code.cloud_permission",
+        '    "message": "service-495559152420@cloud-tpu.iam.gserviceaccount.com does not have s'
+        'torage.objects.list access to xusongpei1995."',
+        "zh_accel/022-dl4marco-bert-colab-tpu-gcs-403-tpu-service-account.log",
     ),
 ]
 
@@ -1751,6 +1756,13 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "seq=7091, emitted seq=7093", "gpu.reset"),
         ("xe 0000:2c:00.0: [drm] GT0: Engine reset: engine_class=ccs, logical_mask: 0x1, "
          "guc_id=3", "gpu.reset"),
+        # a cloud's storage refusing the job's identity; OpenCV given an image that did not load
+        ('    "message": "service-495559152420@cloud-tpu.iam.gserviceaccount.com does not have '
+         'storage.objects.list access to my-bucket."', "code.cloud_permission"),
+        ("botocore.exceptions.ClientError: An error occurred (AccessDenied) when calling the "
+         "GetObject operation: Access Denied", "code.cloud_permission"),
+        ("cv2.error: OpenCV(3.4.8) /io/opencv/modules/imgproc/src/color.cpp:182: error: "
+         "(-215:Assertion failed) !_src.empty() in function 'cvtColor'", "data.image"),
         # c10d's watchdog timeout in a line cut short (a capped or pasted line)
         ("[rank5]:[E602 11:17:52.185053341 ProcessGroupNCCL.cpp:632] [Rank 5] Watchdog caught "
          "collective operati", "nccl.watchdog_timeout"),

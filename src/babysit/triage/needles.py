@@ -56,6 +56,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"tensor(nan",  # a scalar (a loss) printed at NaN
     b"watchdog caught collective",  # c10d's timeout, its line cut before `timeout`
     b"does not have storage.",  # Google's IAM refusing a bucket to the job's service account
+    b"unrecognized option",  # Slurm's commands refusing an option
+    b"pmi support",  # Open MPI started by srun without Slurm's PMI
     b"[extra info] when calling:",  # Lhotse's note of the cut it failed to load
     b"total-vm:",  # the kernel's report of a process the OOM killer killed
     b"no matches for kind",  # Kubernetes' API: an operator (CRD) not installed

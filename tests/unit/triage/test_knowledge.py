@@ -860,6 +860,10 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         '    "message": "service-495559152420@cloud-tpu.iam.gserviceaccount.com does not have s'
         'torage.objects.list access to xusongpei1995."',
         "zh_accel/022-dl4marco-bert-colab-tpu-gcs-403-tpu-service-account.log",
+    ),    (
+        "sched.container_start",
+        "[ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1",
+        "zc_os/016-enroot-selinux-nvidia-hook-capability.log",
     ),
 ]
 
@@ -1756,6 +1760,15 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "seq=7091, emitted seq=7093", "gpu.reset"),
         ("xe 0000:2c:00.0: [drm] GT0: Engine reset: engine_class=ccs, logical_mask: 0x1, "
          "guc_id=3", "gpu.reset"),
+        # a Slurm job's container that would not start (pyxis, enroot, the NVIDIA hook); Slurm's
+        # commands refusing an option; Open MPI started by srun without Slurm's PMI
+        ("slurmstepd: error: pyxis: couldn't start container", "sched.container_start"),
+        ("slurmstepd: error: spank: required plugin spank_pyxis.so: task_init_privileged() failed "
+         "with rc=-1", "sched.container_start"),
+        ("[ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1",
+         "sched.container_start"),
+        ("srun: unrecognized option '--container-image'", "code.cli_config"),
+        ("but OMPI was not built with SLURM's PMI support and therefore cannot", "code.cli_config"),
         # a cloud's storage refusing the job's identity; OpenCV given an image that did not load
         ('    "message": "service-495559152420@cloud-tpu.iam.gserviceaccount.com does not have '
          'storage.objects.list access to my-bucket."', "code.cloud_permission"),

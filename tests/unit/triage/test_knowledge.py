@@ -1760,6 +1760,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "seq=7091, emitted seq=7093", "gpu.reset"),
         ("xe 0000:2c:00.0: [drm] GT0: Engine reset: engine_class=ccs, logical_mask: 0x1, "
          "guc_id=3", "gpu.reset"),
+        # cuDNN's frontend; SYCL's runtime error by number (Intel GPUs)
+        ("[rank1]: RuntimeError: cuDNN Frontend error: [cudnn_frontend] Error: No execution plans "
+         "support the graph.", "cuda.library"),
+        ('"RuntimeError: Native API failed. Native API returns: -996 (Function exists but address '
+         'is not available)', "cuda.driver_error"),
         # a Slurm job's container that would not start (pyxis, enroot, the NVIDIA hook); Slurm's
         # commands refusing an option; Open MPI started by srun without Slurm's PMI
         ("slurmstepd: error: pyxis: couldn't start container", "sched.container_start"),

@@ -396,6 +396,19 @@ def fetching(frame: Frame) -> bool:
     return bool(func and _FETCH_FUNC.match(func)) or bool(_DATA_FILE.search(path))
 
 
+def fetched(chain: list[Frame]) -> bool:
+    """Whether a traceback's chain (outermost first) passes through a frame that reads or
+    prepares samples, outside any object's construction: a lookup while a dataset or a sampler
+    is being built (`__init__` above it) is the set-up's, as a key the code expects and the
+    data does not hold."""
+    for frame in chain:
+        if frame[1] == "__init__":
+            return False
+        if fetching(frame):
+            return True
+    return False
+
+
 DATA_IN_READER = _data_rule(
     "data.reader_exception",
     "The data pipeline failed on a sample: the code that reads or decodes the data raised "
@@ -470,7 +483,7 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
         return DATA_IN_WORKER
     if data_frame(tb.file):
         return DATA_IN_READER
-    if not tb.worker and exc_type in _SAMPLE_ERRORS and any(map(fetching, frames(tb.lines))):
+    if not tb.worker and exc_type in _SAMPLE_ERRORS and fetched(frames(tb.lines)):
         return DATA_IN_READER
     return rule
 

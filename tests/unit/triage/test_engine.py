@@ -326,6 +326,13 @@ _ENVIRON = '  File "/usr/lib/python3.10/os.py", line 680, in __getitem__'
         (['  File "/work/lora.py", line 128, in __getitem__'], "KeyError: 'text'", "data"),
         # an environment variable, read with os.environ[...]: the set-up's, not a sample's
         ([_ENVIRON], "KeyError: 'LOCAL_RANK'", "user_code"),
+        # a lookup while a dataset is being built (a replay buffer's key): the set-up's
+        (
+            ['  File "/work/dataset.py", line 115, in __init__',
+             '  File "/work/replay_buffer.py", line 416, in __getitem__'],
+            "KeyError: 'marks'",
+            "user_code",
+        ),
         # the names and types of the code are the code's, even in a fetch
         ([_FETCH, '  File "/work/ds.py", line 3, in __getitem__'], "NameError: x", "user_code"),
     ],

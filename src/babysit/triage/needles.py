@@ -60,6 +60,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"pmi support",  # Open MPI started by srun without Slurm's PMI
     b"[extra info] when calling:",  # Lhotse's note of the cut it failed to load
     b"total-vm:",  # the kernel's report of a process the OOM killer killed
+    b"oom_score_adj name",  # the kernel's table of processes before an OOM kill
+    b"huge value in q",  # MuJoCo's unstable simulation
     b"no matches for kind",  # Kubernetes' API: an operator (CRD) not installed
     b"is invalid: ",  # Kubernetes' API: a manifest that fails validation
     b"is forbidden: ",  # Kubernetes' API: a quota or a policy

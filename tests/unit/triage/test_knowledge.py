@@ -1760,6 +1760,15 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "seq=7091, emitted seq=7093", "gpu.reset"),
         ("xe 0000:2c:00.0: [drm] GT0: Engine reset: engine_class=ccs, logical_mask: 0x1, "
          "guc_id=3", "gpu.reset"),
+        # RL's simulators and tools: MuJoCo's unstable simulation, PhysX's GPU allocator; HDF5 on a
+        # file that is not one; the kernel's process table before an OOM kill
+        ("mujoco_py.builder.MujocoException: Got MuJoCo Warning: Nan, Inf or huge value in QACC "
+         "at DOF 0. The simulation is unstable. Time = 0.4000.", "numerical.nan"),
+        ("2025-03-15T15:07:10Z [job] PxgCudaDeviceMemoryAllocator fail to allocate memory "
+         "100663296 bytes!! Result = 2", "cuda.oom"),
+        ("OSError: Unable to open file (file signature not found)", "data.truncated"),
+        ("[ 3634.303204] [  pid  ]   uid  tgid total_vm      rss pgtables_bytes swapents "
+         "oom_score_adj name", "host.oom_killer"),
         # cuDNN's frontend; SYCL's runtime error by number (Intel GPUs)
         ("[rank1]: RuntimeError: cuDNN Frontend error: [cudnn_frontend] Error: No execution plans "
          "support the graph.", "cuda.library"),

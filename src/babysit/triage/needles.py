@@ -62,6 +62,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"total-vm:",  # the kernel's report of a process the OOM killer killed
     b"oom_score_adj name",  # the kernel's table of processes before an OOM kill
     b"huge value in q",  # MuJoCo's unstable simulation
+    b"but source was compiled with",  # TensorFlow's cuDNN that does not fit its build
+    b"dnn library is not found",  # TensorFlow without a cuDNN it can load
     b"no matches for kind",  # Kubernetes' API: an operator (CRD) not installed
     b"is invalid: ",  # Kubernetes' API: a manifest that fails validation
     b"is forbidden: ",  # Kubernetes' API: a quota or a policy

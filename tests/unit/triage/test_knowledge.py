@@ -864,6 +864,10 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "sched.container_start",
         "[ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1",
         "zc_os/016-enroot-selinux-nvidia-hook-capability.log",
+    ),    (
+        "code.cudnn_version",
+        "  (0) UNIMPLEMENTED:  DNN library is not found.",
+        "zb_jax/028-car-keras-dnn-library-not-found.log",
     ),
 ]
 
@@ -1760,6 +1764,19 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "seq=7091, emitted seq=7093", "gpu.reset"),
         ("xe 0000:2c:00.0: [drm] GT0: Engine reset: engine_class=ccs, logical_mask: 0x1, "
          "guc_id=3", "gpu.reset"),
+        # clouds' quotas and disks; TensorFlow's cuDNN that does not fit; HTCondor's memory limit;
+        # detectron2's image whose size is not its annotation's
+        ('RuntimeError: Training failed with: code: 8 message: "The following quota metrics '
+         'exceed quota limits: aiplatform.googleapis.com/custom_model_training_nvidia_k80_gpus"',
+         "sched.request_invalid"),
+        ("UnexpectedStatusException: Error for Training job hf-2021-05-31: Failed. Reason: "
+         "ClientError: Artifact upload failed:Insufficient disk space", "fs.nospace"),
+        ("2021-12-14 13:30:57.846447: E tensorflow/stream_executor/cuda/cuda_dnn.cc:359] Loaded "
+         "runtime CuDNN library: 8.0.5 but source was compiled with: 8.1.0.", "code.cudnn_version"),
+        ("Hold reason: Error from slot1_7@gpulab2002.chtc.wisc.edu: Docker job has gone over "
+         "memory limit of 1024 Mb", "sched.memory_limit"),
+        ("detectron2.data.detection_utils.SizeMismatchError: Mismatched (W,H) for image "
+         "/data/train/0476.jpg, got (720, 960), expect (960, 720)", "data.image"),
         # RL's simulators and tools: MuJoCo's unstable simulation, PhysX's GPU allocator; HDF5 on a
         # file that is not one; the kernel's process table before an OOM kill
         ("mujoco_py.builder.MujocoException: Got MuJoCo Warning: Nan, Inf or huge value in QACC "

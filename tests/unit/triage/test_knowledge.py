@@ -865,7 +865,7 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "[ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1",
         "zc_os/016-enroot-selinux-nvidia-hook-capability.log",
     ),    (
-        "code.cudnn_version",
+        "code.gpu_library",
         "  (0) UNIMPLEMENTED:  DNN library is not found.",
         "zb_jax/028-car-keras-dnn-library-not-found.log",
     ),
@@ -1772,7 +1772,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("UnexpectedStatusException: Error for Training job hf-2021-05-31: Failed. Reason: "
          "ClientError: Artifact upload failed:Insufficient disk space", "fs.nospace"),
         ("2021-12-14 13:30:57.846447: E tensorflow/stream_executor/cuda/cuda_dnn.cc:359] Loaded "
-         "runtime CuDNN library: 8.0.5 but source was compiled with: 8.1.0.", "code.cudnn_version"),
+         "runtime CuDNN library: 8.0.5 but source was compiled with: 8.1.0.", "code.gpu_library"),
+        ("    CUDA Setup failed despite GPU being available. Inspect the CUDA SETUP outputs "
+         "aboveto fix your environment!", "code.gpu_library"),
         ("Hold reason: Error from slot1_7@gpulab2002.chtc.wisc.edu: Docker job has gone over "
          "memory limit of 1024 Mb", "sched.memory_limit"),
         ("detectron2.data.detection_utils.SizeMismatchError: Mismatched (W,H) for image "

@@ -1764,6 +1764,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "seq=7091, emitted seq=7093", "gpu.reset"),
         ("xe 0000:2c:00.0: [drm] GT0: Engine reset: engine_class=ccs, logical_mask: 0x1, "
          "guc_id=3", "gpu.reset"),
+        # a script's own columns of losses at NaN; a sample with an empty label for a CTC loss
+        ("180: nan    nan", "numerical.nan"),
+        ("77000 nan", "numerical.nan"),
+        ("InvalidArgumentError (see above for traceback): Labels length is zero in batch 27",
+         "data.empty"),
         # clouds' quotas and disks; TensorFlow's cuDNN that does not fit; HTCondor's memory limit;
         # detectron2's image whose size is not its annotation's
         ('RuntimeError: Training failed with: code: 8 message: "The following quota metrics '

@@ -1764,6 +1764,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "seq=7091, emitted seq=7093", "gpu.reset"),
         ("xe 0000:2c:00.0: [drm] GT0: Engine reset: engine_class=ccs, logical_mask: 0x1, "
          "guc_id=3", "gpu.reset"),
+        # NCCL's argument checks, and a socket interface without an address (NCCL_SOCKET_IFNAME)
+        ("Trident-MS:1203254:1203254 [0] misc/argcheck.cc:30 NCCL WARN Send : comm argument is "
+         "NULL", "nccl.invalid_usage"),
+        ("[trainer0|0]:ncclSocketInit: connecting to address  with family 59936 is neither "
+         "AF_INET(2) nor AF_INET6(10)", "nccl.invalid_usage"),
         # a script's own columns of losses at NaN; a sample with an empty label for a CTC loss
         ("180: nan    nan", "numerical.nan"),
         ("InvalidArgumentError (see above for traceback): Labels length is zero in batch 27",

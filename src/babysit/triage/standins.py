@@ -375,19 +375,21 @@ def data_frame(path: str) -> bool:
 
 # Errors about a value (not about the code's own names and types) raised while a batch was
 # being fetched: a frame of the chain reads or prepares samples (a dataset's `__getitem__`, a
-# collate function, a DataLoader's fetch), and every frame below it is part of that fetch.
+# DataLoader's fetch, and so a collate function it calls), and every frame below it is part of
+# that fetch.
 _SAMPLE_ERRORS = frozenset(
     {"KeyError", "IndexError", "ValueError", "ZeroDivisionError", "EOFError", "AssertionError",
      "RuntimeError", "FileNotFoundError", "StopIteration"}
 )
-_FETCH_FUNC = re.compile(r"^(?:__getitems?__|\w*collate\w*|_next_data)$")
+_FETCH_FUNC = re.compile(r"^(?:__getitems?__|_next_data)$")
 _FETCH_FILE = re.compile(r"[/\\]torch[/\\]utils[/\\]data[/\\]_utils[/\\]fetch\.py$")
 
 
 def fetching(frame: Frame) -> bool:
     """Whether a frame reads or prepares samples: the DataLoader's fetch of a batch, or the
-    run's own dataset code (a dataset's `__getitem__`, a collate function, a dataset module);
-    not a library's mapping (`os.environ[...]`, a config registry)."""
+    run's own dataset code (a dataset's `__getitem__`, a dataset module); not a library's
+    mapping (`os.environ[...]`, a config registry), nor a collate function of the run's own
+    called outside a DataLoader (its KeyError is as often the code's as the data's)."""
     path, func, _ = frame
     if _FETCH_FILE.search(path) or (func == "_process_next_batch" and not own_file(path)):
         return True  # (the second: torch < 1.0 re-raising a worker's error in the main process)

@@ -378,8 +378,10 @@ def data_frame(path: str) -> bool:
 # DataLoader's fetch, and so a collate function it calls), and every frame below it is part of
 # that fetch.
 _SAMPLE_ERRORS = frozenset(
-    {"KeyError", "IndexError", "ValueError", "ZeroDivisionError", "EOFError", "AssertionError",
-     "RuntimeError", "FileNotFoundError", "StopIteration"}
+    {
+        *("KeyError", "IndexError", "ValueError", "ZeroDivisionError", "EOFError"),
+        *("AssertionError", "RuntimeError", "FileNotFoundError", "StopIteration"),
+    }
 )
 _FETCH_FUNC = re.compile(r"^(?:__getitems?__|_next_data)$")
 _FETCH_FILE = re.compile(r"[/\\]torch[/\\]utils[/\\]data[/\\]_utils[/\\]fetch\.py$")
@@ -393,7 +395,7 @@ def fetching(frame: Frame) -> bool:
     path, func, _ = frame
     if _FETCH_FILE.search(path) or (func == "_process_next_batch" and not own_file(path)):
         return True  # (the second: torch < 1.0 re-raising a worker's error in the main process)
-    if not own_file(path) or path.endswith(("os.py", "<frozen os>")):
+    if not own_file(path) or path.startswith("<frozen "):  # the standard library's, frozen
         return False
     return bool(func and _FETCH_FUNC.match(func)) or bool(_DATA_FILE.search(path))
 

@@ -326,6 +326,9 @@ _ENVIRON = '  File "/usr/lib/python3.10/os.py", line 680, in __getitem__'
         (['  File "/work/lora.py", line 128, in __getitem__'], "KeyError: 'text'", "data"),
         # an environment variable, read with os.environ[...]: the set-up's, not a sample's
         ([_ENVIRON], "KeyError: 'LOCAL_RANK'", "user_code"),
+        (['  File "<frozen os>", line 679, in __getitem__'], "KeyError: 'RANK'", "user_code"),
+        # a module of the run's own whose name ends like os.py's is no os.environ
+        (['  File "/work/videos.py", line 40, in __getitem__'], "KeyError: 'frames'", "data"),
         # a lookup while a dataset is being built (a replay buffer's key): the set-up's
         (
             ['  File "/work/dataset.py", line 115, in __init__',

@@ -83,13 +83,20 @@ def jumped(lines: Sequence[str]) -> Jump | None:
             return Jump(level, v, line.strip())
         if len(before) >= ABOVE_AFTER and v >= JUMP_RATIO * high:
             return Jump(level, v, line.strip())
-        if i < CLIMB or i < len(values) - 1:  # a climb that the log's end cut short
-            continue
-        start = values[i - CLIMB][0]
-        rising = all(values[k][0] < values[k + 1][0] for k in range(i - CLIMB, i))
-        earlier = [x for x, _ in values[max(0, i - CLIMB - BASELINE) : i - CLIMB]]
-        if rising and start >= FLOOR and v >= CLIMB_RATIO * start and v > max(earlier, default=0):
-            return Jump(start, v, line.strip(), climb=CLIMB)
+    return _climb(values)
+
+
+def _climb(values: Sequence[tuple[float, str]]) -> Jump | None:
+    """The climb that the log's end cut short: its last CLIMB values each above the one before,
+    the last at CLIMB_RATIO times the first and above every value before the climb."""
+    i = len(values) - 1
+    if i < CLIMB or statistics.median(v for v, _ in values[max(0, i - BASELINE) : i]) < FLOOR:
+        return None
+    start, (v, line) = values[i - CLIMB][0], values[i]
+    rising = all(values[k][0] < values[k + 1][0] for k in range(i - CLIMB, i))
+    earlier = [x for x, _ in values[max(0, i - CLIMB - BASELINE) : i - CLIMB]]
+    if rising and start >= FLOOR and v >= CLIMB_RATIO * start and v > max(earlier, default=0):
+        return Jump(start, v, line.strip(), climb=CLIMB)
     return None
 
 

@@ -1,9 +1,10 @@
 """The CLI at 4am, with real processes: `babysit stop`, `babysit logs -f`, the summary at the
-end of a run, a closed pipe, a FIFO in a triaged directory, `watch --follow` on a log that is
-not there yet."""
+end of a run, a closed pipe, a FIFO in a triaged directory or named (with or without a writer),
+`watch --follow` on a log that is not there yet."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import signal
@@ -188,6 +189,32 @@ def test_triage_skips_a_fifo_in_a_directory_instead_of_blocking(workdir: Path) -
     assert json.loads(res.stdout)["category"] == "cuda_oom"
     text = run_babysit("triage", str(logs), cwd=workdir, timeout=60).stdout
     assert "rank1.fifo (not a regular file" in text
+
+
+def test_triage_of_a_named_fifo_nobody_writes_to_says_so_instead_of_blocking(
+    workdir: Path,
+) -> None:
+    os.mkfifo(workdir / "rank0.fifo")  # a plain open() waits for a writer that never comes
+    res = run_babysit("triage", "rank0.fifo", cwd=workdir, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert "rank0.fifo (cannot read: a named pipe that no process writes to" in res.stdout
+
+
+def test_triage_reads_a_pipe_given_on_purpose_plain_or_gzipped(workdir: Path) -> None:
+    # `babysit triage <(zcat x)` and `<(cat x.gz)`: a pipe with a writer, its name says nothing
+    for data in (CRASH.encode(), gzip.compress(CRASH.encode())):
+        r, w = os.pipe()
+        os.write(w, data)  # well under a pipe's buffer
+        os.close(w)
+        try:
+            res = subprocess.run(
+                [*babysit_argv(), "triage", f"/dev/fd/{r}", "--json"],
+                cwd=workdir, capture_output=True, text=True, timeout=60, pass_fds=(r,),
+            )
+        finally:
+            os.close(r)
+        assert res.returncode == 0, res.stderr
+        assert json.loads(res.stdout)["category"] == "cuda_oom"
 
 
 def test_watch_follow_waits_for_the_log_to_appear(workdir: Path) -> None:

@@ -208,11 +208,13 @@ def test_per_rank_traceback_evidence_quotes_the_exception_line_where_it_is(
 # -- other inputs ------------------------------------------------------------------------------
 
 
-def test_stdin(workdir: Path) -> None:
+@pytest.mark.parametrize("packed", [False, True], ids=["plain", "gzipped"])
+def test_stdin(workdir: Path, packed: bool) -> None:
+    data = OOM_LOG.read_bytes()
     res = subprocess.run(
         babysit_argv("triage", "--json", "-"),
         cwd=workdir,
-        input=OOM_LOG.read_bytes(),
+        input=gzip.compress(data) if packed else data,  # `cat rank3.log.gz | babysit triage -`
         capture_output=True,
         timeout=120,
     )

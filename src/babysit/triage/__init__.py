@@ -10,6 +10,7 @@ at the end of `babysit watch`. A stage: it imports the vocabulary and nothing el
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import stat
 import sys
@@ -20,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 from babysit.errors import LogNotFound
 from babysit.records import Diagnosis
@@ -71,11 +72,15 @@ def expand(paths: Iterable[str | Path]) -> list[str]:
     return out
 
 
+class _Reads(Protocol):
+    def read(self, n: int, /) -> bytes: ...
+
+
 class _Tolerant:
     """A stream whose read errors after the start end it instead (a .gz cut short by the crash
     that killed the job, a file on a failing disk): what was read still counts."""
 
-    def __init__(self, stream: BinaryIO) -> None:
+    def __init__(self, stream: _Reads) -> None:
         self.stream = stream
         self.error: Exception | None = None
         self.read_any = False
@@ -115,15 +120,80 @@ def _special(path: str) -> bool:
 def _open(path: str) -> Iterator[tuple[_Tolerant, int | None]]:
     """The file as a tolerant stream, with its size when it is known."""
     if path == STDIN:
-        yield _Tolerant(sys.stdin.buffer), None
+        stdin = sys.stdin.buffer
+        if isinstance(stdin, io.BufferedReader) and stdin.peek(2)[:2] == _GZIP_MAGIC:
+            with gzip.GzipFile(fileobj=stdin, mode="rb") as g:  # `cat x.gz | babysit triage -`
+                yield _Tolerant(g), None
+            return
+        yield _Tolerant(stdin), None
         return
-    if path.endswith(".gz"):
-        with gzip.open(path, "rb") as g:
-            yield _Tolerant(g), None  # type: ignore[arg-type]
+    if _pipe(path):
+        with _open_pipe(path) as p:
+            if p.head.startswith(_GZIP_MAGIC):  # `<(cat x.gz)`: the name says nothing
+                with gzip.GzipFile(fileobj=p, mode="rb") as g:  # type: ignore[call-overload]
+                    yield _Tolerant(g), None
+            else:
+                yield _Tolerant(p), None
         return
     size = os.path.getsize(path)
     with open(path, "rb") as f:
+        if path.endswith(".gz") or f.read(2) == _GZIP_MAGIC:  # (a rotated `rank0.log.1`)
+            f.seek(0)
+            with gzip.GzipFile(fileobj=f, mode="rb") as g:
+                yield _Tolerant(g), None
+            return
+        f.seek(0)
         yield _Tolerant(f), size
+
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _pipe(path: str) -> bool:
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False  # gone or unreadable: opening it says why
+
+
+class NoWriter(OSError):
+    """A named pipe that nobody writes to: reading it would wait forever."""
+
+
+@contextmanager
+def _open_pipe(path: str) -> Iterator[_Prefixed]:
+    """A pipe named on purpose (`<(zcat x)`, a FIFO): opened without waiting for a writer (a
+    plain open blocks until one comes, perhaps never); NoWriter when none holds it open now,
+    else read as a file, waiting for what the writer sends."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        try:
+            first = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            first = None  # a writer holds it open and has sent nothing yet
+        if first == b"":
+            raise NoWriter("a named pipe that no process writes to: nothing to read")
+        os.set_blocking(fd, True)
+        f = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    with f:
+        yield _Prefixed(first or b"", f)
+
+
+class _Prefixed:
+    """A stream that gives `head` first, then the rest of `rest`."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self.head, self.rest = head, rest
+
+    def read(self, n: int = -1, /) -> bytes:
+        if self.head:
+            piece = self.head if n < 0 else self.head[:n]
+            self.head = self.head[len(piece) :]
+            return piece
+        return self.rest.read(n)
 
 
 def triage_files(

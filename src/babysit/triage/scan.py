@@ -112,8 +112,9 @@ class ScanStats:
     tail: list[str] = field(default_factory=list)  # the last lines (TAIL_BYTES at most)
 
 
-# The magic numbers of files that sit next to logs and are not text: gzip (a .gz not named so),
-# zip (torch.save, .npz), ELF (a core dump), numpy, pickle, HDF5, SQLite, PNG, xz, zstd.
+# The magic numbers of files that sit next to logs and are not text: gzip (inside a stream
+# already unpacked), zip (torch.save, .npz), ELF (a core dump), numpy, pickle, HDF5, SQLite, PNG,
+# xz, zstd.
 _MAGIC: tuple[bytes, ...] = (
     b"\x1f\x8b",
     b"PK\x03\x04",

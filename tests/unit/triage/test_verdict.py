@@ -883,6 +883,15 @@ def test_a_truncated_gzip_keeps_what_was_read(tmp_path: Path) -> None:
     assert any("the rest is lost" in s for s in r.skipped)
 
 
+def test_a_gzipped_log_is_read_whatever_its_name(tmp_path: Path) -> None:
+    import gzip
+
+    rotated = tmp_path / "rank0.log.1"  # logrotate's compressed older log keeps no .gz
+    rotated.write_bytes(gzip.compress(("iter 1: loss 2.0\n" + OOM_RANK5[-1] + "\n").encode()))
+    r = triage_files([rotated], KB)
+    assert r.diagnosis.category == Category.CUDA_OOM and r.files == (str(rotated),)
+
+
 def test_a_corrupt_gzip_is_skipped_and_named(tmp_path: Path) -> None:
     bad = tmp_path / "bad.log.gz"
     bad.write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 50)

@@ -234,6 +234,11 @@ def triage_files(
         if path not in given and _special(path):  # opening a FIFO met in a walk blocks
             skipped.append(f"{path} (not a regular file: a FIFO, socket or device; not read)")
             continue
+        if path != STDIN and _special(path) and not _pipe(path):  # /dev/zero never ends
+            skipped.append(
+                f"{path} (a device or socket, not a log file; not read: give '-' for stdin)"
+            )
+            continue
         try:
             with _open(path) as (stream, size):
                 stats: ScanStats = scan(

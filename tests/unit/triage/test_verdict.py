@@ -892,6 +892,11 @@ def test_a_gzipped_log_is_read_whatever_its_name(tmp_path: Path) -> None:
     assert r.diagnosis.category == Category.CUDA_OOM and r.files == (str(rotated),)
 
 
+def test_a_device_named_on_purpose_is_not_read_for_ever() -> None:
+    r = triage_files(["/dev/zero"], KB)  # NULs are dropped: it would be read until the end of time
+    assert r.files == () and "a device or socket, not a log file" in r.skipped[0]
+
+
 def test_a_corrupt_gzip_is_skipped_and_named(tmp_path: Path) -> None:
     bad = tmp_path / "bad.log.gz"
     bad.write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 50)

@@ -28,9 +28,11 @@ _SRUN = re.compile(r" {0,6}(?P<rank>\d{1,6}): ")
 # A pdsh/DeepSpeed host label: must hold a digit or a hyphen, so `RuntimeError: ` is no host.
 # Nor is an exception class whose name holds a digit (boto3's S3UploadFailedError), nor a network
 # interface (`ib0: link down`), nor an Ascend CANN, HCCL or HCCP error code (`EZ9999: Inner
-# Error!`, `EI0009: ...`, `EJ0001: ...`).
+# Error!`, `EI0009: ...`, `EJ0001: ...`), nor a program naming itself before its message
+# (`python3: can't open file`, `nvidia-smi: command not found`, `nvidia-container-cli: ...`).
 _HOST_LABEL = re.compile(
     r"(?!(?:ib|eth|eno|ens|enp|bond|mlx\d_)\d|E[ZIEJL]\d{4}: |E\d9999: )"
+    r"(?!(?:python|pip|pypy)\d[\d.]*: |(?:nvidia|ssh|apt|dpkg|docker)-[\w-]+: |[\w.-]+-cli: )"
     r"(?=[A-Za-z][\w.]{0,62}?[-\d])"  # holds a digit or a hyphen, found in bounded time
     r"(?P<host>[A-Za-z][\w.-]{0,62})"
     r"(?<!Error)(?<!Exception)(?<!Warning)(?<!Exit)(?<!Interrupt): "

@@ -404,6 +404,21 @@ def test_exception_class_with_digit_is_no_host(line: str) -> None:
     assert (a.host, a.body) == (None, line)
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "python3: can't open file '/work/train.py': [Errno 2] No such file or directory",
+        "python3.10: No module named torch.distributed.run",
+        "nvidia-smi: command not found",
+        "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8",
+        "aws-cli: error: argument --region: expected one argument",
+    ],
+)
+def test_a_program_naming_itself_is_no_host(line: str) -> None:
+    a = anatomy(line)
+    assert (a.host, a.body) == (None, line)
+
+
 def test_an_uppercase_host_label_shaped_like_a_code_is_still_a_host() -> None:
     # Only Ascend's error codes (EZ9999, EI0002, E19999) are kept out of the host labels.
     a = anatomy("EN0001: [rank3]: torch.OutOfMemoryError: CUDA out of memory.")

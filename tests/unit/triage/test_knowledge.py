@@ -1935,6 +1935,15 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "generated: Unknown size, post-processed: Unknown size)", "fs.nospace"),
         ("UnavailableError: {{function_node __inference_train_function_34573}} failed to connect "
          "to all addresses", "net.grpc_unavailable"),
+        ("  (1) Unavailable: {{function_node __inference__train_function_133151}} failed to "
+         "connect to all addresses", "net.grpc_unavailable"),  # TensorFlow's grouped errors
+        ("> nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, please "
+         "update your driver to a newer version, or use an earlier cuda container: unknown",
+         "cuda.no_kernel_image"),
+        ("UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you "
+         "run some cuda functions before calling NumCudaDevices() that might have already set an "
+         "error? Error 804: forward compatibility was attempted on non supported HW",
+         "cuda.no_kernel_image"),
         ("ValueError: Expected parameter logits (Tensor of shape (280, 13)) of distribution "
          "Categorical(logits: torch.Size([280, 13])) to satisfy the constraint "
          "IndependentConstraint(Real(), 1), but found invalid values:", "numerical.nan"),

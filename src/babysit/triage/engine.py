@@ -118,6 +118,26 @@ class _Traceback:
     # A header began it (Python's, Ray's), or its frames began the log (the header cut off); not
     # frames without one elsewhere (a SyntaxError's, `traceback.print_stack()`'s)
     headed: bool = True
+    flat: bool = False  # its frames came without their indentation (a paste lost it)
+
+
+# The marks under a code line that Python 3.11+ prints (`^^^^^`, `~~~~^^^^`).
+_CARETS = re.compile(r"^[~^]+$")
+
+
+def _unflattened(tb: _Traceback, stripped: str, body: str) -> str:
+    """A traceback's line that a paste left without its indentation (a quote in an issue, a
+    forum's editor), indented again as Python printed it: a `File "..."` frame, and the code
+    line (and its carets) under such a frame. Else `body` as it is."""
+    if stripped.startswith('File "') and FRAME.match("  " + stripped):
+        tb.flat = True
+        return "  " + stripped
+    if not tb.flat or not tb.lines or _EXC_LINE.match(stripped):
+        return body
+    last = tb.lines[-1][1]
+    if last.startswith('  File "') or (last.startswith("    ") and _CARETS.match(stripped)):
+        return "    " + stripped
+    return body
 
 
 @dataclass
@@ -286,6 +306,8 @@ class Engine:
             head = dataclasses.replace(a, warning=True)
             self._emit(tb_key, (rule, None, file, line, text, body, head, (), ipy["type"]))
             return False
+        if tb is not None and body[:1] not in (" ", "\t"):
+            body = _unflattened(tb, stripped, body)
         indent = len(body) - len(body.lstrip())
         if (
             tb is not None

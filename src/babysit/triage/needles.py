@@ -58,6 +58,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"does not have storage.",  # Google's IAM refusing a bucket to the job's service account
     b"unrecognized option",  # Slurm's commands refusing an option
     b"pmi support",  # Open MPI started by srun without Slurm's PMI
+    b"ignoring corrupt",  # a loader dropping samples it cannot read (Ultralytics)
+    b"skipping corrupt",
     b"[extra info] when calling:",  # Lhotse's note of the cut it failed to load
     b"total-vm:",  # the kernel's report of a process the OOM killer killed
     b"oom_score_adj name",  # the kernel's table of processes before an OOM kill

@@ -216,6 +216,15 @@ def findings(engine: Engine, progress: Mapping[int, int] | None) -> list[Group]:
     return [g for g in engine.groups.values() if not _set_up_chatter(g, progress, engine)]
 
 
+# The frames of a process joining its group: torch's init_process_group and the rendezvous
+# handlers and stores it calls (`store = TCPStore(...)` in `_tcp_rendezvous_handler`).
+_JOINING = re.compile(r"\bin (?:init_process_group|_\w*rendezvous_handler|_create_c10d_store)\b")
+
+
+def _joining(f: Finding) -> bool:
+    return any(_JOINING.search(text) for _, text in f.frames)
+
+
 def trained_before(f: Finding, progress: Mapping[int, int] | None) -> bool | None:
     """Whether the log shows training steps before the finding: `progress` maps a file index
     to the line of its first training step, for the files that show one (None: not known).
@@ -279,8 +288,14 @@ def diagnose(
         in_log = True  # no step in the logs, but the attempt trained: not its set-up
     trained = in_log
     at_start = False
+    joining = False
     if f.xid is None and f.rule.phase is not None:
         transient = f.rule.transient_given(trained)
+        if trained is not False and progress and transient is True and _joining(f):
+            # Raised while this process joined the job (its traceback passes through
+            # init_process_group) after steps of the job: a node that joined late or anew (its
+            # set-up), or the job re-forming after another failure. The log does not say which.
+            transient, joining = None, True
         at_start = trained is False and transient is False
         if at_start:
             suspect_kind = "config"
@@ -339,6 +354,13 @@ def diagnose(
             # it, none in any other): the set-up's wait.
             transient, first_collective, suspect_kind = False, True, "config"
             notes.append(set_up)
+    if joining:
+        notes.append(
+            "this process failed while joining the job (in init_process_group), after the "
+            "logs show the job training: if it is a node that joined late or anew, fix its "
+            "set-up (the address, name or port it was given); if the job was re-forming after "
+            "another failure, find that failure first"
+        )
     others = [g for g in groups if g is not root]
     rivals = [
         m

@@ -191,6 +191,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "gpu/027-segfault-unexpected-bus-error-shm-pipedream.log",
     ),
     (
+        "fs.shm_full",
+        "RuntimeError: unable to write to file </torch_15769_1517813162>",
+        "zc_os/010-nnunet-torch-shm-unable-to-write.log",
+    ),
+    (
         "segfault.segv",
         "  traceback : Signal 11 (SIGSEGV) received by PID 3182701",
         "gpu/023-segfault-torchrun-sigsegv-train-stage1.log",
@@ -1944,6 +1949,18 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "run some cuda functions before calling NumCudaDevices() that might have already set an "
          "error? Error 804: forward compatibility was attempted on non supported HW",
          "cuda.no_kernel_image"),
+        ("RuntimeError: unable to write to file </torch_8226_3581395585_0>: No space left on "
+         "device (28)", "fs.shm_full"),
+        ("ray.exceptions.OutOfDiskError: Local disk is full", "fs.nospace"),
+        ("Caught sync error: Sync process failed: When initiating multiple part upload for key "
+         "'ckpt/x' in bucket 'b': AWS Error INVALID_ACCESS_KEY_ID during CreateMultipartUpload "
+         "operation: The Access Key Id you provided does not exist in our records.",
+         "code.cloud_permission"),
+        ("botocore.exceptions.ClientError: An error occurred (SignatureDoesNotMatch) when calling "
+         "the PutObject operation: The request signature we calculated does not match the "
+         "signature you provided.", "code.cloud_permission"),
+        ("train: WARNING /data/train/images/95.jpg: ignoring corrupt image/label: could not "
+         "convert string to float: 'text'", "data.skipped_samples"),
         ("ValueError: Expected parameter logits (Tensor of shape (280, 13)) of distribution "
          "Categorical(logits: torch.Size([280, 13])) to satisfy the constraint "
          "IndependentConstraint(Real(), 1), but found invalid values:", "numerical.nan"),

@@ -857,6 +857,44 @@ def test_the_launchers_sigterm_to_the_survivors_is_not_a_preemption() -> None:
     assert d.category == Category.NCCL_TIMEOUT
 
 
+def test_a_traceback_pasted_without_its_indentation_keeps_its_frames() -> None:
+    d = triage([
+        "> Traceback (most recent call last):",  # a quote in an issue: the indentation is lost
+        '> File "/work/mymodel/train.py", line 40, in <module>',
+        "> main()",
+        '> File "/work/mymodel/attention.py", line 123, in forward',
+        "> x.view(4, 8)",
+        "> ^^^^^^^^^^^",
+        "> RuntimeError: shape '[4, 8]' is invalid for input of size 33",
+    ])
+    assert "mymodel/attention.py:123 in forward" in d.summary
+    assert d.evidence[-2].text.strip() == "^^^^^^^^^^^"
+
+
+JOIN_DNS = [
+    "Traceback (most recent call last):",
+    '  File "/work/train.py", line 115, in main_worker',
+    "    dist.init_process_group(backend='nccl', init_method=url, world_size=8, rank=rank)",
+    '  File "/usr/lib/python3/site-packages/torch/distributed/distributed_c10d.py", line 422, '
+    "in init_process_group",
+    "    store, rank, world_size = next(rendezvous_iterator)",
+    "ValueError: host not found: Name or service not known",
+]
+
+
+def test_a_process_failing_to_join_after_the_job_trained_leaves_the_restart_open(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(JOIN_DNS) + "\n")
+    assert triage_files([log], KB).diagnosis.transient is False  # before any step: the set-up
+    steps = [f"[rank0]: step: {i}  loss: 2.5  tps: 7,282" for i in range(1, 30)]
+    log.write_text("\n".join([*steps, *(f"[rank5]:{line}" for line in JOIN_DNS)]) + "\n")
+    d = triage_files([log], KB).diagnosis
+    assert d.category == Category.NETWORK and d.transient is None
+    assert "failed while joining the job (in init_process_group)" in d.summary
+
+
 def test_a_deep_traceback_names_its_innermost_frame() -> None:
     frames = []
     for i in range(40):
@@ -881,6 +919,24 @@ def test_a_truncated_gzip_keeps_what_was_read(tmp_path: Path) -> None:
     assert r.diagnosis.category == Category.CUDA_OOM
     assert r.diagnosis.evidence[-1].file == str(cut)
     assert any("the rest is lost" in s for s in r.skipped)
+
+
+SHM_FULL = "RuntimeError: unable to write to file </torch_8226_0>: No space left on device (28)"
+
+
+def test_a_full_dev_shm_is_a_full_filesystem_unless_a_worker_died_of_it() -> None:
+    assert triage([SHM_FULL]).category == Category.FILESYSTEM_IO
+    bus = "RuntimeError: DataLoader worker (pid 812) is killed by signal: Bus error."
+    for lines in ([SHM_FULL, bus], [bus, SHM_FULL]):
+        assert triage(lines).category == Category.SEGFAULT  # the death says more than the write
+
+
+def test_samples_a_loader_skips_are_the_story_only_of_a_log_without_an_error() -> None:
+    skipped = [f"train: WARNING /d/images/{i}.png: ignoring corrupt image/label: Label class 3 "
+               "must be numbers: could not convert string to float: 'text'" for i in range(5)]
+    d = triage(skipped)
+    assert (d.category, d.transient, d.rule) == (Category.DATA, False, "data.skipped_samples")
+    assert triage([*skipped, OOM_RANK5[-1]]).category == Category.CUDA_OOM
 
 
 def test_a_gzipped_log_is_read_whatever_its_name(tmp_path: Path) -> None:

@@ -253,6 +253,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"ops kernel",  # Ascend CANN: `EZ3003: No supported Ops kernel and engine are found for`
     b"cannot find bin",  # `EZ9999: ... Cannot find bin of op FlashAttentionScore`
     b"command not found",  # bash in the job's script
+    b"become negative",  # TRL's PPO: `KL divergence is starting to become negative`
+    b": not found",  # dash (/bin/sh), a launcher's shell: `/bin/sh: 1: torchrun: not found`
     b"cd: ",
     "错误：".encode(),  # argparse in a Chinese locale
     # the CUDA runtime's own words for a kernel's fault, printed without `error` by extensions

@@ -1952,6 +1952,12 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("RuntimeError: unable to write to file </torch_8226_3581395585_0>: No space left on "
          "device (28)", "fs.shm_full"),
         ("ray.exceptions.OutOfDiskError: Local disk is full", "fs.nospace"),
+        ("RuntimeError: normal expects all elements of std >= 0.0", "numerical.nan"),
+        ("     3/1000      16.7G        nan        nan        nan        564        640:  25%|",
+         "numerical.nan"),  # Ultralytics' progress row: box, class and DFL losses
+        ("/bin/sh: 1: torchrun: not found", "code.shell"),
+        ("ppo_trainer.py:1100: UserWarning: KL divergence is starting to become negative: -1.66 "
+         "- this might be a precursor for failed training.", "numerical.kl_negative"),
         ("Caught sync error: Sync process failed: When initiating multiple part upload for key "
          "'ckpt/x' in bucket 'b': AWS Error INVALID_ACCESS_KEY_ID during CreateMultipartUpload "
          "operation: The Access Key Id you provided does not exist in our records.",

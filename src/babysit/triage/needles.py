@@ -253,6 +253,10 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"ops kernel",  # Ascend CANN: `EZ3003: No supported Ops kernel and engine are found for`
     b"cannot find bin",  # `EZ9999: ... Cannot find bin of op FlashAttentionScore`
     b"command not found",  # bash in the job's script
+    b"no data found",  # kohya's sd-scripts: `No data found. Please verify arguments`
+    b"could not find any nvidia",  # Apptainer/Singularity's --nv on a host without the libraries
+    b"munge encode failed",
+    b"control machine address",
     b"become negative",  # TRL's PPO: `KL divergence is starting to become negative`
     b": not found",  # dash (/bin/sh), a launcher's shell: `/bin/sh: 1: torchrun: not found`
     b"cd: ",

@@ -1956,6 +1956,14 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("     3/1000      16.7G        nan        nan        nan        564        640:  25%|",
          "numerical.nan"),  # Ultralytics' progress row: box, class and DFL losses
         ("/bin/sh: 1: torchrun: not found", "code.shell"),
+        ('srun: error: Munge encode failed: Failed to access "/var/run/munge/munge.socket.2": No '
+         "such file or directory", "sched.request_invalid"),
+        ("srun: error: Unable to establish control machine address", "sched.request_invalid"),
+        ("Error: Blocking queue is killed because the data reader raises an exception",
+         "data.loader_thread"),  # PaddlePaddle
+        ("WARNING: Could not find any NVIDIA libraries on this host!", "code.no_gpu"),
+        ("No data found. Please verify arguments (train_data_dir must be the parent of folders "
+         "with images)", "code.cli_config"),  # kohya's sd-scripts
         ("ppo_trainer.py:1100: UserWarning: KL divergence is starting to become negative: -1.66 "
          "- this might be a precursor for failed training.", "numerical.kl_negative"),
         ("Caught sync error: Sync process failed: When initiating multiple part upload for key "

@@ -666,7 +666,7 @@ def test_a_log_that_stops_in_distributed_set_up_says_where(last: str) -> None:
     [
         # No step before the log ends: the set-up stopped it, and a restart repeats the set-up.
         ("loading checkpoint shards\nNCCL INFO Connected all trees\n", False),
-        ("No data found. Please verify arguments (train_data_dir must be the parent)\n", False),
+        ("prepare tokenizer\nloading dataset: 1200 images in 12 folders\n", False),
         # Steps, then nothing: hung or killed from outside, which the log alone cannot tell.
         ("iter 1: loss 2.5\niter 2: loss 2.4\n", None),
     ],

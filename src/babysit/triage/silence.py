@@ -82,6 +82,7 @@ def nothing_found(
     A log that ends without a word and shows no training step (`untrained`) stopped in the
     set-up, which a restart repeats: `transient` False, suspect `config`."""
     where = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    counted = "1 line" if lines == 1 else f"{lines:,} lines"
     if not files:
         where = "the input"
     action = _SILENT_END_ACTION
@@ -91,10 +92,10 @@ def nothing_found(
     if lines == 0:
         summary = f"nothing to triage: {where} holds no text"
     elif not last_line:
-        summary = f"no error found in {lines:,} lines of {where}: they hold only blank lines"
+        summary = f"no error found in {counted} of {where}: they hold only blank lines"
     elif _FINISHED.search(last_line):
         summary = (
-            f"no error found in {lines:,} lines of {where}, and the run says it finished: "
+            f"no error found in {counted} of {where}, and the run says it finished: "
             f"{quote(last_line)}"
         )
         action = (
@@ -105,7 +106,7 @@ def nothing_found(
     elif isinstance(ending, Stall):
         category, confidence = Category.HANG, 0.4
         summary = (
-            f"no error found in {lines:,} lines of {where}, and the log went on for "
+            f"no error found in {counted} of {where}, and the log went on for "
             f"{'' if ending.exact else 'at least '}{format_duration(ending.seconds)} after the "
             "last training step without another one: progress stopped (the job hung); last "
             f"step: {quote(ending.step)}; last line: {quote(ending.last)}"
@@ -118,7 +119,7 @@ def nothing_found(
     elif _STACKS_END.search(last):
         category, confidence = Category.HANG, 0.4
         summary = (
-            f"no error found in {lines:,} lines of {where}, and the log ends in the stacks of "
+            f"no error found in {counted} of {where}, and the log ends in the stacks of "
             "stuck processes (py-spy, gdb, faulthandler or Horovod's stall inspector): the job "
             f"hung; last line: {quote(last_line)}"
         )
@@ -136,7 +137,7 @@ def nothing_found(
             else f"jumped from about {ending.before:.4g}"
         )
         summary = (
-            f"no error found in {lines:,} lines of {where}, and the training loss {how} to "
+            f"no error found in {counted} of {where}, and the training loss {how} to "
             f"{ending.after:.4g} (x{times:.1f}) before the log ended: a loss spike or a "
             f"divergence; the step: {quote(ending.line)}"
         )
@@ -150,7 +151,7 @@ def nothing_found(
         category = Category.NETWORK if ending.remote else Category.HANG
         confidence = 0.3
         summary = (
-            f"no error found in {lines:,} lines of {where}, and the log ends saying the same "
+            f"no error found in {counted} of {where}, and the log ends saying the same "
             f"thing {ending.count} times in a row, retrying or waiting for something that never "
             f"came{' (a server or a connection across the network)' if ending.remote else ''}: "
             f"{quote(ending.line)}"
@@ -167,7 +168,7 @@ def nothing_found(
         # What the log shows is an ending without a word, not a hang: whether the job hung or
         # was killed from outside, the log alone cannot tell.
         summary = (
-            f"no error found in {lines:,} lines of {where}: the log ends without an error "
+            f"no error found in {counted} of {where}: the log ends without an error "
             "(a hung job leaves it so, and so does one killed from outside without a word); "
             f"last line: {quote(last_line)}"
         )

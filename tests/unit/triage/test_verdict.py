@@ -637,6 +637,8 @@ def test_a_log_that_ends_without_an_error_says_so_and_keeps_the_hint() -> None:
     assert "last line: [titan] step: 812" in d.summary
     for hint in ("py-spy dump", "OOM killer", "SIGKILL", "preemption"):
         assert hint in d.action, hint
+    one = diagnose(Engine(KB), ["train.log"], 1, "[titan] step: 1  loss: 2.31")
+    assert "no error found in 1 line of train.log" in one.summary
 
 
 @pytest.mark.parametrize("text", ["\n\n\n", "   \n\t\n", "iter 1: loss 2.5\niter 2: loss 2.4\n"])

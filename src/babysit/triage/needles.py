@@ -257,6 +257,9 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"could not find any nvidia",  # Apptainer/Singularity's --nv on a host without the libraries
     b"munge encode failed",
     b"control machine address",
+    b"pending placement group",  # Ray waiting for resources no node has free
+    b"cannot be scheduled right now",
+    b"could not find a node type",
     b"become negative",  # TRL's PPO: `KL divergence is starting to become negative`
     b": not found",  # dash (/bin/sh), a launcher's shell: `/bin/sh: 1: torchrun: not found`
     b"cd: ",

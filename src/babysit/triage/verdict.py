@@ -217,12 +217,17 @@ def findings(engine: Engine, progress: Mapping[int, int] | None) -> list[Group]:
 
 
 # The frames of a process joining its group: torch's init_process_group and the rendezvous
-# handlers and stores it calls (`store = TCPStore(...)` in `_tcp_rendezvous_handler`).
+# handlers and stores it calls (`store = TCPStore(...)` in `_tcp_rendezvous_handler`); and c10d's
+# words for a client that could not reach the store, which it connects to once, as it joins
+# (`The client socket has timed out after 900000ms while trying to connect to (10.0.0.1, 29500)`).
 _JOINING = re.compile(r"\bin (?:init_process_group|_\w*rendezvous_handler|_create_c10d_store)\b")
+_JOIN_WORDS = re.compile(
+    r"The client socket has (?:timed out after \d+m?s while trying to connect|failed to connect)"
+)
 
 
 def _joining(f: Finding) -> bool:
-    return any(_JOINING.search(text) for _, text in f.frames)
+    return bool(_JOIN_WORDS.search(f.body)) or any(_JOINING.search(t) for _, t in f.frames)
 
 
 def trained_before(f: Finding, progress: Mapping[int, int] | None) -> bool | None:

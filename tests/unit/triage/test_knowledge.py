@@ -1956,6 +1956,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("     3/1000      16.7G        nan        nan        nan        564        640:  25%|",
          "numerical.nan"),  # Ultralytics' progress row: box, class and DFL losses
         ("/bin/sh: 1: torchrun: not found", "code.shell"),
+        (" {'GPU': 1.0, 'CPU': 1.0} * 8 (STRICT_PACK): 1+ pending placement groups",
+         "ray.resources_unavailable"),  # `ray status`
+        ("(autoscaler +2m) Warning: The following resource request cannot be scheduled right "
+         "now: {'GPU': 1.0, 'CPU': 1.0}. This is likely due to all cluster resources being "
+         "claimed by actors.", "ray.resources_unavailable"),
         ('srun: error: Munge encode failed: Failed to access "/var/run/munge/munge.socket.2": No '
          "such file or directory", "sched.request_invalid"),
         ("srun: error: Unable to establish control machine address", "sched.request_invalid"),

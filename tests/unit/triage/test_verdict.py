@@ -895,6 +895,10 @@ def test_a_process_failing_to_join_after_the_job_trained_leaves_the_restart_open
     d = triage_files([log], KB).diagnosis
     assert d.category == Category.NETWORK and d.transient is None
     assert "failed while joining the job (in init_process_group)" in d.summary
+    # c10d's client reaches the store once, as the process joins: its timeout says so alone
+    join = "[E socket.cpp:1019] The client socket has timed out after 900000ms while trying to"
+    log.write_text("\n".join([*steps, f"[rank5]:{join} connect to (10.0.0.1, 29500)."]) + "\n")
+    assert triage_files([log], KB).diagnosis.transient is None
 
 
 def test_a_deep_traceback_names_its_innermost_frame() -> None:

@@ -1956,6 +1956,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("     3/1000      16.7G        nan        nan        nan        564        640:  25%|",
          "numerical.nan"),  # Ultralytics' progress row: box, class and DFL losses
         ("/bin/sh: 1: torchrun: not found", "code.shell"),
+        ("2024-03-28 21:44:52,843 [ERROR] (__main__) No images were discovered by the bucket "
+         "manager in the dataset: pelolisu., traceback: Traceback (most recent call last):",
+         "data.empty"),  # SimpleTuner
         (" {'GPU': 1.0, 'CPU': 1.0} * 8 (STRICT_PACK): 1+ pending placement groups",
          "ray.resources_unavailable"),  # `ray status`
         ("(autoscaler +2m) Warning: The following resource request cannot be scheduled right "

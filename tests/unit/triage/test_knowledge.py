@@ -191,6 +191,16 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "gpu/027-segfault-unexpected-bus-error-shm-pipedream.log",
     ),
     (
+        "sched.step_launch",
+        "srun: error: task 0 launch failed: Unspecified error",
+        "zl_slurm/001-nemo-srun-mpi-pmix-step-launch-failed.log",
+    ),
+    (
+        "sched.cpu_limit",
+        "=>> PBS: job killed: ncpus 11.03 exceeded limit 10 (sum)",
+        "zl_slurm/009-smp-pbs-job-killed-ncpus-exceeded-limit.log",
+    ),
+    (
         "fs.shm_full",
         "RuntimeError: unable to write to file </torch_15769_1517813162>",
         "zc_os/010-nnunet-torch-shm-unable-to-write.log",
@@ -1956,6 +1966,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("     3/1000      16.7G        nan        nan        nan        564        640:  25%|",
          "numerical.nan"),  # Ultralytics' progress row: box, class and DFL losses
         ("/bin/sh: 1: torchrun: not found", "code.shell"),
+        ("=>> PBS: job killed: walltime 3626 exceeded limit 3600", "sched.time_limit"),
+        ("=>> PBS: job killed: mem 17gb exceeded limit 16gb", "sched.memory_limit"),
         ("2024-03-28 21:44:52,843 [ERROR] (__main__) No images were discovered by the bucket "
          "manager in the dataset: pelolisu., traceback: Traceback (most recent call last):",
          "data.empty"),  # SimpleTuner

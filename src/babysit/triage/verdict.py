@@ -377,8 +377,9 @@ def diagnose(
     if fallback:
         confidence = min(confidence, 0.35)
         notes.append(
-            "this error usually follows another failure: look for an earlier error on the "
-            "other ranks or nodes, in a log not given here"
+            "no root cause in the log, only this: it usually follows another failure (or "
+            "warns of one), so look for an error on the other ranks or nodes, in a log not "
+            "given here"
         )
     where = _where(loc_rank, loc_host, loc_gpu)
     spread = ""

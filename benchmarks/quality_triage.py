@@ -69,7 +69,8 @@ NEVER_TRANSIENT = {"user_code", "data", "cuda_oom"}
 # save the checkpoint: the bar's end is a hint no rule reads, as the corpus holds two such logs);
 # NCCL's `unhandled system error` alone, which a framework's missing environment variables caused
 # (called the set-up's on its own; among 64 ranks that trained, a restart's); an Ascend NPU's
-# stream synchronize timeout, alone in its excerpt, that rank 0 tokenizing the dataset caused.
+# stream synchronize timeout, alone in its excerpt, that rank 0 tokenizing the dataset caused; a
+# broadcast timed out on the ranks that waited while rank 0 evaluated alone for 30 minutes.
 # Triage's answer is what the log supports: they are listed apart, not counted as violations;
 # any other bug called transient is one (the exit code says so).
 LOG_CANNOT_TELL = frozenset(
@@ -81,6 +82,7 @@ LOG_CANNOT_TELL = frozenset(
         "real/zd_core/001-torchtune-gemma-lora-allgather-timeout-ckpt-key.log",
         "real/ze_rl/007-nemo-rl-non-colocated-vllm-tp2-nccl-system-error.log",
         "real/zg_amd/004-llamafactory-npu-tokenizer-stream-sync-timeout.log",
+        "real/zm_nlp/011-accelerate-single-gpu-eval-broadcast-watchdog-timeout.log",
     }
 )
 

@@ -262,6 +262,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"could not find a node type",
     b"completely launched",  # srun: `StepId=1.0 aborted before step completely launched`
     b"required library version not found",  # bitsandbytes' CUDA set-up
+    b"device memory not enough",  # Kunlun's XPU runtime
     b"pbs: job killed",  # PBS's resource limits: walltime, mem, ncpus
     b"become negative",  # TRL's PPO: `KL divergence is starting to become negative`
     b": not found",  # dash (/bin/sh), a launcher's shell: `/bin/sh: 1: torchrun: not found`

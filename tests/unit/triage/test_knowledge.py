@@ -1967,6 +1967,7 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "numerical.nan"),  # Ultralytics' progress row: box, class and DFL losses
         ("/bin/sh: 1: torchrun: not found", "code.shell"),
         ("=>> PBS: job killed: walltime 3626 exceeded limit 3600", "sched.time_limit"),
+        ("ioctl() fail, (705) Device memory not enough", "cuda.oom"),  # Kunlun's XPU
         ("CUDA SETUP: Required library version not found: libbitsandbytes_cuda121_nocublaslt.so. "
          "Maybe you need to compile it from source?", "code.gpu_library"),
         ("FloatingPointError: invalid value (nan) encountered in jit(train_step)",

@@ -197,7 +197,52 @@ def test_triage_of_a_named_fifo_nobody_writes_to_says_so_instead_of_blocking(
     os.mkfifo(workdir / "rank0.fifo")  # a plain open() waits for a writer that never comes
     res = run_babysit("triage", "rank0.fifo", cwd=workdir, timeout=60)
     assert res.returncode == 0, res.stderr
-    assert "rank0.fifo (cannot read: a named pipe that no process writes to" in res.stdout
+    assert "rank0.fifo (cannot read: a named pipe that no process wrote to within" in res.stdout
+
+
+def test_triage_of_a_named_fifo_waits_for_a_writer_that_comes_after_it(workdir: Path) -> None:
+    fifo = workdir / "rank0.fifo"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen(
+        [*babysit_argv(), "triage", str(fifo), "--json"],
+        cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        with open(fifo, "w") as w:  # blocks until babysit has opened it for reading
+            w.write(CRASH)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert json.loads(out)["category"] == "cuda_oom"
+
+
+def test_triage_reads_a_gzipped_pipe_whose_bytes_come_late(workdir: Path) -> None:
+    # `babysit triage <(sleep 1; cat rank3.log.gz)`: the gzip magic is not there when it opens
+    (workdir / "x.gz").write_bytes(gzip.compress(CRASH.encode()))
+    late = ["sh", "-c", "sleep 1; cat x.gz"]  # the input's own pace, not a wait for an event
+    writer = subprocess.Popen(late, cwd=workdir, stdout=subprocess.PIPE)
+    assert writer.stdout is not None
+    r = writer.stdout.fileno()
+    try:
+        res = subprocess.run(
+            [*babysit_argv(), "triage", f"/dev/fd/{r}", "--json"],
+            cwd=workdir, capture_output=True, text=True, timeout=60, pass_fds=(r,),
+        )
+    finally:
+        writer.wait(timeout=60)
+        writer.stdout.close()
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["category"] == "cuda_oom"
+
+
+def test_triage_of_a_closed_stdin_says_so(workdir: Path) -> None:
+    res = subprocess.run(
+        [*babysit_argv(), "triage", "-"], cwd=workdir, capture_output=True, text=True,
+        timeout=60, stdin=subprocess.DEVNULL, preexec_fn=lambda: os.close(0),
+    )
+    assert res.returncode == 0, res.stderr
+    assert "- (cannot read: stdin is closed)" in res.stdout
 
 
 def test_triage_reads_a_pipe_given_on_purpose_plain_or_gzipped(workdir: Path) -> None:

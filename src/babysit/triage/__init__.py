@@ -12,6 +12,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import select
 import stat
 import sys
 import time
@@ -82,6 +83,9 @@ class _Tolerant:
 
     def __init__(self, stream: _Reads) -> None:
         self.stream = stream
+        # A gzip stream's read1 hands over what it decoded before an error in its next read
+        # (a .gz cut short); its read(n) would lose that to the error.
+        self.piece = getattr(stream, "read1", stream.read)
         self.error: Exception | None = None
         self.read_any = False
 
@@ -93,7 +97,7 @@ class _Tolerant:
         got = 0
         while got < n:
             try:
-                piece = self.stream.read(min(n - got, 1 << 16))
+                piece = self.piece(min(n - got, 1 << 16))
             except (OSError, EOFError, zlib.error) as e:
                 if not self.read_any and not parts:
                     raise
@@ -120,6 +124,8 @@ def _special(path: str) -> bool:
 def _open(path: str) -> Iterator[tuple[_Tolerant, int | None]]:
     """The file as a tolerant stream, with its size when it is known."""
     if path == STDIN:
+        if sys.stdin is None:
+            raise OSError("stdin is closed")
         stdin = sys.stdin.buffer
         if isinstance(stdin, io.BufferedReader) and stdin.peek(2)[:2] == _GZIP_MAGIC:
             with gzip.GzipFile(fileobj=stdin, mode="rb") as g:  # `cat x.gz | babysit triage -`
@@ -160,26 +166,45 @@ class NoWriter(OSError):
     """A named pipe that nobody writes to: reading it would wait forever."""
 
 
+# How long a named pipe may go without a writer before triage gives up on it (`babysit triage
+# rank0.fifo` started before the program that writes to it).
+PIPE_WRITER_WAIT_S = 10.0
+
+
 @contextmanager
-def _open_pipe(path: str) -> Iterator[_Prefixed]:
+def _open_pipe(path: str, wait_s: float = PIPE_WRITER_WAIT_S) -> Iterator[_Prefixed]:
     """A pipe named on purpose (`<(zcat x)`, a FIFO): opened without waiting for a writer (a
-    plain open blocks until one comes, perhaps never); NoWriter when none holds it open now,
-    else read as a file, waiting for what the writer sends."""
+    plain open blocks until one comes, perhaps never). NoWriter when none came within `wait_s`;
+    else read as a file, waiting for what the writer sends (its first two bytes, to tell gzip,
+    before the stream is handed over). A writer that closed without a word: an empty stream."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
-        try:
-            first = os.read(fd, 1 << 16)
-        except BlockingIOError:
-            first = None  # a writer holds it open and has sent nothing yet
-        if first == b"":
-            raise NoWriter("a named pipe that no process writes to: nothing to read")
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP)
+        head = b""
+        if not poller.poll(int(wait_s * 1000)):  # (a FIFO that never had a writer: no event)
+            try:
+                head = os.read(fd, 1)  # b"": no writer; a byte: one came just now
+            except BlockingIOError:
+                pass  # a writer holds it open, silent so far: wait for what it sends
+            else:
+                if not head:
+                    raise NoWriter(
+                        f"a named pipe that no process wrote to within {wait_s:g} s: nothing to "
+                        "read"
+                    )
         os.set_blocking(fd, True)
+        while len(head) < 2:
+            piece = os.read(fd, 1 << 16)
+            if not piece:
+                break
+            head += piece
         f = os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
         raise
     with f:
-        yield _Prefixed(first or b"", f)
+        yield _Prefixed(head, f)
 
 
 class _Prefixed:

@@ -32,7 +32,9 @@ _SRUN = re.compile(r" {0,6}(?P<rank>\d{1,6}): ")
 # (`python3: can't open file`, `nvidia-smi: command not found`, `nvidia-container-cli: ...`).
 _HOST_LABEL = re.compile(
     r"(?!(?:ib|eth|eno|ens|enp|bond|mlx\d_)\d|E[ZIEJL]\d{4}: |E\d9999: )"
-    r"(?!(?:python|pip|pypy)\d[\d.]*: |(?:nvidia|ssh|apt|dpkg|docker)-[\w-]+: |[\w.-]+-cli: )"
+    r"(?!(?:python|pip|pypy)\d[\d.]*: |apt-get: |docker-compose: "
+    r"|nvidia-(?:smi|container-cli|docker|persistenced|modprobe): "
+    r"|ssh-(?:keygen|add|agent|keyscan|copy-id): )"
     r"(?=[A-Za-z][\w.]{0,62}?[-\d])"  # holds a digit or a hyphen, found in bounded time
     r"(?P<host>[A-Za-z][\w.-]{0,62})"
     r"(?<!Error)(?<!Exception)(?<!Warning)(?<!Exit)(?<!Interrupt): "

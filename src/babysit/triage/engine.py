@@ -123,6 +123,10 @@ class _Traceback:
 
 # The marks under a code line that Python 3.11+ prints (`^^^^^`, `~~~~^^^^`).
 _CARETS = re.compile(r"^[~^]+$")
+# What reads as an exception's line, not a frame's code, after a frame that has none (Cython's,
+# `<string>`'s): a class name, dotted or not, alone or before a colon (`StopIteration`,
+# `msgpack.exceptions.ExtraData: unpack(b) received extra data.`).
+_EXC_LIKE = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?::\s|:?$)")
 
 
 def _unflattened(tb: _Traceback, stripped: str, body: str) -> str:
@@ -132,7 +136,7 @@ def _unflattened(tb: _Traceback, stripped: str, body: str) -> str:
     if stripped.startswith('File "') and FRAME.match("  " + stripped):
         tb.flat = True
         return "  " + stripped
-    if not tb.flat or not tb.lines or _EXC_LINE.match(stripped):
+    if not tb.flat or not tb.lines or _EXC_LINE.match(stripped) or _EXC_LIKE.match(stripped):
         return body
     last = tb.lines[-1][1]
     if last.startswith('  File "') or (last.startswith("    ") and _CARETS.match(stripped)):

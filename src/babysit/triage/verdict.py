@@ -296,10 +296,11 @@ def diagnose(
     joining = False
     if f.xid is None and f.rule.phase is not None:
         transient = f.rule.transient_given(trained)
-        if trained is not False and progress and transient is True and _joining(f):
+        if (trained or (trained is None and progress)) and transient is True and _joining(f):
             # Raised while this process joined the job (its traceback passes through
-            # init_process_group) after steps of the job: a node that joined late or anew (its
-            # set-up), or the job re-forming after another failure. The log does not say which.
+            # init_process_group) after steps of the job, in the logs or as the caller knows:
+            # a node that joined late or anew (its set-up), or the job re-forming after another
+            # failure. The log does not say which.
             transient, joining = None, True
         at_start = trained is False and transient is False
         if at_start:
@@ -362,7 +363,7 @@ def diagnose(
     if joining:
         notes.append(
             "this process failed while joining the job (in init_process_group), after the "
-            "logs show the job training: if it is a node that joined late or anew, fix its "
+            "job had trained: if it is a node that joined late or anew, fix its "
             "set-up (the address, name or port it was given); if the job was re-forming after "
             "another failure, find that failure first"
         )

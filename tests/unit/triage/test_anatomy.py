@@ -411,12 +411,19 @@ def test_exception_class_with_digit_is_no_host(line: str) -> None:
         "python3.10: No module named torch.distributed.run",
         "nvidia-smi: command not found",
         "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8",
-        "aws-cli: error: argument --region: expected one argument",
+        "ssh-keygen: generating new host keys: RSA",
     ],
 )
 def test_a_program_naming_itself_is_no_host(line: str) -> None:
     a = anatomy(line)
     assert (a.host, a.body) == (None, line)
+
+
+@pytest.mark.parametrize(
+    "host", ["nvidia-dgx-01", "ssh-gw-01", "docker-host-3", "python-node-1", "dgx-a100-cli"]
+)
+def test_a_host_named_like_a_program_family_is_still_a_host(host: str) -> None:
+    assert anatomy(f"{host}: RuntimeError: CUDA error").host == host
 
 
 def test_an_uppercase_host_label_shaped_like_a_code_is_still_a_host() -> None:

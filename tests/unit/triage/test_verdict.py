@@ -873,6 +873,24 @@ def test_a_traceback_pasted_without_its_indentation_keeps_its_frames() -> None:
     assert d.evidence[-2].text.strip() == "^^^^^^^^^^^"
 
 
+
+def test_a_pasted_frame_without_code_does_not_swallow_the_exception_after_it() -> None:
+    d = triage([
+        "Traceback (most recent call last):",
+        'File "/work/train.py", line 40, in <module>',
+        "state = msgpack.unpackb(blob)",
+        'File "msgpack/_unpacker.pyx", line 201, in msgpack._cmsgpack.unpackb',
+        "msgpack.exceptions.ExtraData: unpack(b) received extra data.",
+        "wandb: Waiting for W&B process to finish... (failed 1).",
+    ])
+    assert "msgpack.exceptions.ExtraData" in d.summary, d.summary
+    d = triage([
+        "Traceback (most recent call last):", 'File "<string>", line 1, in <module>',
+        "StopIteration",
+    ])
+    assert (d.category, d.rule) == (Category.USER_CODE, "python.bug"), d.summary
+
+
 JOIN_DNS = [
     "Traceback (most recent call last):",
     '  File "/work/train.py", line 115, in main_worker',
@@ -899,6 +917,10 @@ def test_a_process_failing_to_join_after_the_job_trained_leaves_the_restart_open
     join = "[E socket.cpp:1019] The client socket has timed out after 900000ms while trying to"
     log.write_text("\n".join([*steps, f"[rank5]:{join} connect to (10.0.0.1, 29500)."]) + "\n")
     assert triage_files([log], KB).diagnosis.transient is None
+    # no step in the log, but the supervisor saw the attempt train: not the set-up either
+    log.write_text("\n".join(JOIN_DNS) + "\n")
+    d = triage_files([log], KB, trained=True).diagnosis
+    assert d.transient is None and "failed while joining the job" in d.summary
 
 
 def test_a_deep_traceback_names_its_innermost_frame() -> None:
@@ -952,6 +974,17 @@ def test_a_gzipped_log_is_read_whatever_its_name(tmp_path: Path) -> None:
     rotated.write_bytes(gzip.compress(("iter 1: loss 2.0\n" + OOM_RANK5[-1] + "\n").encode()))
     r = triage_files([rotated], KB)
     assert r.diagnosis.category == Category.CUDA_OOM and r.files == (str(rotated),)
+
+
+def test_a_small_gzip_cut_before_its_end_keeps_what_it_holds(tmp_path: Path) -> None:
+    import gzip
+
+    cut = tmp_path / "rank5.log.gz"  # the whole log in one 64 KiB read: all lost to the error
+    whole = gzip.compress(("iter 1: loss 2.0\n" + OOM_RANK5[-1] + "\n").encode())
+    cut.write_bytes(whole[:-8])  # its trailer never written
+    r = triage_files([cut], KB)
+    assert r.diagnosis.category == Category.CUDA_OOM
+    assert any("the rest is lost" in s for s in r.skipped)
 
 
 def test_a_device_named_on_purpose_is_not_read_for_ever() -> None:

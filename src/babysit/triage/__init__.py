@@ -18,7 +18,7 @@ import sys
 import time
 import zlib
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -112,54 +112,45 @@ class _Tolerant:
         return data
 
 
-def _special(path: str) -> bool:
-    """Whether `path` is there but not a regular file (stat, never open: that could block)."""
+def _mode(path: str) -> int:
+    """The file's type and mode (stat, never open: that could block); 0 when it is gone or
+    unreadable (opening it then says why) and for stdin."""
+    if path == STDIN:
+        return 0
     try:
-        return not stat.S_ISREG(os.stat(path).st_mode)
+        return os.stat(path).st_mode
     except OSError:
-        return False  # gone or unreadable: opening it says why
+        return 0
 
 
 @contextmanager
-def _open(path: str) -> Iterator[tuple[_Tolerant, int | None]]:
-    """The file as a tolerant stream, with its size when it is known."""
-    if path == STDIN:
-        if sys.stdin is None:
-            raise OSError("stdin is closed")
-        stdin = sys.stdin.buffer
-        if isinstance(stdin, io.BufferedReader) and stdin.peek(2)[:2] == _GZIP_MAGIC:
-            with gzip.GzipFile(fileobj=stdin, mode="rb") as g:  # `cat x.gz | babysit triage -`
-                yield _Tolerant(g), None
-            return
-        yield _Tolerant(stdin), None
-        return
-    if _pipe(path):
-        with _open_pipe(path) as p:
-            if p.head.startswith(_GZIP_MAGIC):  # `<(cat x.gz)`: the name says nothing
-                with gzip.GzipFile(fileobj=p, mode="rb") as g:  # type: ignore[call-overload]
-                    yield _Tolerant(g), None
-            else:
-                yield _Tolerant(p), None
-        return
-    size = os.path.getsize(path)
-    with open(path, "rb") as f:
-        if path.endswith(".gz") or f.read(2) == _GZIP_MAGIC:  # (a rotated `rank0.log.1`)
+def _open(path: str, mode: int) -> Iterator[tuple[_Tolerant, int | None]]:
+    """The file as a tolerant stream, unpacked when it is gzip (by its name or its first two
+    bytes: a rotated `rank0.log.1`, `<(cat x.gz)`, `cat x.gz | babysit triage -`), with its size
+    when it is known. `mode`: _mode(path)."""
+    with ExitStack() as stack:
+        raw: _Reads
+        size: int | None = None
+        if path == STDIN:
+            if sys.stdin is None:
+                raise OSError("stdin is closed")
+            raw = sys.stdin.buffer
+            head = raw.peek(2)[:2] if isinstance(raw, io.BufferedReader) else b""
+        elif stat.S_ISFIFO(mode):
+            raw = stack.enter_context(_open_pipe(path))
+            head = raw.head[:2]
+        else:
+            size = os.path.getsize(path)
+            f = raw = stack.enter_context(open(path, "rb"))
+            head = f.read(2)
             f.seek(0)
-            with gzip.GzipFile(fileobj=f, mode="rb") as g:
-                yield _Tolerant(g), None
-            return
-        f.seek(0)
-        yield _Tolerant(f), size
+        if head == _GZIP_MAGIC or path.endswith(".gz"):
+            raw = stack.enter_context(gzip.GzipFile(fileobj=raw, mode="rb"))  # type: ignore[arg-type]
+            size = None
+        yield _Tolerant(raw), size
 
 
 _GZIP_MAGIC = b"\x1f\x8b"
-
-
-def _pipe(path: str) -> bool:
-    try:
-        return stat.S_ISFIFO(os.stat(path).st_mode)
-    except OSError:
-        return False  # gone or unreadable: opening it says why
 
 
 class NoWriter(OSError):
@@ -190,8 +181,8 @@ def _open_pipe(path: str, wait_s: float = PIPE_WRITER_WAIT_S) -> Iterator[_Prefi
             else:
                 if not head:
                     raise NoWriter(
-                        f"a named pipe that no process wrote to within {wait_s:g} s: nothing to "
-                        "read"
+                        f"a named pipe that no process wrote to within {wait_s:g} s: start what "
+                        "writes to it first, or give triage the file it writes"
                     )
         os.set_blocking(fd, True)
         while len(head) < 2:
@@ -256,16 +247,18 @@ def triage_files(
         if deadline is not None and time.monotonic() > deadline:
             skipped.append(f"{path} (not read: the time budget for triage ran out)")
             continue
-        if path not in given and _special(path):  # opening a FIFO met in a walk blocks
+        mode = _mode(path)
+        special = bool(mode) and not stat.S_ISREG(mode)
+        if special and path not in given:  # opening a FIFO met in a walk blocks
             skipped.append(f"{path} (not a regular file: a FIFO, socket or device; not read)")
             continue
-        if path != STDIN and _special(path) and not _pipe(path):  # /dev/zero never ends
+        if special and not stat.S_ISFIFO(mode):  # /dev/zero never ends
             skipped.append(
                 f"{path} (a device or socket, not a log file; not read: give '-' for stdin)"
             )
             continue
         try:
-            with _open(path) as (stream, size):
+            with _open(path, mode) as (stream, size):
                 stats: ScanStats = scan(
                     stream,  # type: ignore[arg-type]
                     partial(engine.feed, index),

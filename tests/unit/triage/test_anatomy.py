@@ -397,16 +397,7 @@ def test_not_a_prefix(line: str) -> None:
         "EZ9999: Inner Error!",  # Ascend CANN's error codes
         "EI0002: The wait execution of the Notify register times out.",
         "E19999: Inner Error!",
-    ],
-)
-def test_exception_class_with_digit_is_no_host(line: str) -> None:
-    a = anatomy(line)
-    assert (a.host, a.body) == (None, line)
-
-
-@pytest.mark.parametrize(
-    "line",
-    [
+        # a program naming itself before its message
         "python3: can't open file '/work/train.py': [Errno 2] No such file or directory",
         "python3.10: No module named torch.distributed.run",
         "nvidia-smi: command not found",
@@ -414,7 +405,8 @@ def test_exception_class_with_digit_is_no_host(line: str) -> None:
         "ssh-keygen: generating new host keys: RSA",
     ],
 )
-def test_a_program_naming_itself_is_no_host(line: str) -> None:
+def test_a_label_shaped_like_a_host_that_is_none(line: str) -> None:
+    # an exception class or error code with a digit in it, a program's own name
     a = anatomy(line)
     assert (a.host, a.body) == (None, line)
 

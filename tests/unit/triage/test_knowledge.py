@@ -2095,6 +2095,13 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "cuda.oom"),
         ("[ERROR] DEVICE(44814,7f33,python):2023-06-01-22:47:58.744.961 [ascend_utils.cc:35] "
          "ReportErrorMessage] Ascend error occurred, error message:", "accel.runtime_error"),
+        # a client retrying its server: urllib3's pool, wandb's loop and its start given up
+        ("WARNING:urllib3.connectionpool:Retrying (Retry(total=4, connect=5, read=4, redirect=5, "
+         "status=5)) after connection broken by 'ReadTimeoutError(\"HTTPSConnectionPool(host="
+         "'eastus2.api.azureml.ms', port=443): Read timed out. (read timeout=120)\")': /mlflow/",
+         "net.retrying"),
+        ("wandb: Network error (ReadTimeout), entering retry loop.", "net.retrying"),
+        ("wandb: ERROR Run initialization has timed out after 90.0 sec.", "net.retrying"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

@@ -1299,6 +1299,19 @@ def test_an_http_retry_that_went_on_does_not_explain_a_later_timeout() -> None:
     assert d.category == Category.NCCL_TIMEOUT
 
 
+def test_a_tracker_that_cannot_reach_its_server_is_the_story_of_a_log_without_errors(
+    tmp_path: Path,
+) -> None:
+    start = ["wandb: Network error (ReadTimeout), entering retry loop.",
+             "wandb: ERROR Run initialization has timed out after 90.0 sec."]
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(start) + "\n")
+    d = triage_files([log], KB).diagnosis
+    assert (d.category, d.rule) == (Category.NETWORK, "net.retrying")
+    assert d.transient is False  # before the first step: the nodes have no route out
+    assert triage([*start, OOM_RANK5[-1]]).category == Category.CUDA_OOM
+
+
 def test_a_socket_not_connected_does_not_hide_a_cuda_oom() -> None:
     d = triage([
         "[rank1]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",

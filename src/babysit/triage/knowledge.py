@@ -24,6 +24,8 @@ A rules file:
     transient_at_start = false          # optional: `transient` when the log shows no training
                                         #   step before the line (a set-up error: configuration)
     transient_in_training = true        # optional: `transient` when training steps came first
+    min_count = 2                       # optional: the rule counts only when it matched at
+                                        #   least this many lines (one alone is harmless)
 
 The first rule that matches a line wins, in order: the user's files, then the shipped rules
 (specific messages first, Python exception classes last).
@@ -83,6 +85,7 @@ _RULE_KEYS = {
     "requires",
     "transient_at_start",
     "transient_in_training",
+    "min_count",
 }
 _XID_KEYS = {"code", "name", "category", "role", "transient", "suspect", "explain", "action"}
 
@@ -108,6 +111,9 @@ class Rule:
     # port error at start-up is configuration), and when steps came first (the same error
     # hours into training is a node or the network); None: `transient` either way.
     phase: tuple[bool | None, bool | None] | None = None
+    # The rule counts only when it matched at least this many lines: NCCL's trace of an error
+    # passing up its calls has a line a frame, and a lone one is a probe NCCL got over.
+    min_count: int = 1
 
     def transient_given(self, progress: bool | None) -> bool | None:
         """`transient`, knowing whether the log showed training steps before the line
@@ -260,6 +266,9 @@ def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
         or not 0 <= confidence <= 1
     ):
         raise RulesError(f"{where}: confidence must be a number from 0 to 1, got {confidence!r}")
+    min_count = entry.get("min_count", 1)
+    if not isinstance(min_count, int) or isinstance(min_count, bool) or min_count < 1:
+        raise RulesError(f"{where}: min_count must be a whole number from 1 up, got {min_count!r}")
     transient = _transient(entry.get("transient", "unknown"), where)
     at_start, in_training = (
         _transient(entry[k], f"{where} ({k})") if k in entry else transient
@@ -283,6 +292,7 @@ def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
         origin=origin,
         hints=tuple(hints),
         requires=_requires(entry.get("requires", []), where),
+        min_count=min_count,
     )
 
 

@@ -71,6 +71,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"is forbidden: ",  # Kubernetes' API: a quota or a policy
     b"denied the request",  # Kubernetes' admission webhooks
     b"core dumped",  # the shell's words for a child that aborted: `Aborted (core dumped)`
+    b"nccl info",  # NCCL's trace of a failed call has no other word: `misc/socket.cc:568 -> 2`
     # Windows' exit status of an access violation, as hex, unsigned or signed
     b"0xc0000005",
     b"3221225477",

@@ -212,8 +212,13 @@ def _set_up_chatter(g: Group, progress: Mapping[int, int] | None, engine: Engine
 
 
 def findings(engine: Engine, progress: Mapping[int, int] | None) -> list[Group]:
-    """The engine's groups that count: without the set-up's chatter in a log that trained."""
-    return [g for g in engine.groups.values() if not _set_up_chatter(g, progress, engine)]
+    """The engine's groups that count: without the set-up's chatter in a log that trained, nor
+    a rule's lines fewer than it needs (its `min_count`)."""
+    return [
+        g
+        for g in engine.groups.values()
+        if g.count >= g.first.rule.min_count and not _set_up_chatter(g, progress, engine)
+    ]
 
 
 # The frames of a process joining its group: torch's init_process_group and the rendezvous

@@ -1030,14 +1030,16 @@ def test_parse_rules_reads_every_key() -> None:
         precedence="77",
         confidence="0.25",
         explain='"  padded  "',
+        min_count="3",
     )
     (r,) = parse_rules(text, "team.toml")[0]
-    assert (r.role, r.transient, r.suspect, r.precedence, r.confidence) == (
+    assert (r.role, r.transient, r.suspect, r.precedence, r.confidence, r.min_count) == (
         "consequence",
         None,
         "node",
         77,
         0.25,
+        3,
     )
     assert r.explain == "padded"
     (t,) = parse_rules(rule_toml(transient="true"), "t")[0]
@@ -1079,6 +1081,9 @@ def test_empty_rules_file() -> None:
         (rule_toml(confidence="1.5"), "team.x", "confidence must be a number from 0 to 1"),
         (rule_toml(confidence="-0.1"), "team.x", "confidence must be a number from 0 to 1"),
         (rule_toml(confidence='"high"'), "team.x", "confidence must be a number from 0 to 1"),
+        (rule_toml(min_count="0"), "team.x", "min_count must be a whole number from 1 up"),
+        (rule_toml(min_count='"2"'), "team.x", "min_count must be a whole number from 1 up"),
+        (rule_toml(min_count="true"), "team.x", "min_count must be a whole number from 1 up"),
         (rule_toml() + rule_toml(id=""), "rule #2", "id must be a non-empty string"),
         ("rule = [1]\n", "rule #1", "each [[rule]] must be a table"),
         (rule_toml() + rule_toml(), "team.x", "rule id 'team.x' is used twice"),
@@ -2102,6 +2107,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "net.retrying"),
         ("wandb: Network error (ReadTimeout), entering retry loop.", "net.retrying"),
         ("wandb: ERROR Run initialization has timed out after 90.0 sec.", "net.retrying"),
+        # NCCL's trace of a failed call, a line for each function the error passes up
+        ("c39f5cf046aa:4533:4667 [0] NCCL INFO misc/socket.cc:568 -> 2", "nccl.error_trace"),
+        ("dgxa100:1050:1316 [0] NCCL INFO transport/net.cc:515 -> 2", "nccl.error_trace"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

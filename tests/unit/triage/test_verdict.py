@@ -1299,6 +1299,17 @@ def test_an_http_retry_that_went_on_does_not_explain_a_later_timeout() -> None:
     assert d.category == Category.NCCL_TIMEOUT
 
 
+def test_nccls_trace_of_an_error_counts_from_its_second_line() -> None:
+    probe = "sfr-pod:435:783 [0] NCCL INFO include/net.h:19 -> 2"  # a probe NCCL got over
+    ring = "sfr-pod:435:783 [0] NCCL INFO Ring 00 : 0 -> 8 [receive] via NET/Socket/0"
+    assert triage([probe, ring]).category == Category.UNKNOWN
+    trace = ["dgxa100:1050:1316 [0] NCCL INFO include/net.h:25 -> 2",
+             "dgxa100:1050:1316 [0] NCCL INFO transport/net.cc:515 -> 2"]
+    d = triage(trace)
+    assert (d.category, d.rule) == (Category.NCCL_ERROR, "nccl.error_trace")
+    assert triage([*trace, OOM_RANK5[-1]]).category == Category.CUDA_OOM
+
+
 def test_a_tracker_that_cannot_reach_its_server_is_the_story_of_a_log_without_errors(
     tmp_path: Path,
 ) -> None:

@@ -884,6 +884,19 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "  (0) UNIMPLEMENTED:  DNN library is not found.",
         "zb_jax/028-car-keras-dnn-library-not-found.log",
     ),
+    (
+        "sim.physx_launch",
+        "2025-07-03 08:02:38 [25,844ms] [Error] [omni.physx.plugin] PhysX error: GPU "
+        "convexCoreConvexNphase_Kernel fail to launch!!",
+        "zn_robotics/002-leggedlab-physx-kernels-fail-to-launch-gpu-memory-busy.log",
+    ),
+    (
+        "sim.physx_capacity",
+        "2022-06-08 12:23:10 [191,143ms] [Error] [omni.physx.plugin] PhysX error: The application "
+        "needs to increase PxgDynamicsMemoryConfig::totalAggregatePairsCapacity to 4120 , "
+        "otherwise, the simulation will miss interactions",
+        "zn_robotics/001-omniisaacgymenvs-ant-physx-total-aggregate-pairs-capacity.log",
+    ),
 ]
 
 

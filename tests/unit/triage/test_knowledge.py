@@ -897,6 +897,24 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "otherwise, the simulation will miss interactions",
         "zn_robotics/001-omniisaacgymenvs-ant-physx-total-aggregate-pairs-capacity.log",
     ),
+    (
+        "code.no_op_kernel",
+        "tensorflow.python.framework.errors_impl.InvalidArgumentError: No OpKernel was registered "
+        "to support Op 'NcclAllReduce' used by {{node Adam/NcclAllReduce}}with these attrs: "
+        '[reduction="sum", shared_name="c1", T=DT_FLOAT, num_devices=4]',
+        "zn_tfkeras/021-tf-windows-mirroredstrategy-no-opkernel-ncclallreduce.log",
+    ),
+    (
+        "code.fs_scheme",
+        "It says: Error recorded from training_loop: File system scheme '[local]' not implemented "
+        "(file: '/tmp/tmpUUrctt/model.ckpt-0_temp_3546763fe0ab4b32a5353eb8f190192c')",
+        "zn_tfkeras/028-tf-models-od-tpu-local-model-dir-filesystem-scheme-local.log",
+    ),
+    (
+        "python.resource_exhausted",
+        "ResourceExhaustedError: ",
+        "d_hf/018-paddlenlp-llama-4090-oom.log",
+    ),
 ]
 
 
@@ -2123,6 +2141,18 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # NCCL's trace of a failed call, a line for each function the error passes up
         ("c39f5cf046aa:4533:4667 [0] NCCL INFO misc/socket.cc:568 -> 2", "nccl.error_trace"),
         ("dgxa100:1050:1316 [0] NCCL INFO transport/net.cc:515 -> 2", "nccl.error_trace"),
+        # NVRTC older than the GPU; tf.data batching samples of different shapes; TensorFlow 2's
+        # words for a kernel missing on a device; fsspec's and Arrow's for a scheme they lack
+        ("RuntimeError: nvrtc: error: invalid value for --gpu-architecture (-arch)",
+         "cuda.no_kernel_image"),
+        ("  (0) INVALID_ARGUMENT:  Cannot batch tensors with different shapes in component 0. "
+         "First element had shape [512,512,3] and element 3 had shape [512,512,1].",
+         "data.collate"),
+        ("tensorflow.python.framework.errors_impl.NotFoundError: No registered 'MatMul' OpKernel "
+         "for 'GPU' devices compatible with node {{node MatMul}}", "code.no_op_kernel"),
+        ("ValueError: Protocol not known: hdfs2", "code.fs_scheme"),
+        ("pyarrow.lib.ArrowInvalid: Unrecognized filesystem type in URI: abfss://c@a/x",
+         "code.fs_scheme"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

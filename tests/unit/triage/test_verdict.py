@@ -1310,6 +1310,22 @@ def test_nccls_trace_of_an_error_counts_from_its_second_line() -> None:
     assert triage([*trace, OOM_RANK5[-1]]).category == Category.CUDA_OOM
 
 
+def test_tensorflows_resource_exhausted_alone_is_memory_unless_its_message_names_another() -> None:
+    notebook = ["ResourceExhaustedError                    Traceback (most recent call last)",
+                "<ipython-input-15-331b28c97632> in <module>()",
+                "---> 10 history = model.fit(X_train, y_train, epochs=3)"]
+    d = triage(notebook)
+    assert (d.category, d.rule) == (Category.CUDA_OOM, "python.resource_exhausted")
+    assert d.transient is False
+    quota = ("tensorflow.python.framework.errors_impl.ResourceExhaustedError: disk quota exceeded "
+             "[Op:SaveV2]")
+    assert triage([quota]).category == Category.FILESYSTEM_IO
+    raised = ["Traceback (most recent call last):", '  File "x.py", line 3, in f',
+              "    raise ResourceExhaustedError",
+              "RuntimeError: NCCL error: unhandled system error"]
+    assert triage(raised).rule != "python.resource_exhausted"
+
+
 def test_a_tracker_that_cannot_reach_its_server_is_the_story_of_a_log_without_errors(
     tmp_path: Path,
 ) -> None:

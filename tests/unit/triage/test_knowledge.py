@@ -492,7 +492,7 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         None,  # requests and Python's ssl module
     ),
     (
-        "net.ssh",
+        "code.ssh_auth",
         "node2: Permission denied (publickey,gssapi-keyex,gssapi-with-mic).",
         None,  # OpenSSH's refusal, as pdsh and mpirun pass it on
     ),

@@ -72,6 +72,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"denied the request",  # Kubernetes' admission webhooks
     b"core dumped",  # the shell's words for a child that aborted: `Aborted (core dumped)`
     b"nccl info",  # NCCL's trace of a failed call has no other word: `misc/socket.cc:568 -> 2`
+    b"explicit valence",  # RDKit's word on a molecule it rejects, logged as a warning
+    b"kekulize",
     # Windows' exit status of an access violation, as hex, unsigned or signed
     b"0xc0000005",
     b"3221225477",

@@ -911,6 +911,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zn_tfkeras/028-tf-models-od-tpu-local-model-dir-filesystem-scheme-local.log",
     ),
     (
+        "data.molecule",
+        "> [15:08:51] **Explicit valence for atom # 1 Cl, 7, is greater than permitted**",
+        "zo_bio/007-chemprop-v2-train-invalid-smiles-valence-in-data.log",
+    ),
+    (
         "python.resource_exhausted",
         "ResourceExhaustedError: ",
         "d_hf/018-paddlenlp-llama-4090-oom.log",
@@ -2151,6 +2156,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("tensorflow.python.framework.errors_impl.NotFoundError: No registered 'MatMul' OpKernel "
          "for 'GPU' devices compatible with node {{node MatMul}}", "code.no_op_kernel"),
         ("ValueError: Protocol not known: hdfs2", "code.fs_scheme"),
+        # RDKit's other words for a molecule it rejects
+        ("[12:01:33] Can't kekulize mol.  Unkekulized atoms: 0 1 2 3 4", "data.molecule"),
+        ("[12:01:33] SMILES Parse Error: syntax error while parsing: C1CC(", "data.molecule"),
         ("pyarrow.lib.ArrowInvalid: Unrecognized filesystem type in URI: abfss://c@a/x",
          "code.fs_scheme"),
     ],

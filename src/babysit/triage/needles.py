@@ -74,6 +74,10 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"nccl info",  # NCCL's trace of a failed call has no other word: `misc/socket.cc:568 -> 2`
     b"explicit valence",  # RDKit's word on a molecule it rejects, logged as a warning
     b"kekulize",
+    b"with status -",  # a pool's child killed by a signal: `exited unexpectedly with status -11`
+    b"========= invalid",  # compute-sanitizer's report of a kernel's bad access
+    b"========= misaligned",
+    b"========= out-of-range",
     # Windows' exit status of an access violation, as hex, unsigned or signed
     b"0xc0000005",
     b"3221225477",

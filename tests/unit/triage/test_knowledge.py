@@ -916,6 +916,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zo_bio/007-chemprop-v2-train-invalid-smiles-valence-in-data.log",
     ),
     (
+        "cuda.sanitizer",
+        "Training~Epoch 01: 375it [04:27,  1.36it/s]========= Invalid __shared__ read of size 4 "
+        "bytes",
+        "zo_gnn/021-graphbolt-hetero-rgcn-cusparse-csr2csc-invalid-shared-read.log",
+    ),
+    (
         "python.resource_exhausted",
         "ResourceExhaustedError: ",
         "d_hf/018-paddlenlp-llama-4090-oom.log",
@@ -2159,6 +2165,26 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # RDKit's other words for a molecule it rejects
         ("[12:01:33] Can't kekulize mol.  Unkekulized atoms: 0 1 2 3 4", "data.molecule"),
         ("[12:01:33] SMILES Parse Error: syntax error while parsing: C1CC(", "data.molecule"),
+        # bitsandbytes' checks of its CUDA calls; other allocators' words for device memory
+        # (Intel's TensorFlow extension, DirectML, Direct3D 12, MLX on Metal); a pool's child and
+        # zsh's job report killed by a signal; compute-sanitizer's misaligned access
+        ("cuBLAS API failed with status 15", "cuda.library"),
+        ("Error operation not supported at line 380 in file /mmfs1/gscratch/zlab/timdettmers/git/"
+         "bitsandbytes/csrc/pythonInterface.c", "cuda.library"),
+        ("E itex/core/devices/bfc_allocator.cc:101] Allocator ran out of memory trying to "
+         "allocate 10529419660 Bytes (rounded to 10529419776 Bytes)", "cuda.oom"),
+        ("2023-08-15 17:45:31.783265: W tensorflow/core/common_runtime/dml/dml_heap_allocator.cc"
+         ":109] DML allocator out of memory!", "cuda.oom"),
+        ("CHECK failed: ((((HRESULT)((d3d_device->CreateCommittedResource( &properties, "
+         "D3D12_HEAP_FLAG_NONE, &resource_buffer, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, nullptr"
+         ", __uuidof(*out), reinterpret_cast<void**>(out))))) >= 0)) == (true)", "cuda.oom"),
+        ("RuntimeError: [metal::malloc] Attempting to allocate 17179869184 bytes which is greater "
+         "than the maximum allowed buffer size of 14302248960 bytes.", "cuda.oom"),
+        ("RuntimeError: A subprocess exited unexpectedly with status -9", "host.sigkill"),
+        ("A subprocess exited unexpectedly with status -11", "segfault.segv"),
+        ("[1]    15017 bus error  python3 train_gpt2.py", "segfault.bus"),
+        ("[1]  + 15017 segmentation fault  python3 train.py", "segfault.segv"),
+        ("========= Misaligned Shared or Local Address", "cuda.sanitizer"),
         ("pyarrow.lib.ArrowInvalid: Unrecognized filesystem type in URI: abfss://c@a/x",
          "code.fs_scheme"),
     ],

@@ -2185,6 +2185,12 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("[1]    15017 bus error  python3 train_gpt2.py", "segfault.bus"),
         ("[1]  + 15017 segmentation fault  python3 train.py", "segfault.segv"),
         ("========= Misaligned Shared or Local Address", "cuda.sanitizer"),
+        ("error: 'mps.multiply' op operands don't have broadcast-compatible shapes",
+         "accel.runtime_error"),  # Apple's MPSGraph
+        ("RuntimeError: CUDA is available for PyTorch, but NNCF could not compile GPU "
+         "quantization extensions.", "code.op_build"),
+        ("RuntimeError: CUDA error: HIPBLAS_STATUS_NOT_SUPPORTED when calling "
+         "`HIPBLAS_STATUS_NOT_SUPPORTED`", "cuda.library"),
         ("pyarrow.lib.ArrowInvalid: Unrecognized filesystem type in URI: abfss://c@a/x",
          "code.fs_scheme"),
     ],

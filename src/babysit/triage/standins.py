@@ -444,13 +444,20 @@ SPAWN_ORPHAN = _standin(
 _SPAWN_FILE = re.compile(r"[/\\]multiprocessing[/\\]spawn\.py$")
 
 
-def spawn_start(path: str, func: str | None, exc_type: str | None, body: str) -> bool:
+def spawn_start(
+    path: str, func: str | None, exc_type: str | None, body: str, last: str = ""
+) -> bool:
     """Whether a traceback is a spawned process finding its parent's pipe closed: its innermost
     frame reads the start-up data and the data ended (not an error of the data itself, such as
-    a class the child cannot import: that one is the code's)."""
-    if func != "_main" or not _SPAWN_FILE.search(path):
+    a class the child cannot import: that one is the code's). The frame is spawn's `_main`, or
+    the statement it raised in (`last`, the traceback's last line) is spawn's read of the data:
+    the parent's and the child's tracebacks interleaved line by line on one console (Windows)
+    leave the frame above it another's."""
+    if exc_type != "EOFError" and "pickle data was truncated" not in body:
         return False
-    return exc_type == "EOFError" or "pickle data was truncated" in body
+    if func == "_main" and _SPAWN_FILE.search(path):
+        return True
+    return last.strip().endswith("reduction.pickle.load(from_parent)")
 
 
 class Raised(Protocol):
@@ -477,7 +484,7 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
     checkpoint's `Ran out of input`); a Ctrl-C in a wait, a run stuck there (INTERRUPTED_WAIT)."""
     if tb is None:
         return rule
-    if spawn_start(tb.file, tb.func, exc_type, body):
+    if spawn_start(tb.file, tb.func, exc_type, body, tb.lines[-1][1] if tb.lines else ""):
         return SPAWN_ORPHAN
     if exc_type == "KeyboardInterrupt" and cut_wait(frames(tb.lines)):
         return INTERRUPTED_WAIT

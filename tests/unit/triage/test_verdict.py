@@ -1488,6 +1488,25 @@ def test_a_spawned_child_dying_on_its_parents_pipe_is_not_a_corrupt_checkpoint()
     assert triage(load).transient is False
 
 
+def test_a_spawned_childs_traceback_interleaved_with_its_parents_is_still_an_orphan() -> None:
+    # Windows: the parent cannot pickle a lambda for its DataLoader worker, and the child it
+    # started dies reading the data; one console interleaves their tracebacks line by line.
+    d = triage([
+        "Traceback (most recent call last):",
+        '  File "run.py", line 202, in <module>',
+        "    exp.train(setting)",
+        "Traceback (most recent call last):",
+        '  File "<string>", line 1, in <module>',
+        '  File "E:\\envs\\lib\\multiprocessing\\spawn.py", line 126, in _main',
+        '  File "E:\\envs\\lib\\multiprocessing\\context.py", line 224, in _Popen',
+        "    self = reduction.pickle.load(from_parent)",
+        "EOFError: Ran out of input",
+        "    return _default_context.get_context().Process._Popen(process_obj)",
+        "AttributeError: Can't pickle local object 'data_provider.<locals>.<lambda>'",
+    ])  # fmt: skip
+    assert d.category == Category.USER_CODE and d.rule == "python.bug"
+
+
 def test_nccls_teardown_alone_is_a_generic_nccl_failure() -> None:
     d = triage(["step 10 loss 2.3", "[rank0]: RuntimeError: NCCL communicator was aborted."])
     assert d.category == Category.NCCL_ERROR and d.rule == "nccl.watchdog_teardown"

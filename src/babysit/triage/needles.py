@@ -78,6 +78,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"========= invalid",  # compute-sanitizer's report of a kernel's bad access
     b"========= misaligned",
     b"========= out-of-range",
+    b"no valid path found",  # CTC's loss on a label its input cannot hold (TensorFlow's warning)
     # Windows' exit status of an access violation, as hex, unsigned or signed
     b"0xc0000005",
     b"3221225477",

@@ -922,6 +922,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zo_gnn/021-graphbolt-hetero-rgcn-cusparse-csr2csc-invalid-shared-read.log",
     ),
     (
+        "code.dtype_unsupported",
+        "RuntimeError: cuFFT only supports dimensions whose sizes are powers of two when computing "
+        "in half precision, but got a signal size of[192]",
+        "zp_timeseries/010-time-series-library-amp-rfft-half-precision-non-power-of-two.log",
+    ),
+    (
         "python.resource_exhausted",
         "ResourceExhaustedError: ",
         "d_hf/018-paddlenlp-llama-4090-oom.log",
@@ -2185,6 +2191,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("[1]    15017 bus error  python3 train_gpt2.py", "segfault.bus"),
         ("[1]  + 15017 segmentation fault  python3 train.py", "segfault.segv"),
         ("========= Misaligned Shared or Local Address", "cuda.sanitizer"),
+        ('RuntimeError: "addmm_impl_cpu_" not implemented for \'Half\'', "code.dtype_unsupported"),
+        ("2019-02-13 03:30:22.041879: W tensorflow/core/util/ctc/ctc_loss_calculator.cc:144] No "
+         "valid path found.", "data.ctc_no_path"),
         ("error: 'mps.multiply' op operands don't have broadcast-compatible shapes",
          "accel.runtime_error"),  # Apple's MPSGraph
         ("RuntimeError: CUDA is available for PyTorch, but NNCF could not compile GPU "

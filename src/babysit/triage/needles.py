@@ -79,6 +79,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"========= misaligned",
     b"========= out-of-range",
     b"no valid path found",  # CTC's loss on a label its input cannot hold (TensorFlow's warning)
+    b"': could not find '",  # Hydra's short error for a config it cannot compose
+    b"': could not load '",
     # Windows' exit status of an access violation, as hex, unsigned or signed
     b"0xc0000005",
     b"3221225477",

@@ -2194,6 +2194,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ('RuntimeError: "addmm_impl_cpu_" not implemented for \'Half\'', "code.dtype_unsupported"),
         ("2019-02-13 03:30:22.041879: W tensorflow/core/util/ctc/ctc_loss_calculator.cc:144] No "
          "valid path found.", "data.ctc_no_path"),
+        ("In 'text2semantic_finetune': Could not find 'model/dual_ar_2_codebook_small'",
+         "code.cli_config"),  # Hydra's short error
         ("error: 'mps.multiply' op operands don't have broadcast-compatible shapes",
          "accel.runtime_error"),  # Apple's MPSGraph
         ("RuntimeError: CUDA is available for PyTorch, but NNCF could not compile GPU "

@@ -388,4 +388,11 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"disconnect",
     b"ray::",
     b"permission denied (publickey",
+    # a batch of samples of different shapes (tf.data), a molecule RDKit rejects, a kernel's bad
+    # access (compute-sanitizer), a pool's child killed by a signal, CTC's label too long
+    b"cannot batch tensors",
+    b"explicit valence",
+    b"========= invalid",
+    b"unexpectedly with status -",
+    b"no valid path found",
 )

@@ -71,8 +71,10 @@ NEVER_TRANSIENT = {"user_code", "data", "cuda_oom"}
 # (called the set-up's on its own; among 64 ranks that trained, a restart's); an Ascend NPU's
 # stream synchronize timeout, alone in its excerpt, that rank 0 tokenizing the dataset caused; a
 # broadcast timed out on the ranks that waited while rank 0 evaluated alone for 30 minutes; a
-# TPU's `UnavailableError: Socket closed` in the first step that the trainer's code caused
-# (called the set-up's on its own; among 64 ranks that trained, a restart's).
+# TPU's `UnavailableError: Socket closed` in the first step that the trainer's code caused, and
+# a TPU's `Unavailable: ... failed to connect to all addresses` in the first step that a Python
+# data generator the TPU host cannot call caused (each called the set-up's on its own; among 64
+# ranks that trained, a restart's).
 # Triage's answer is what the log supports: they are listed apart, not counted as violations;
 # any other bug called transient is one (the exit code says so).
 LOG_CANNOT_TELL = frozenset(
@@ -86,6 +88,7 @@ LOG_CANNOT_TELL = frozenset(
         "real/zg_amd/004-llamafactory-npu-tokenizer-stream-sync-timeout.log",
         "real/zm_nlp/011-accelerate-single-gpu-eval-broadcast-watchdog-timeout.log",
         "real/zn_tfkeras/003-ttt-t5-tpustrategy-socket-closed-code-fix.log",
+        "real/zn_tfkeras/027-colab-tpu-custom-generator-failed-to-connect-all-addresses.log",
     }
 )
 

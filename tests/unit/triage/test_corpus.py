@@ -68,9 +68,10 @@ RULE_WRITING = [c for c in CASES if not c["held_out"]]
 
 def test_the_logs_whose_bug_only_the_thread_knew_are_few_and_in_the_corpus() -> None:
     # benchmarks/quality_triage.py lists them apart from the violations (LOG_CANNOT_TELL); 8
-    # until batch zn_tfkeras joined the corpus (about 3170 logs): one in 300
+    # until batch zn_tfkeras (two TPU's gRPC errors in a first step that code caused) joined the
+    # corpus (about 3380 logs): one in 300
     files = {str(c["file"]) for c in CASES}
-    assert files >= BENCH.LOG_CANNOT_TELL and len(BENCH.LOG_CANNOT_TELL) <= 9
+    assert files >= BENCH.LOG_CANNOT_TELL and len(BENCH.LOG_CANNOT_TELL) <= 10
 
 
 @pytest.mark.parametrize("rare", [None, False], ids=["as-is", "big-log-needles"])

@@ -30,7 +30,7 @@ from babysit.triage.engine import Engine
 from babysit.triage.knowledge import Knowledge, load_knowledge
 from babysit.triage.scan import ScanStats, scan
 from babysit.triage.stall import ending_of
-from babysit.triage.verdict import diagnose, findings, normalise
+from babysit.triage.verdict import diagnose, found_cause, normalise
 
 STDIN = "-"
 LONG_LINES_NOTE = "line(s) longer than 64 KiB: only their first 64 KiB read"
@@ -292,7 +292,7 @@ def triage_files(
             last_line = stats.last_line
         if stats.long_lines:
             skipped.append(f"{path} ({stats.long_lines} {LONG_LINES_NOTE})")
-        if not findings(engine, progress):  # an error found stays found: no stall is read
+        if not found_cause(engine, progress):  # a cause found stays found: no stall is read
             tails.append(stats.tail)
     for name, src in extra_lines:
         index = len(names)
@@ -305,9 +305,9 @@ def triage_files(
     note = ""
     if not read and skipped:
         note = f"no text log among {len(skipped)} file(s): " + "; ".join(skipped[:3])
-    # How the logs end, where no error was found: long after progress stopped, or in a retry
+    # How the logs end, where no cause was found: long after progress stopped, or in a retry
     # loop (which says what the run waited for).
-    ending = ending_of(tails) if not findings(engine, progress) else None
+    ending = ending_of(tails) if not found_cause(engine, progress) else None
     diagnosis = diagnose(engine, names, lines, last_line, note, read, progress, trained, ending)
     return TriageReport(diagnosis, tuple(read), lines, total_bytes, tuple(skipped))
 

@@ -25,7 +25,8 @@ A rules file:
                                         #   step before the line (a set-up error: configuration)
     transient_in_training = true        # optional: `transient` when training steps came first
     min_count = 2                       # optional: the rule counts only when it matched at
-                                        #   least this many lines (one alone is harmless)
+                                        #   least this many different lines, in any file (the
+                                        #   same line from every rank is one; 1 to 8)
 
 The first rule that matches a line wins, in order: the user's files, then the shipped rules
 (specific messages first, Python exception classes last).
@@ -71,6 +72,7 @@ PRECEDENCE: Mapping[Category, int] = {
     Category.UNKNOWN: 10,
 }
 ROLES = ("cause", "consequence", "noise")
+MAX_MIN_COUNT = 8  # the most different lines a rule may ask for (findings.Group counts so many)
 _RULE_KEYS = {
     "id",
     "category",
@@ -111,8 +113,9 @@ class Rule:
     # port error at start-up is configuration), and when steps came first (the same error
     # hours into training is a node or the network); None: `transient` either way.
     phase: tuple[bool | None, bool | None] | None = None
-    # The rule counts only when it matched at least this many lines: NCCL's trace of an error
-    # passing up its calls has a line a frame, and a lone one is a probe NCCL got over.
+    # The rule counts only when it matched at least this many different lines (findings.Group's
+    # bodies, at most MAX_MIN_COUNT): NCCL's trace of an error passing up its calls has a line a
+    # frame, and a lone one, on every rank alike, is a probe NCCL got over.
     min_count: int = 1
 
     def transient_given(self, progress: bool | None) -> bool | None:
@@ -267,8 +270,15 @@ def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
     ):
         raise RulesError(f"{where}: confidence must be a number from 0 to 1, got {confidence!r}")
     min_count = entry.get("min_count", 1)
-    if not isinstance(min_count, int) or isinstance(min_count, bool) or min_count < 1:
-        raise RulesError(f"{where}: min_count must be a whole number from 1 up, got {min_count!r}")
+    if (
+        not isinstance(min_count, int)
+        or isinstance(min_count, bool)
+        or not 1 <= min_count <= MAX_MIN_COUNT
+    ):
+        raise RulesError(
+            f"{where}: min_count must be a whole number from 1 to {MAX_MIN_COUNT}, "
+            f"got {min_count!r}"
+        )
     transient = _transient(entry.get("transient", "unknown"), where)
     at_start, in_training = (
         _transient(entry[k], f"{where} ({k})") if k in entry else transient

@@ -484,7 +484,9 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
     checkpoint's `Ran out of input`); a Ctrl-C in a wait, a run stuck there (INTERRUPTED_WAIT)."""
     if tb is None:
         return rule
-    if spawn_start(tb.file, tb.func, exc_type, body, tb.lines[-1][1] if tb.lines else ""):
+    # (the statement: the last line that is not Python 3.11's carets under it)
+    code = next((t for _, t in reversed(tb.lines) if t.strip().strip("^~")), "")
+    if spawn_start(tb.file, tb.func, exc_type, body, code):
         return SPAWN_ORPHAN
     if exc_type == "KeyboardInterrupt" and cut_wait(frames(tb.lines)):
         return INTERRUPTED_WAIT

@@ -14,6 +14,7 @@ SIGTERM to the survivors) is named only when nothing else is there, with low con
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from collections.abc import Iterable, Mapping
@@ -23,7 +24,7 @@ from babysit.records import Category, Consequence, Diagnosis, LogLine, Suspect
 from babysit.triage.engine import LONE_EXCEPTION, Engine
 from babysit.triage.findings import Finding, Group, earlier
 from babysit.triage.silence import nothing_found, quote
-from babysit.triage.stall import Ending
+from babysit.triage.stall import Ending, Stall
 from babysit.triage.standins import FRAME
 
 _NORMALISE = (
@@ -213,11 +214,12 @@ def _set_up_chatter(g: Group, progress: Mapping[int, int] | None, engine: Engine
 
 def findings(engine: Engine, progress: Mapping[int, int] | None) -> list[Group]:
     """The engine's groups that count: without the set-up's chatter in a log that trained, nor
-    a rule's lines fewer than it needs (its `min_count`)."""
+    a rule's different lines fewer than it needs (its `min_count`: the same line from every
+    rank counts once)."""
     return [
         g
         for g in engine.groups.values()
-        if g.count >= g.first.rule.min_count and not _set_up_chatter(g, progress, engine)
+        if len(g.bodies) >= g.first.rule.min_count and not _set_up_chatter(g, progress, engine)
     ]
 
 
@@ -229,6 +231,13 @@ _JOINING = re.compile(r"\bin (?:init_process_group|_\w*rendezvous_handler|_creat
 _JOIN_WORDS = re.compile(
     r"The client socket has (?:timed out after \d+m?s while trying to connect|failed to connect)"
 )
+
+
+def found_cause(engine: Engine, progress: Mapping[int, int] | None) -> bool:
+    """Whether a finding that counts is a cause, not only what follows one or warns of one (a
+    client that retried, a peer that closed, the launcher's report): a log whose findings are
+    only those is read for a stall too, which explains it better."""
+    return any(_meaning(g.first).role == "cause" for g in findings(engine, progress))
 
 
 def _joining(f: Finding) -> bool:
@@ -288,6 +297,15 @@ def diagnose(
         )
     causes = [g for g in groups if _meaning(g.first).role == "cause"]
     fallback = not causes
+    if fallback and isinstance(ending, Stall):
+        # Only what follows or warns of a failure (a retry the run went on after, a launcher's
+        # report), and progress that stopped long before the log did: the stall is the story,
+        # the rest its consequences.
+        hung = nothing_found(files if read is None else read, lines, last_line, note, ending)
+        ordered = sorted(groups, key=lambda g: (-g.count, g.first.seq))
+        return dataclasses.replace(
+            hung, consequences=tuple(_consequence(g, files) for g in ordered[:20])
+        )
     root = _pick(causes or groups)
     f = root.first
     category, _, transient, suspect_kind, explain, precedence, confidence = _meaning(f)

@@ -1308,6 +1308,14 @@ def test_nccls_trace_of_an_error_counts_from_its_second_line() -> None:
     d = triage(trace)
     assert (d.category, d.rule) == (Category.NCCL_ERROR, "nccl.error_trace")
     assert triage([*trace, OOM_RANK5[-1]]).category == Category.CUDA_OOM
+    # the same probe on every rank, or in every rank's file, is still one line
+    probes = [f"sfr-pod-{r}:435:783 [{r}] NCCL INFO include/net.h:19 -> 2" for r in range(8)]
+    assert triage([*probes, ring]).category == Category.UNKNOWN
+    assert triage([probes[0], ring], [probes[1], ring]).category == Category.UNKNOWN
+    # NCCL's thread-tagged trace lines are the trace too
+    tagged = ["node1:77:91 [0] NCCL INFO group.cc:73 -> 2 [Async thread]",
+              "node1:77:92 [0] NCCL INFO proxy.cc:858 -> 6 [Proxy Thread]"]
+    assert triage(tagged).rule == "nccl.error_trace"
 
 
 def test_tensorflows_resource_exhausted_alone_is_memory_unless_its_message_names_another() -> None:
@@ -1320,10 +1328,23 @@ def test_tensorflows_resource_exhausted_alone_is_memory_unless_its_message_names
     quota = ("tensorflow.python.framework.errors_impl.ResourceExhaustedError: disk quota exceeded "
              "[Op:SaveV2]")
     assert triage([quota]).category == Category.FILESYSTEM_IO
-    raised = ["Traceback (most recent call last):", '  File "x.py", line 3, in f',
-              "    raise ResourceExhaustedError",
-              "RuntimeError: NCCL error: unhandled system error"]
-    assert triage(raised).rule != "python.resource_exhausted"
+
+
+def test_physx_asking_for_a_bigger_buffer_ranks_below_a_crash() -> None:
+    capacity = ("PhysX error: The application needs to increase PxgDynamicsMemoryConfig::"
+                "totalAggregatePairsCapacity to 4120 , otherwise, the simulation will miss "
+                "interactions")
+    assert triage([capacity]).category == Category.USER_CODE
+    crash = "Segmentation fault (core dumped)"
+    assert triage([capacity, crash]).category == Category.SEGFAULT
+
+
+def test_rdkits_log_of_invalid_molecules_is_the_story_only_of_a_log_without_an_error() -> None:
+    # a model that generates molecules logs every invalid one it samples, and goes on
+    sampled = ["[12:01:33] SMILES Parse Error: syntax error while parsing: C1CC(",
+               "[12:01:33] Can't kekulize mol.  Unkekulized atoms: 0 1 2 3 4"]
+    assert triage(sampled).category == Category.DATA
+    assert triage([*sampled, "Segmentation fault (core dumped)"]).category == Category.SEGFAULT
 
 
 def test_a_tracker_that_cannot_reach_its_server_is_the_story_of_a_log_without_errors(
@@ -1505,6 +1526,16 @@ def test_a_spawned_childs_traceback_interleaved_with_its_parents_is_still_an_orp
         "AttributeError: Can't pickle local object 'data_provider.<locals>.<lambda>'",
     ])  # fmt: skip
     assert d.category == Category.USER_CODE and d.rule == "python.bug"
+    # Python 3.11 puts carets under the statement
+    d = triage([
+        "Traceback (most recent call last):",
+        '  File "<string>", line 1, in <module>',
+        '  File "E:\\envs\\lib\\multiprocessing\\context.py", line 224, in _Popen',
+        "    self = reduction.pickle.load(from_parent)",
+        "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        "EOFError: Ran out of input",
+    ])  # fmt: skip
+    assert d.rule == "launcher.spawn_orphan"
 
 
 def test_nccls_teardown_alone_is_a_generic_nccl_failure() -> None:
@@ -1735,6 +1766,32 @@ def test_the_set_up_chatter_of_a_log_that_trained_does_not_hide_its_stall(tmp_pa
         "[2024-05-12 09:00:00] PULSE: job 1528763 is running",
     ]) + "\n")  # fmt: skip
     assert triage_files([log], KB).diagnosis.category == Category.HANG
+
+
+@pytest.mark.parametrize(
+    "warning",
+    [
+        "wandb: Network error (ReadTimeout), entering retry loop.",
+        "WARNING:urllib3.connectionpool:Retrying (Retry(total=4, connect=5, read=4, redirect=5, "
+        "status=5)) after connection broken by 'ReadTimeoutError(...Read timed out.)': /api",
+        "2024-05-12 07:02:00.041879: W tensorflow/core/util/ctc/ctc_loss_calculator.cc:144] No "
+        "valid path found.",
+        "[07:02:01] SMILES Parse Error: syntax error while parsing: C1CC(",
+    ],
+)
+def test_a_warning_the_run_went_on_after_does_not_hide_its_stall(
+    tmp_path: Path, warning: str
+) -> None:
+    steps = [f"2024-05-12 07:{m:02d}:00,000 INFO step {100 + m} | loss: 2.31" for m in range(10)]
+    log = tmp_path / "train.log"
+    log.write_text("\n".join([
+        *steps[:3], warning, *steps[3:],
+        "[2024-05-12 09:00:00] PULSE: job 1528763 is running",
+        "[2024-05-12 11:00:00] PULSE: job 1528763 is running",
+    ]) + "\n")  # fmt: skip
+    d = triage_files([log], KB).diagnosis
+    assert d.category == Category.HANG, d.summary
+    assert d.consequences  # the warning is still shown, as what came before the stall
 
 
 def test_a_log_that_begins_inside_a_traceback_is_a_cut_one() -> None:

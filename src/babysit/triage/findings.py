@@ -16,7 +16,6 @@ from babysit.records import Category
 from babysit.triage.knowledge import MAX_MIN_COUNT, Rule, Xid
 
 MAX_SAMPLES = 6  # findings kept per group besides the earliest
-MAX_BODIES = MAX_MIN_COUNT  # different lines counted per group: enough for any rule's min_count
 
 
 @dataclass(frozen=True)
@@ -51,7 +50,8 @@ class Group:
     ranks: set[int] = field(default_factory=set)
     hosts: set[str] = field(default_factory=set)
     samples: list[Finding] = field(default_factory=list)
-    # The different lines it holds, up to MAX_BODIES (the same line from every rank is one).
+    # The different lines it holds, up to MAX_MIN_COUNT, enough for any rule's min_count (the
+    # same line from every rank is one).
     bodies: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
@@ -59,7 +59,7 @@ class Group:
 
     def add(self, f: Finding) -> None:
         self.count += 1
-        if len(self.bodies) < MAX_BODIES:
+        if len(self.bodies) < MAX_MIN_COUNT:
             self.bodies.add(f.body)
         if earlier(f, self.first):
             self.first = f

@@ -445,19 +445,20 @@ _SPAWN_FILE = re.compile(r"[/\\]multiprocessing[/\\]spawn\.py$")
 
 
 def spawn_start(
-    path: str, func: str | None, exc_type: str | None, body: str, last: str = ""
+    path: str, func: str | None, exc_type: str | None, body: str, lines: list[tuple[int, str]]
 ) -> bool:
-    """Whether a traceback is a spawned process finding its parent's pipe closed: its innermost
-    frame reads the start-up data and the data ended (not an error of the data itself, such as
-    a class the child cannot import: that one is the code's). The frame is spawn's `_main`, or
-    the statement it raised in (`last`, the traceback's last line) is spawn's read of the data:
-    the parent's and the child's tracebacks interleaved line by line on one console (Windows)
-    leave the frame above it another's."""
+    """Whether a traceback (its innermost frame's `path` and `func`, its `lines`) is a spawned
+    process finding its parent's pipe closed: its innermost frame reads the start-up data and
+    the data ended (not an error of the data itself, such as a class the child cannot import:
+    that one is the code's). The frame is spawn's `_main`, or the statement it raised in is
+    spawn's read of the data: the parent's and the child's tracebacks interleaved line by line
+    on one console (Windows) leave the frame above it another's."""
     if exc_type != "EOFError" and "pickle data was truncated" not in body:
         return False
     if func == "_main" and _SPAWN_FILE.search(path):
         return True
-    return last.strip().endswith("reduction.pickle.load(from_parent)")
+    where = frames(lines)
+    return bool(where) and where[-1][2].endswith("reduction.pickle.load(from_parent)")
 
 
 class Raised(Protocol):
@@ -484,9 +485,7 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
     checkpoint's `Ran out of input`); a Ctrl-C in a wait, a run stuck there (INTERRUPTED_WAIT)."""
     if tb is None:
         return rule
-    # (the statement: the last line that is not Python 3.11's carets under it)
-    code = next((t for _, t in reversed(tb.lines) if t.strip().strip("^~")), "")
-    if spawn_start(tb.file, tb.func, exc_type, body, code):
+    if spawn_start(tb.file, tb.func, exc_type, body, tb.lines):
         return SPAWN_ORPHAN
     if exc_type == "KeyboardInterrupt" and cut_wait(frames(tb.lines)):
         return INTERRUPTED_WAIT

@@ -205,6 +205,12 @@ def _consequence(g: Group, files: list[str]) -> Consequence:
 _SET_UP_ONLY = frozenset({"code.shell", "hang.store_barrier", "net.rate_limited"})
 
 
+def _consequences(groups: Iterable[Group], files: list[str]) -> tuple[Consequence, ...]:
+    """The findings beside the root cause, the most frequent first (then the earliest), 20."""
+    ordered = sorted(groups, key=lambda g: (-g.count, g.first.seq))
+    return tuple(_consequence(g, files) for g in ordered[:20])
+
+
 def _set_up_chatter(g: Group, progress: Mapping[int, int] | None, engine: Engine) -> bool:
     f = g.first
     if f.rule.id == "hang.store_barrier" and f.file in engine.barrier_passed:
@@ -302,10 +308,7 @@ def diagnose(
         # report), and progress that stopped long before the log did: the stall is the story,
         # the rest its consequences.
         hung = nothing_found(files if read is None else read, lines, last_line, note, ending)
-        ordered = sorted(groups, key=lambda g: (-g.count, g.first.seq))
-        return dataclasses.replace(
-            hung, consequences=tuple(_consequence(g, files) for g in ordered[:20])
-        )
+        return dataclasses.replace(hung, consequences=_consequences(groups, files))
     root = _pick(causes or groups)
     f = root.first
     category, _, transient, suspect_kind, explain, precedence, confidence = _meaning(f)
@@ -435,7 +438,6 @@ def diagnose(
         action = f"{_AT_START if category in _NETWORKED else _AT_START_OTHER} {action}"
     if suspect_kind == "node" and host is not None and transient is not False:
         action += f" Suspect node: {host}."
-    consequences = sorted((g for g in others), key=lambda g: (-g.count, g.first.seq))
     return Diagnosis(
         category=category,
         transient=transient,
@@ -443,7 +445,7 @@ def diagnose(
         summary=summary,
         action=action,
         evidence=_evidence(f, files, root, done if exit_hang else None),
-        consequences=tuple(_consequence(g, files) for g in consequences[:20]),
+        consequences=_consequences(others, files),
         fingerprint=_fingerprint(f),
         confidence=round(max(0.05, min(confidence, 1.0)), 2),
         rule=f.rule.id if f.xid is None else f"{f.rule.id}.{f.xid.code}",

@@ -79,6 +79,10 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"========= misaligned",
     b"========= out-of-range",
     b"no valid path found",  # CTC's loss on a label its input cannot hold (TensorFlow's warning)
+    # gzip's and lzma's EOFError on a truncated file, its message wrapped onto a line of its own
+    b"compressed file ended before",
+    b"name or service not known",  # getaddrinfo's word, as ssh prints it: `Could not resolve ...`
+    b"retry count exceeded",  # UCX's InfiniBand transport giving up on a peer (under MPI)
     b"': could not find '",  # Hydra's short error for a config it cannot compose
     b"': could not load '",
     # Windows' exit status of an access violation, as hex, unsigned or signed

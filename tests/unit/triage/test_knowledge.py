@@ -933,6 +933,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "ResourceExhaustedError: ",
         "d_hf/018-paddlenlp-llama-4090-oom.log",
     ),
+    (
+        "mpi.ucx",
+        "pynemo/0 [gcp5-sdc-3:1950659] pml_ucx.c:477  Error: Failed to resolve UCX endpoint for "
+        "rank 0",
+        "zl_rl/019-nemo-aligner-ppo-multinode-ucx-connect-refused-segfault.log",
+    ),
 ]
 
 
@@ -2217,6 +2223,19 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "`HIPBLAS_STATUS_NOT_SUPPORTED`", "cuda.library"),
         ("pyarrow.lib.ArrowInvalid: Unrecognized filesystem type in URI: abfss://c@a/x",
          "code.fs_scheme"),
+        # UCX under MPI: its own ERROR lines, its InfiniBand transport giving up on a peer;
+        # Dask's worker pausing at its memory threshold; gzip's EOFError message wrapped onto a
+        # line of its own; getaddrinfo's words as ssh prints them
+        ("[1695144496.484294] [hpci5201:103648:0]       ib_device.c:1250 UCX  ERROR   "
+         "ibv_create_ah(dlid=49152 sl=0 port=1 src_path_bits=0) for UD verbs connect on bnxt_re0 "
+         "failed: Connection timed out", "mpi.ucx"),
+        ("[master:19546:0:19546] ib_mlx5_log.c:139  Transport retry count exceeded on mlx5_0:1/IB "
+         "(synd 0x15 vend 0x81 hw_synd 0/0)", "nccl.ib_completion"),
+        ("2023-06-09 17:52:34,882 - distributed.worker_memory - WARNING - Worker is at 90% memory "
+         "usage. Pausing worker.  Process memory: 23.58 GiB -- Worker memory limit: 26.08 GiB",
+         "host.dask_memory_high"),
+        ("Compressed file ended before the end-of-stream marker was reached", "data.truncated"),
+        ("ssh: Could not resolve hostname node-5.job: Name or service not known", "net.dns"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

@@ -1914,3 +1914,20 @@ def test_a_cuda_error_that_rmm_reports_as_bad_alloc_is_that_error() -> None:
                       "cuda_memory_resource.hpp:70: cudaErrorIllegalAddress an illegal memory "
                       "access was encountered"])  # fmt: skip
     assert d.category == Category.CUDA_ERROR_OTHER
+
+
+def test_the_mpi_transport_failing_is_the_cause_of_the_segfault_mpi_dies_with(
+    tmp_path: Path,
+) -> None:
+    ucx = ["[1746051351.812265] [node-3:1950659:0]  sock.c:334  UCX  ERROR   connect(fd=168, "
+           "dest_addr=169.254.4.6:52595) failed: Connection refused",
+           "[node-3:1950659] pml_ucx.c:477  Error: Failed to resolve UCX endpoint for rank 0",
+           "[node-3:1950659:0:1950659] Caught signal 11 (Segmentation fault: address not mapped "
+           "to object at address 0x30)"]  # fmt: skip
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(ucx) + "\n")
+    d = triage_files([log], KB).diagnosis
+    assert (d.category, d.rule) == (Category.NCCL_ERROR, "mpi.ucx")
+    assert d.transient is False  # no training step before it: the fabric's set-up
+    log.write_text("\n".join(["iteration 100/ 5000 | lm loss: 2.31", *ucx]) + "\n")
+    assert triage_files([log], KB).diagnosis.transient is True  # mid-run: a node or a link

@@ -1057,6 +1057,10 @@ def test_no_rule_matches_a_step_line(kb: Knowledge) -> None:
         "W itex/core/devices/bfc_allocator.cc:101] Allocator ran out of memory trying to allocate "
         "1.20GiB with freed_by_count=0. The caller indicates that this is not a failure, but may "
         "mean that there could be performance gains if more memory were available.",
+        # USD missing a local asset (the config's, no network's)
+        "[Warning] [omni.usd] Warning: in _ReportErrors at line 2890 of stage.cpp -- In </World/"
+        "Robot>: Could not open asset @/home/user/assets/go2.usd@ for reference introduced by "
+        "@anon:0x6a8a0e0:World0.usd@</World/Robot>.",
     ],
 )  # fmt: skip
 def test_healthy_or_other_lines_near_the_new_words_match_no_rule(kb: Knowledge, line: str) -> None:
@@ -2236,6 +2240,21 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "host.dask_memory_high"),
         ("Compressed file ended before the end-of-stream marker was reached", "data.truncated"),
         ("ssh: Could not resolve hostname node-5.job: Name or service not known", "net.dns"),
+        # SIGHUP as some torch releases raise it and some paste it; a trainer's own connections
+        # retried (LightGBM's peers, TensorFlow's TPU master); USD's remote asset not fetched
+        ("torch.distributed.elastic.multiprocessing.api.SignalException: Process 81061 got "
+         "sigval:1 ", "launcher.hangup"),
+        ("SignalException: Process 81061 got signal : 15", "sched.death_signal"),
+        ("[LightGBM] [Warning] Connecting to rank 1 failed, waiting for 260 milliseconds",
+         "net.retrying"),
+        ("WARNING:tensorflow:Failed to connect to the Tensorflow master. The TPU worker may not "
+         "be ready (still scheduling) or the Tensorflow master address is incorrect:",
+         "net.retrying"),
+        ("2025-05-15 03:17:11 [389,670ms] [Warning] [omni.usd] Warning: in _ReportErrors at line "
+         "2890 of USD/pxr/usd/usd/stage.cpp -- In </World/envs/env_0/Robot>: Could not open asset "
+         "@http://omniverse-content-production.s3-us-west-2.amazonaws.com/Assets/Isaac/4.2/Isaac/"
+         "Robots/Unitree/Go2/go2.usd@ for reference introduced by @anon:0x6a8a0e0:World0.usd@"
+         "</World/envs/env_0/Robot>.", "net.remote_asset"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

@@ -939,6 +939,14 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "rank 0",
         "zl_rl/019-nemo-aligner-ppo-multinode-ucx-connect-refused-segfault.log",
     ),
+    (
+        "gloo.transport_enforce",
+        # (the message of zq_fed/013's C++ exception, as the engine reads it out of libc++abi's
+        # `terminating due to uncaught exception of type ...`; test_verdict has the whole line)
+        "gloo::EnforceNotMet: [enforce fail at /Users/runner/work/pytorch/pytorch/pytorch/"
+        "third_party/gloo/gloo/transport/uv/pair.cc:248] op.nread == op.preamble.nbytes. ",
+        None,
+    ),
 ]
 
 
@@ -1057,6 +1065,9 @@ def test_no_rule_matches_a_step_line(kb: Knowledge) -> None:
         "W itex/core/devices/bfc_allocator.cc:101] Allocator ran out of memory trying to allocate "
         "1.20GiB with freed_by_count=0. The caller indicates that this is not a failure, but may "
         "mean that there could be performance gains if more memory were available.",
+        # Gloo's transport refused a connection: the network's, not Gloo's own check
+        "terminate called after throwing an instance of 'gloo::EnforceNotMet' what(): [enforce "
+        "fail at third_party/gloo/gloo/transport/tcp/pair.cc:446] false. Connection refused",
         # USD missing a local asset (the config's, no network's)
         "[Warning] [omni.usd] Warning: in _ReportErrors at line 2890 of stage.cpp -- In </World/"
         "Robot>: Could not open asset @/home/user/assets/go2.usd@ for reference introduced by "
@@ -2255,6 +2266,13 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "@http://omniverse-content-production.s3-us-west-2.amazonaws.com/Assets/Isaac/4.2/Isaac/"
          "Robots/Unitree/Go2/go2.usd@ for reference introduced by @anon:0x6a8a0e0:World0.usd@"
          "</World/envs/env_0/Robot>.", "net.remote_asset"),
+        # Open3D on a point cloud it cannot open; an optimiser's objective gone NaN; PyTorch3D's
+        # rasterizer out of room in its bins
+        ("[Open3D WARNING] Read PCD failed: unable to open file: v2xset/train/3242/000340.pcd",
+         "data.image"),
+        ("  Objective function value: nan", "numerical.nan"),
+        ("Bin size was too small in the coarse rasterization phase. This caused an overflow, "
+         "meaning output may be", "code.rasterizer_bins"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

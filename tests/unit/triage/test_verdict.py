@@ -1931,3 +1931,14 @@ def test_the_mpi_transport_failing_is_the_cause_of_the_segfault_mpi_dies_with(
     assert d.transient is False  # no training step before it: the fabric's set-up
     log.write_text("\n".join(["iteration 100/ 5000 | lm loss: 2.31", *ucx]) + "\n")
     assert triage_files([log], KB).diagnosis.transient is True  # mid-run: a node or a link
+
+
+def test_gloo_failing_its_own_check_on_a_message_is_the_communication_library_s_error() -> None:
+    line = ("libc++abi: terminating due to uncaught exception of type gloo::EnforceNotMet: "
+            "[enforce fail at /Users/runner/work/pytorch/pytorch/pytorch/third_party/gloo/gloo/"
+            "transport/uv/pair.cc:248] op.nread == op.preamble.nbytes. ")  # fmt: skip
+    assert triage([line]).rule == "gloo.transport_enforce"
+    refused = ("terminate called after throwing an instance of 'gloo::EnforceNotMet'\n"
+               "  what():  [enforce fail at third_party/gloo/gloo/transport/tcp/pair.cc:446] "
+               "false. Connection refused")  # fmt: skip
+    assert triage(refused.split("\n")).category == Category.NETWORK

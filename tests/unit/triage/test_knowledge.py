@@ -2271,6 +2271,14 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("[Open3D WARNING] Read PCD failed: unable to open file: v2xset/train/3242/000340.pcd",
          "data.image"),
         ("  Objective function value: nan", "numerical.nan"),
+        # Windows refusing a path's syntax (in its English words); a file the Hub repository does
+        # not hold
+        ("OSError: [WinError 123] The filename, directory name, or volume label syntax is "
+         "incorrect: 'runs\\vgg16\\2019-03-16T19:09:02.288156'", "python.config_path"),
+        ("EntryNotFoundError('404 Client Error. (Request ID: Root=1-67ecdc3c)", "code.cli_config"),
+        # (the cache missing a file while the Hub could not be reached: the network's)
+        ("huggingface_hub.utils._errors.LocalEntryNotFoundError: Connection error, and we cannot "
+         "find the requested files in the disk cache.", "net.hub"),
         ("Bin size was too small in the coarse rasterization phase. This caused an overflow, "
          "meaning output may be", "code.rasterizer_bins"),
     ],

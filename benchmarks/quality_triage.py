@@ -14,7 +14,8 @@ can help, as the thread concluded. Three figures:
   failure, as most do, has it in its last RARE_TAIL_BYTES, searched for every needle: the
   first figure);
 - synthetic mixes (--mixes): each real log's lines given to one rank of 64, interleaved line by
-  line with the other ranks' step lines, then the cascade a torchrun job prints when a rank
+  line with the other ranks' step lines (their set-up lines when the log shows no training step:
+  the mix keeps the log's phase), then the cascade a torchrun job prints when a rank
   dies (every other rank's NCCL watchdog timeout and teardown, SIGTERM to the survivors,
   ChildFailedError; no watchdog timeouts after `network` and `preemption` failures, which come
   before NCCL is up or from outside). Logs labelled `hang` or `unknown` (a log that ends
@@ -53,6 +54,7 @@ from pathlib import Path
 from _common import parse_args
 
 from babysit.triage import load_knowledge, triage_files
+from babysit.triage.scan import first_progress
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -67,16 +69,12 @@ NEVER_TRANSIENT = {"user_code", "data", "cuda_oom"}
 # release), the Hub unreachable in the message's own words (the thread found a wrong path); ranks
 # timing out in an all-gather just after the epoch's progress bar reached 100% (rank 0 failed to
 # save the checkpoint: the bar's end is a hint no rule reads, as the corpus holds two such logs);
-# NCCL's `unhandled system error` alone, which a framework's missing environment variables caused
-# (called the set-up's on its own; among 64 ranks that trained, a restart's); an Ascend NPU's
-# stream synchronize timeout, alone in its excerpt, that rank 0 tokenizing the dataset caused; a
-# broadcast timed out on the ranks that waited while rank 0 evaluated alone for 30 minutes; a
-# TPU's `UnavailableError: Socket closed` in the first step that the trainer's code caused, and
-# a TPU's `Unavailable: ... failed to connect to all addresses` in the first step that a Python
-# data generator the TPU host cannot call caused (each called the set-up's on its own; among 64
-# ranks that trained, a restart's).
+# an Ascend NPU's stream synchronize timeout, alone in its excerpt, that rank 0 tokenizing the
+# dataset caused; a broadcast timed out on the ranks that waited while rank 0 evaluated alone
+# for 30 minutes.
 # Triage's answer is what the log supports: they are listed apart, not counted as violations;
-# any other bug called transient is one (the exit code says so).
+# any other bug called transient is one (the exit code says so). (A log that stops in its set-up
+# stays in its set-up among 64 ranks: make_mix keeps its phase.)
 LOG_CANNOT_TELL = frozenset(
     {
         "real/za_hang/023-torch-iterabledataset-unequal-lengths-timeout.log",
@@ -84,11 +82,8 @@ LOG_CANNOT_TELL = frozenset(
         "real/zc_lightning/001-ddp-allreduce-watchdog-timeout.log",
         "real/zc_diffusion/016-sd-dreambooth-ext-cpu-training-cant-connect-hf-working-dir.log",
         "real/zd_core/001-torchtune-gemma-lora-allgather-timeout-ckpt-key.log",
-        "real/ze_rl/007-nemo-rl-non-colocated-vllm-tp2-nccl-system-error.log",
         "real/zg_amd/004-llamafactory-npu-tokenizer-stream-sync-timeout.log",
         "real/zm_nlp/011-accelerate-single-gpu-eval-broadcast-watchdog-timeout.log",
-        "real/zn_tfkeras/003-ttt-t5-tpustrategy-socket-closed-code-fix.log",
-        "real/zn_tfkeras/027-colab-tpu-custom-generator-failed-to-connect-all-addresses.log",
     }
 )
 
@@ -170,10 +165,18 @@ STARTUP = {"network", "preemption"}
 
 
 def make_mix(
-    lines: list[str], path: Path, ranks: int = 64, seed: int = 0, timeouts: bool = True
+    lines: list[str],
+    path: Path,
+    ranks: int = 64,
+    seed: int = 0,
+    timeouts: bool = True,
+    trained: bool = True,
 ) -> None:
     """The real lines as rank `culprit`'s output among `ranks` ranks, then the cascade (with
-    the other ranks' NCCL watchdog timeouts when `timeouts`)."""
+    the other ranks' NCCL watchdog timeouts when `timeouts`). A log that `trained` (shows a
+    training step) is hidden among the other ranks' step lines, after twenty steps of them; one
+    that did not, among their set-up lines, and their timeouts are in the first collective: the
+    mix keeps the log's phase, on which whether a restart helps may turn."""
     rng = random.Random(seed)
     culprit = rng.randrange(ranks)
     # A real log with torchrun's own failure summary names its rank: that rank is the culprit,
@@ -184,8 +187,20 @@ def make_mix(
     if named and int(named.group(1)) < ranks:
         culprit = int(named.group(1))
     out: list[str] = []
-    step = 1000
+    step = 1000 if trained else 1
     loss = 2.5
+
+    def other(r: int) -> str:
+        """Rank r's line beside the culprit's: a step, or a set-up line before any step."""
+        if not trained:
+            return (
+                f"[rank{r}]:[titan] 2026-11-30 01:02:04,000 - root - INFO - Building llama3 8B "
+                "with ModelArgs(dim=4096, n_layers=32, n_heads=32, vocab_size=128256)"
+            )
+        return (
+            f"[rank{r}]:[titan] 2026-11-30 01:02:04,000 - root - INFO - step: {step}"
+            f"  loss: {loss:7.4f}  memory:  9.46GiB(64.99%)  tps: 7,282  mfu: 41.2%"
+        )
 
     def steps(n: int) -> None:
         nonlocal step, loss
@@ -199,15 +214,11 @@ def make_mix(
                         f"  loss: {loss:7.4f}  memory:  9.46GiB(64.99%)  tps: 7,282  mfu: 41.2%"
                     )
 
-    steps(20)
+    steps(20 if trained else 0)
     for line in lines:
         out.append(f"[rank{culprit}]:{line}")
         if rng.random() < 0.3:
-            r = rng.randrange(ranks)
-            out.append(
-                f"[rank{r}]:[titan] 2026-11-30 01:02:04,000 - root - INFO - step: {step}"
-                f"  loss: {loss:7.4f}  memory:  9.46GiB(64.99%)  tps: 7,282  mfu: 41.2%"
-            )
+            out.append(other(rng.randrange(ranks)))
     for r in range(ranks if timeouts else 0):
         if r == culprit:
             continue
@@ -223,7 +234,8 @@ def make_mix(
         out += [
             f"[rank{r}]:[E1130 23:12:03.408271257 ProcessGroupNCCL.cpp:1595] [PG 0 Rank {r}] "
             "Exception (either an error or timeout) detected by watchdog at work: "
-            f"{step}, last enqueued NCCL work: {step}, last completed NCCL work: {step - 1}.",
+            f"{step}, last enqueued NCCL work: {step}, last completed NCCL work: "
+            f"{step - 1 if trained else -1}.",
             f"[rank{r}]:[E1130 23:12:03.408271257 ProcessGroupNCCL.cpp:621] [Rank {r}] To avoid "
             "data inconsistency, we are taking the entire process down.",
             f"[rank{r}]:terminate called after throwing an instance of 'c10::DistBackendError'",
@@ -303,7 +315,13 @@ def _evaluate(cases: list[dict[str, object]], rare: bool | None, mixes: bool) ->
                     continue
                 text = path.read_text(encoding="utf-8", errors="replace")
                 mix = Path(tmp) / f"mix-{i}.log"
-                make_mix(text.splitlines(), mix, seed=i, timeouts=label not in STARTUP)
+                make_mix(
+                    text.splitlines(),
+                    mix,
+                    seed=i,
+                    timeouts=label not in STARTUP,
+                    trained=first_progress(text.lower().encode()) >= 0,
+                )
                 path = mix
             d = triage_files([path], kb, rare=rare).diagnosis
             got = d.category.value

@@ -67,11 +67,31 @@ RULE_WRITING = [c for c in CASES if not c["held_out"]]
 
 
 def test_the_logs_whose_bug_only_the_thread_knew_are_few_and_in_the_corpus() -> None:
-    # benchmarks/quality_triage.py lists them apart from the violations (LOG_CANNOT_TELL); 8
-    # until batch zn_tfkeras (two TPU's gRPC errors in a first step that code caused) joined the
-    # corpus (about 3380 logs): one in 300
+    # benchmarks/quality_triage.py lists them apart from the violations (LOG_CANNOT_TELL): 7 of
+    # about 3500 logs, once the mixes kept a set-up's phase (10 before: three set-up failures
+    # read as a restart's among 64 ranks that had trained)
     files = {str(c["file"]) for c in CASES}
-    assert files >= BENCH.LOG_CANNOT_TELL and len(BENCH.LOG_CANNOT_TELL) <= 10
+    assert files >= BENCH.LOG_CANNOT_TELL and len(BENCH.LOG_CANNOT_TELL) <= 8
+
+
+def test_a_mix_keeps_the_phase_of_the_log_it_hides(tmp_path: Path) -> None:
+    # a set-up failure among 64 ranks that trained would read as a restart's: the mix keeps it
+    # in its set-up (the other ranks' set-up lines, their timeouts in the first collective)
+    from babysit.triage import load_knowledge, triage_files
+    from babysit.triage.scan import first_progress
+
+    kb = load_knowledge()
+    setup = ["RuntimeError: The server socket has failed to listen on any local network address. "
+             "The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in "
+             "use)."]  # fmt: skip
+    for trained in (False, True):
+        mix = tmp_path / f"mix-{trained}.log"
+        BENCH.make_mix(setup, mix, ranks=8, seed=1, trained=trained)
+        text = mix.read_text(encoding="utf-8")
+        assert (first_progress(text.lower().encode()) >= 0) is trained
+        assert ("SeqNum=1," in text) is not trained
+        d = triage_files([mix], kb).diagnosis
+        assert d.category.value == "network" and d.transient is trained
 
 
 @pytest.mark.parametrize("rare", [None, False], ids=["as-is", "big-log-needles"])

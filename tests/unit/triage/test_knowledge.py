@@ -940,6 +940,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zl_rl/019-nemo-aligner-ppo-multinode-ucx-connect-refused-segfault.log",
     ),
     (
+        "code.blas_threads",
+        "BLAS : Program is Terminated. Because you tried to allocate too many memory regions.",
+        "zr_hpo/020-autogluon-tabular-knn-bag-l2-blas-too-many-memory-regions.log",
+    ),
+    (
         "gloo.transport_enforce",
         # (the message of zq_fed/013's C++ exception, as the engine reads it out of libc++abi's
         # `terminating due to uncaught exception of type ...`; test_verdict has the whole line)
@@ -1068,6 +1073,8 @@ def test_no_rule_matches_a_step_line(kb: Knowledge) -> None:
         # Gloo's transport refused a connection: the network's, not Gloo's own check
         "terminate called after throwing an instance of 'gloo::EnforceNotMet' what(): [enforce "
         "fail at third_party/gloo/gloo/transport/tcp/pair.cc:446] false. Connection refused",
+        # an AutoML tool's own time budget for one model, not the scheduler's
+        "        Time limit exceeded... Skipping ExtraTreesEntr_BAG_L2.",
         # USD missing a local asset (the config's, no network's)
         "[Warning] [omni.usd] Warning: in _ReportErrors at line 2890 of stage.cpp -- In </World/"
         "Robot>: Could not open asset @/home/user/assets/go2.usd@ for reference introduced by "
@@ -2276,6 +2283,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("OSError: [WinError 123] The filename, directory name, or volume label syntax is "
          "incorrect: 'runs\\vgg16\\2019-03-16T19:09:02.288156'", "python.config_path"),
         ("EntryNotFoundError('404 Client Error. (Request ID: Root=1-67ecdc3c)", "code.cli_config"),
+        # the shell's report of a process over its CPU time limit (SIGXCPU)
+        ("CPU time limit exceeded (core dumped)", "sched.time_limit"),
         # (the cache missing a file while the Hub could not be reached: the network's)
         ("huggingface_hub.utils._errors.LocalEntryNotFoundError: Connection error, and we cannot "
          "find the requested files in the disk cache.", "net.hub"),

@@ -142,6 +142,36 @@ def _python_error_of(groups: Iterable[Group], rank: int | None) -> bool:
     )
 
 
+def _silent_rank_error(engine: Engine, groups: Iterable[Group], root: Group) -> Group | None:
+    """The error behind a collective timeout, on the rank it points at: torchrun's first
+    observed failure, or the rank that never reported the timeout (collectives.suspects) printed
+    an error of its own before the others timed out, one that ranks below a timeout by itself (a
+    RuntimeError no rule knows, or a weak finding such as a notebook's exception header: alone,
+    they may follow a failure or say little; here the others waited for that rank)."""
+    timeout = _meaning(root.first)
+    if timeout.category != Category.NCCL_TIMEOUT or timeout.role != "cause":
+        return None
+    wanted = set()
+    if engine.elastic_root is not None and engine.elastic_root[1] is not None:
+        wanted.add(engine.elastic_root[1])
+    behind = engine.collectives.suspects(set(root.ranks))[1]
+    if behind is not None:
+        wanted.add(behind)
+    best: Group | None = None
+    for g in groups:
+        f, m = g.first, _meaning(g.first)
+        if (
+            m.role == "cause"
+            and m.precedence < timeout.precedence
+            and f.rank in wanted
+            and f.rank not in root.ranks
+            and earlier(f, root.first)
+            and (best is None or earlier(f, best.first))
+        ):
+            best = g
+    return best
+
+
 _MISSED_BARRIER = re.compile(r"Rank (?P<rank>\d+) failed to pass monitoredBarrier")
 
 
@@ -310,6 +340,10 @@ def diagnose(
         hung = nothing_found(files if read is None else read, lines, last_line, note, ending)
         return dataclasses.replace(hung, consequences=_consequences(groups, files))
     root = _pick(causes or groups)
+    waited = _silent_rank_error(engine, groups, root)
+    timed_out = len(root.ranks)
+    if waited is not None:
+        root = waited
     f = root.first
     category, _, transient, suspect_kind, explain, precedence, confidence = _meaning(f)
     in_log = trained_before(f, progress)
@@ -386,6 +420,10 @@ def diagnose(
             # it, none in any other): the set-up's wait.
             transient, first_collective, suspect_kind = False, True, "config"
             notes.append(set_up)
+    if waited is not None:
+        notes.append(
+            f"{timed_out} other rank(s) then timed out in a collective, waiting for this rank"
+        )
     if joining:
         notes.append(
             "this process failed while joining the job (in init_process_group), after the "

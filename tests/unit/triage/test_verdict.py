@@ -1122,6 +1122,24 @@ def test_timeouts_after_a_rank_exited_with_a_python_error_are_not_promised_to_re
     assert aborted.transient is True
 
 
+def test_the_error_of_the_rank_the_others_timed_out_waiting_for_is_the_root_cause() -> None:
+    # Rank 2 raised an error no rule knows, then the others timed out waiting for it: alone a
+    # bare RuntimeError ranks below a timeout, here it is what the timeouts point at (torchrun's
+    # first observed failure, the one rank that never reported a timeout).
+    error = ["[rank2]:Traceback (most recent call last):",
+             '[rank2]:  File "train.py", line 88, in <module>',
+             "[rank2]:RuntimeError: only Tensors of floating point dtype can require gradients"]
+    d = triage([*error, *_timeouts_then_root_cause(1)])
+    assert (d.category, d.rule) == (Category.UNKNOWN, "python.runtime")
+    assert d.suspect.rank == 2 and "3 other rank(s) then timed out" in d.summary
+    assert {c.category for c in d.consequences} >= {Category.NCCL_TIMEOUT}
+    # The same error on a rank that timed out itself is a victim's: the timeout stays the story.
+    victim = [x.replace("[rank2]", "[rank1]") for x in error]
+    assert triage([*_timeouts_then_root_cause(1), *victim]).category == Category.NCCL_TIMEOUT
+    # and so is one printed after the timeouts (a rank tearing down)
+    assert triage([*_timeouts_then_root_cause(1), *error]).category == Category.NCCL_TIMEOUT
+
+
 @pytest.mark.parametrize(
     ("line", "rule"),
     [

@@ -83,6 +83,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"compressed file ended before",
     b"name or service not known",  # getaddrinfo's word, as ssh prints it: `Could not resolve ...`
     b"retry count exceeded",  # UCX's InfiniBand transport giving up on a peer (under MPI)
+    b"wrong annotation: class_id",  # Darknet's check of a label file
+    b"not enough memory",  # Lua Torch's host allocator (`Torch: not enough memory: you tried to`)
     b"': could not find '",  # Hydra's short error for a config it cannot compose
     b"': could not load '",
     # Windows' exit status of an access violation, as hex, unsigned or signed

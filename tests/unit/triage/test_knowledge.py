@@ -940,6 +940,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zl_rl/019-nemo-aligner-ppo-multinode-ucx-connect-refused-segfault.log",
     ),
     (
+        "code.objective_value",
+        "`[W 2021-02-05 19:14:13,487] Trial 0 failed, because the value None could not be cast to "
+        "float.`",
+        "zr_hpo/004-optuna-keras-trial0-objective-returned-none.log",
+    ),
+    (
         "code.blas_threads",
         "BLAS : Program is Terminated. Because you tried to allocate too many memory regions.",
         "zr_hpo/020-autogluon-tabular-knn-bag-l2-blas-too-many-memory-regions.log",
@@ -2283,6 +2289,33 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("OSError: [WinError 123] The filename, directory name, or volume label syntax is "
          "incorrect: 'runs\\vgg16\\2019-03-16T19:09:02.288156'", "python.config_path"),
         ("EntryNotFoundError('404 Client Error. (Request ID: Root=1-67ecdc3c)", "code.cli_config"),
+        # out of memory in other runtimes' words: Lua Torch's CUDA check and its host allocator,
+        # dlib's, ArrayFire's (Flashlight, wav2letter), Arrow's
+        ("THCudaCheck FAIL file=/pytorch/aten/src/THC/generic/THCStorage.cu line=58 error=2 : "
+         "out of memory", "cuda.oom"),
+        ("Error while calling cudaMalloc(&data, new_size*sizeof(float)) in file /home/ubuntu/"
+         "dlib/dlib/cuda/gpu_data.cpp:191. code: 2, reason: out of memory", "cuda.oom"),
+        ("Failed to allocate memory of size 152.00 MiB (Device: 0, Capacity: 14.75 GiB, "
+         "Allocated: 13.93 GiB, Cached: 721.55 MiB) with error 'ArrayFire Exception (Device out "
+         "of memory:101)'", "cuda.oom"),
+        ("luajit: $ Torch: not enough memory: you tried to allocate 2GB. Buy new RAM! at "
+         "/tmp/luarocks_torch-scm-1-1092/torch7/lib/TH/THGeneral.c:270", "host.memory_error"),
+        ("pyarrow.lib.ArrowMemoryError: realloc of size 2172846080 failed", "host.memory_error"),
+        # a tuner's trial: its objective gone NaN or given no number; an exception reported by its
+        # repr; torch.distributions' check in releases before 1.10
+        ("Trial 8 failed, because the objective function returned nan.", "numerical.nan"),
+        ("[W 2022-11-01 12:00:00,000] Trial 0 failed because of the following error: TypeError("
+         "\"__init__() got an unexpected keyword argument 'nminibatches'\")", "python.bug"),
+        ("Run 8x1k2abc errored: IndexError('list index out of range')", "python.bug"),
+        ("[W 2021-08-31 18:03:34,301] Trial 2 failed because of the following error: ValueError("
+         "'The parameter loc has invalid values')", "numerical.nan"),
+        # Caffe's and Darknet's checks of labels against predictions and classes
+        ("F0101 12:00:00.000 softmax_loss_layer.cpp:47] Check failed: outer_num_ * inner_num_ == "
+         "bottom[1]->count() (4900 vs. 100) Number of labels must match number of predictions; "
+         "e.g., if softmax axis == 1 and prediction shape is (N, C, H, W), label count (number of "
+         "labels) must be N*H*W, with integer values in {0, 1, ..., C-1}.", "code.shapes"),
+        (" Wrong annotation: class_id = 2. But class_id should be [from 0 to 1], file: data/"
+         "img/1.txt", "data.schema"),
         # the shell's report of a process over its CPU time limit (SIGXCPU)
         ("CPU time limit exceeded (core dumped)", "sched.time_limit"),
         # (the cache missing a file while the Hub could not be reached: the network's)

@@ -85,6 +85,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"retry count exceeded",  # UCX's InfiniBand transport giving up on a peer (under MPI)
     b"wrong annotation: class_id",  # Darknet's check of a label file
     b"not enough memory",  # Lua Torch's host allocator (`Torch: not enough memory: you tried to`)
+    b"memory usage. pausing worker",  # a Dask worker at its pause threshold
     b"': could not find '",  # Hydra's short error for a config it cannot compose
     b"': could not load '",
     # Windows' exit status of an access violation, as hex, unsigned or signed
@@ -401,4 +402,13 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"========= invalid",
     b"unexpectedly with status -",
     b"no valid path found",
+    # a compressed shard cut short (gzip's EOFError), a host name that does not resolve (as ssh
+    # prints it), UCX giving up on a peer, a host allocator (Lua Torch) or a Dask worker out of
+    # memory, a label file Darknet rejects
+    b"compressed file ended before",
+    b"name or service not known",
+    b"retry count exceeded",
+    b"not enough memory",
+    b"memory usage. pausing worker",
+    b"wrong annotation: class_id",
 )

@@ -86,6 +86,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"wrong annotation: class_id",  # Darknet's check of a label file
     b"not enough memory",  # Lua Torch's host allocator (`Torch: not enough memory: you tried to`)
     b"memory usage. pausing worker",  # a Dask worker at its pause threshold
+    b"not available in this library",  # libtpu's loader, on a function its build lacks
     b"': could not find '",  # Hydra's short error for a config it cannot compose
     b"': could not load '",
     # Windows' exit status of an access violation, as hex, unsigned or signed

@@ -946,6 +946,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zr_hpo/004-optuna-keras-trial0-objective-returned-none.log",
     ),
     (
+        "code.libtpu_mismatch",
+        "F ./tensorflow/compiler/xla/stream_executor/tpu/tpu_library_init_fns.inc:73] "
+        "TpuNodeContext_StopChipHeartbeats not available in this library.",
+        "zm_jax/011-whisper-jax-kaggle-tpu-libtpu-stopchipheartbeats.log",
+    ),
+    (
         "code.blas_threads",
         "BLAS : Program is Terminated. Because you tried to allocate too many memory regions.",
         "zr_hpo/020-autogluon-tabular-knn-bag-l2-blas-too-many-memory-regions.log",

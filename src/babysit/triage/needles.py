@@ -87,6 +87,11 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"not enough memory",  # Lua Torch's host allocator (`Torch: not enough memory: you tried to`)
     b"memory usage. pausing worker",  # a Dask worker at its pause threshold
     b"not available in this library",  # libtpu's loader, on a function its build lacks
+    b"' not found (required by",  # the dynamic linker: a binary needs a newer glibc or libstdc++
+    # Windows' exit status of a stack overflow (0xC00000FD), as hex, unsigned or signed
+    b"0xc00000fd",
+    b"3221225725",
+    b"-1073741571",
     b"': could not find '",  # Hydra's short error for a config it cannot compose
     b"': could not load '",
     # Windows' exit status of an access violation, as hex, unsigned or signed

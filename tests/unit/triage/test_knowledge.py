@@ -952,6 +952,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zm_jax/011-whisper-jax-kaggle-tpu-libtpu-stopchipheartbeats.log",
     ),
     (
+        "code.glibc",
+        "/home/user/SMAC/StarCraftII/Versions/Base75689/SC2_x64: /lib64/libc.so.6: version "
+        "`GLIBC_2.18' not found (required by /home/user/SMAC/StarCraftII/Libs/libstdc++.so.6)",
+        None,  # (zr_gamerl/006's line, its paths shortened)
+    ),
+    (
         "code.blas_threads",
         "BLAS : Program is Terminated. Because you tried to allocate too many memory regions.",
         "zr_hpo/020-autogluon-tabular-knn-bag-l2-blas-too-many-memory-regions.log",
@@ -2322,6 +2328,17 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "labels) must be N*H*W, with integer values in {0, 1, ..., C-1}.", "code.shapes"),
         (" Wrong annotation: class_id = 2. But class_id should be [from 0 to 1], file: data/"
          "img/1.txt", "data.schema"),
+        # Ray before 2.0 out of host memory (not a GPU's: the class name ends in OutOfMemoryError);
+        # Windows' exit status of a stack overflow; Unity ML-Agents' port taken; a policy's
+        # actions gone NaN in NumPy's words; a tabular logger's loss statistic at NaN
+        ("ray.memory_monitor.RayOutOfMemoryError: More than 95% of the memory on node tr001 is "
+         "used (59.62 / 62.75 GB).", "host.ray_memory_monitor"),
+        ("Process finished with exit code -1073741571 (0xC00000FD)", "segfault.segv"),
+        ("mlagents_envs.exception.UnityWorkerInUseException: Couldn't start socket communication "
+         "because worker number 1 is still in use.", "net.address_in_use"),
+        ("AssertionError: {'action': array([nan, nan, nan, nan, nan, nan, nan, nan, nan, nan,",
+         "numerical.nan"),
+        ("2020-12-08 21:40:40.870736  | value_loss/Average              nan", "numerical.nan"),
         # the shell's report of a process over its CPU time limit (SIGXCPU)
         ("CPU time limit exceeded (core dumped)", "sched.time_limit"),
         # (the cache missing a file while the Hub could not be reached: the network's)

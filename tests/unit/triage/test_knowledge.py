@@ -958,6 +958,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         None,  # (zr_gamerl/006's line, its paths shortened)
     ),
     (
+        "fs.sqlite",
+        "sqlite3.OperationalError: database is locked",
+        "zr_hpo/007-rltrader-optuna-32-jobs-sqlite-database-is-locked.log",
+    ),
+    (
         "code.blas_threads",
         "BLAS : Program is Terminated. Because you tried to allocate too many memory regions.",
         "zr_hpo/020-autogluon-tabular-knn-bag-l2-blas-too-many-memory-regions.log",
@@ -2339,6 +2344,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("AssertionError: {'action': array([nan, nan, nan, nan, nan, nan, nan, nan, nan, nan,",
          "numerical.nan"),
         ("2020-12-08 21:40:40.870736  | value_loss/Average              nan", "numerical.nan"),
+        # MIOpen's kernel database written by concurrent jobs
+        ("/data/driver/MLOpen/src/include/miopen/kern_db.hpp:147: Internal error while accessing "
+         "SQLite database: database disk image is malformed", "fs.sqlite"),
         # the shell's report of a process over its CPU time limit (SIGXCPU)
         ("CPU time limit exceeded (core dumped)", "sched.time_limit"),
         # (the cache missing a file while the Hub could not be reached: the network's)

@@ -88,6 +88,9 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"memory usage. pausing worker",  # a Dask worker at its pause threshold
     b"not available in this library",  # libtpu's loader, on a function its build lacks
     b"' not found (required by",  # the dynamic linker: a binary needs a newer glibc or libstdc++
+    b"autotuner.cc:",  # XLA's GPU autotuner (its fatal check has no other word)
+    b"valid samples",  # a preprocessing step that kept no sample
+    b"dataset is empty after",
     # Windows' exit status of a stack overflow (0xC00000FD), as hex, unsigned or signed
     b"0xc00000fd",
     b"3221225725",

@@ -963,6 +963,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zr_hpo/007-rltrader-optuna-32-jobs-sqlite-database-is-locked.log",
     ),
     (
+        "xla.gpu_autotuner",
+        "2025-04-23 20:35:34.618070: F external/xla/xla/service/gpu/autotuning/"
+        "gemm_fusion_autotuner.cc:1099] Non-OK-status: executable.status()",
+        "zm_jax/018-mujoco-playground-ppo-xla-autotuner-fatal.log",
+    ),
+    (
         "code.blas_threads",
         "BLAS : Program is Terminated. Because you tried to allocate too many memory regions.",
         "zr_hpo/020-autogluon-tabular-knn-bag-l2-blas-too-many-memory-regions.log",
@@ -1096,6 +1102,9 @@ def test_no_rule_matches_a_step_line(kb: Knowledge) -> None:
         # Gloo's transport refused a connection: the network's, not Gloo's own check
         "terminate called after throwing an instance of 'gloo::EnforceNotMet' what(): [enforce "
         "fail at third_party/gloo/gloo/transport/tcp/pair.cc:446] false. Connection refused",
+        # XLA's autotuner at work (a warning)
+        "2025-02-28 15:59:06.281591: W external/xla/xla/service/gpu/autotuning/"
+        "gemm_fusion_autotuner.cc:1035] Compiling 113 configs for 27 fusions on a single thread.",
         # an AutoML tool's own time budget for one model, not the scheduler's
         "        Time limit exceeded... Skipping ExtraTreesEntr_BAG_L2.",
         # USD missing a local asset (the config's, no network's)
@@ -2344,6 +2353,14 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("AssertionError: {'action': array([nan, nan, nan, nan, nan, nan, nan, nan, nan, nan,",
          "numerical.nan"),
         ("2020-12-08 21:40:40.870736  | value_loss/Average              nan", "numerical.nan"),
+        # ptxas crashing under XLA's autotuner; a preprocessing step that kept no sample
+        ("2025-06-03 15:57:13.000000: F external/xla/xla/service/gpu/triton_autotuner.cc:624] "
+         "Check failed: ... INTERNAL: ptxas exited with non-zero error code 139, output: ",
+         "xla.gpu_autotuner"),
+        ("RuntimeError: Cannot find valid samples, check `data/README.md` for the data format.",
+         "data.empty"),
+        ("[DEBUG] !!! CRITICAL: Dataset is empty after map operation! All samples were "
+         "filtered. !!!", "data.empty"),
         # MIOpen's kernel database written by concurrent jobs
         ("/data/driver/MLOpen/src/include/miopen/kern_db.hpp:147: Internal error while accessing "
          "SQLite database: database disk image is malformed", "fs.sqlite"),

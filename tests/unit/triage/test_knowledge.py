@@ -2361,6 +2361,12 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "data.empty"),
         ("[DEBUG] !!! CRITICAL: Dataset is empty after map operation! All samples were "
          "filtered. !!!", "data.empty"),
+        # a CUDA kernel's assert whose line was cut before `Assertion`; dlib's check of a CUDA call
+        ("C:\\actions-runner\\_work\\pytorch\\pytorch\\builder\\windows\\pytorch\\aten\\src\\ATen\\"
+         "native\\cuda\\ScatterGatherKernel.cu:276: block: [0,0,0], thr", "code.device_assert"),
+        (" what():  Error while calling cudaMemcpy(dest.device_write_only(),src.device()+"
+         "src_offset,num*sizeof(float),cudaMemcpyDeviceToDevice) in file dlib/dnn/gpu_data.cpp: "
+         "62. code 11,reason :invalid argument", "cuda.code_error"),
         # MIOpen's kernel database written by concurrent jobs
         ("/data/driver/MLOpen/src/include/miopen/kern_db.hpp:147: Internal error while accessing "
          "SQLite database: database disk image is malformed", "fs.sqlite"),

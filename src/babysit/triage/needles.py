@@ -90,6 +90,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"' not found (required by",  # the dynamic linker: a binary needs a newer glibc or libstdc++
     b"autotuner.cc:",  # XLA's GPU autotuner (its fatal check has no other word)
     b": block: [",  # a CUDA kernel's assert, its line cut before `Assertion`
+    b"a program or fatal error occurred",  # Google's TPU runtime on a chip it gave up on
     b"valid samples",  # a preprocessing step that kept no sample
     b"dataset is empty after",
     # Windows' exit status of a stack overflow (0xC00000FD), as hex, unsigned or signed

@@ -969,6 +969,13 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zm_jax/018-mujoco-playground-ppo-xla-autotuner-fatal.log",
     ),
     (
+        "tpu.fatal_program",
+        "6x2x0_SC1: *** A program or fatal error occurred, all pending programs will fail, and "
+        "results may be corrupted. This is likely an XLA compiler bug or your job hit a bad TPU "
+        "hardware.",
+        None,  # (za_hw/020's line, cut after its first sentences)
+    ),
+    (
         "code.blas_threads",
         "BLAS : Program is Terminated. Because you tried to allocate too many memory regions.",
         "zr_hpo/020-autogluon-tabular-knn-bag-l2-blas-too-many-memory-regions.log",

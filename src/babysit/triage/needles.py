@@ -91,6 +91,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"autotuner.cc:",  # XLA's GPU autotuner (its fatal check has no other word)
     b": block: [",  # a CUDA kernel's assert, its line cut before `Assertion`
     b"a program or fatal error occurred",  # Google's TPU runtime on a chip it gave up on
+    b"out of resource: shared memory",  # Triton's kernel too big for this GPU
     b"valid samples",  # a preprocessing step that kept no sample
     b"dataset is empty after",
     # Windows' exit status of a stack overflow (0xC00000FD), as hex, unsigned or signed

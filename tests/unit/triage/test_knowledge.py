@@ -2374,6 +2374,16 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         (" what():  Error while calling cudaMemcpy(dest.device_write_only(),src.device()+"
          "src_offset,num*sizeof(float),cudaMemcpyDeviceToDevice) in file dlib/dnn/gpu_data.cpp: "
          "62. code 11,reason :invalid argument", "cuda.code_error"),
+        # kernel libraries' own checks of the GPU; a build without Python's headers
+        ("RuntimeError: FlashAttention backward for head dim > 64 requires A100 or H100 GPUs as "
+         "the implementation needs a large amount of shared memory.", "code.gpu_arch"),
+        ("RuntimeError: Found NVIDIA GeForce GTX 1080 which is too old to be supported by the "
+         "triton GPU compiler, which is used as the backend.", "code.gpu_arch"),
+        ("triton.runtime.autotuner.OutOfResources: out of resource: shared memory, Required: "
+         "663808, Hardware limit: 101376. Reducing block sizes or `num_stages` may help.",
+         "code.gpu_arch"),
+        ("/tmp/tmpx2k/main.c:5:10: fatal error: Python.h: No such file or directory",
+         "code.op_build"),
         # MIOpen's kernel database written by concurrent jobs
         ("/data/driver/MLOpen/src/include/miopen/kern_db.hpp:147: Internal error while accessing "
          "SQLite database: database disk image is malformed", "fs.sqlite"),

@@ -2384,6 +2384,20 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "code.gpu_arch"),
         ("/tmp/tmpx2k/main.c:5:10: fatal error: Python.h: No such file or directory",
          "code.op_build"),
+        # icefall's check before it trains; Lhotse's checks of a recording against its manifest;
+        # Kaldi's preconditioner gone numerically bad
+        ("2024-12-19 16:58:57,481 ERROR [train.py:1345] Your GPU ran out of memory with the "
+         "current max_duration setting. We recommend decreasing max_duration and trying again.",
+         "cuda.oom"),
+        ("The number of declared samples in the recording diverged from the one obtained when "
+         "loading audio (offset=0.0, duration=None). This could be internal Lhotse's error or a "
+         "faulty transform implementation.", "data.audio"),
+        ("AssertionError: Supervision 40743833-00005000-00007337-4: exceeded the bounds of its "
+         "corresponding recording (supervision spans [63.66, 73.37]; recording spans [0, 73.365])",
+         "data.audio"),
+        ("ERROR (nnet-train-simple[5.5.243~1-8cafd]:ReorthogonalizeXt1():nnet-precondition-online"
+         ".cc:222) Cholesky out of expected range, reorthogonalizing with Gram-Schmidt",
+         "numerical.nan"),
         # MIOpen's kernel database written by concurrent jobs
         ("/data/driver/MLOpen/src/include/miopen/kern_db.hpp:147: Internal error while accessing "
          "SQLite database: database disk image is malformed", "fs.sqlite"),

@@ -423,4 +423,14 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"not enough memory",
     b"memory usage. pausing worker",
     b"wrong annotation: class_id",
+    # a TPU runtime or a C++ runtime the build does not match, XLA's autotuner or Triton giving
+    # up on a kernel, a kernel's assert cut short, a TPU chip given up on, a dataset left empty
+    b"not available in this library",
+    b"' not found (required by",
+    b"autotuner.cc:",
+    b"out of resource: shared memory",
+    b": block: [",
+    b"a program or fatal error occurred",
+    b"valid samples",
+    b"dataset is empty after",
 )

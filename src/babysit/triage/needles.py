@@ -92,6 +92,10 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b": block: [",  # a CUDA kernel's assert, its line cut before `Assertion`
     b"a program or fatal error occurred",  # Google's TPU runtime on a chip it gave up on
     b"out of resource: shared memory",  # Triton's kernel too big for this GPU
+    b"nvshmem",  # NVSHMEM's transport (under DeepEP) failing: its lines name only its own source
+    b"deepep timeout check failed",  # DeepEP's kernels' own timeout
+    b"dst tensor is not initialized",  # TensorFlow 1.x out of GPU memory
+    b"session crashed after using all available ram",  # Colab's host out of memory
     b"valid samples",  # a preprocessing step that kept no sample
     b"dataset is empty after",
     # Windows' exit status of a stack overflow (0xC00000FD), as hex, unsigned or signed

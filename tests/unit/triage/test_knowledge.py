@@ -976,6 +976,18 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         None,  # (za_hw/020's line, cut after its first sentences)
     ),
     (
+        "nccl.nvshmem",
+        "/dvs/p4/build/sw/rel/gpgpu/toolkit/r13.0/main_nvshmem/src/modules/transport/ibgda/"
+        "ibgda.cpp:2234: NULL value Unable to create ah.",
+        "zt_nccl26/002-megatron-bridge-kimi-k2-b300-nvshmem-ibgda-init-fail.log",
+    ),
+    (
+        "code.ggml_assert",
+        'GGML_ASSERT: llama.cpp/examples/finetune/finetune.cpp:646: false && "TODO: '
+        'ggml_flash_attn_ext() not yet supported"',
+        "zt_mlx/016-llama-cpp-finetune-flash-attn-ext-not-supported.log",
+    ),
+    (
         "code.blas_threads",
         "BLAS : Program is Terminated. Because you tried to allocate too many memory regions.",
         "zr_hpo/020-autogluon-tabular-knn-bag-l2-blas-too-many-memory-regions.log",
@@ -1109,6 +1121,8 @@ def test_no_rule_matches_a_step_line(kb: Knowledge) -> None:
         # Gloo's transport refused a connection: the network's, not Gloo's own check
         "terminate called after throwing an instance of 'gloo::EnforceNotMet' what(): [enforce "
         "fail at third_party/gloo/gloo/transport/tcp/pair.cc:446] false. Connection refused",
+        # ggml's assert on a CUDA call (the CUDA error's rules say more)
+        'GGML_ASSERT: ggml-cuda.cu:1234: !"CUDA error"',
         # XLA's autotuner at work (a warning)
         "2025-02-28 15:59:06.281591: W external/xla/xla/service/gpu/autotuning/"
         "gemm_fusion_autotuner.cc:1035] Compiling 113 configs for 27 fusions on a single thread.",
@@ -2398,6 +2412,24 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("ERROR (nnet-train-simple[5.5.243~1-8cafd]:ReorthogonalizeXt1():nnet-precondition-online"
          ".cc:222) Cholesky out of expected range, reorthogonalizing with Gram-Schmidt",
          "numerical.nan"),
+        # TensorFlow 1.x out of GPU memory; its cuDNN handle not made; Colab's host RAM; DirectML's
+        # device gone and MLX's Metal kernel not loaded; DeepEP's kernels' timeout
+        ("tensorflow.python.framework.errors_impl.InternalError: Dst tensor is not initialized.",
+         "cuda.oom"),
+        ("  (0) Unknown: Failed to get convolution algorithm. This is probably because cuDNN "
+         "failed to initialize, so try looking to see if a warning log message was printed "
+         "above.", "cuda.library"),
+        ("Your session crashed after using all available RAM. If you are interested in access to "
+         "high-RAM runtimes, you may want to check out Colab Pro", "host.memory_error"),
+        ("2023-05-28 18:58:27.210590: E tensorflow/c/logging.cc:40] The DirectML device has "
+         "encountered an unrecoverable error (DXGI_ERROR_DEVICE_REMOVED).",
+         "accel.runtime_error"),
+        ("2024-04-08 03:15:23.769735: F tensorflow/c/logging.cc:43] HRESULT failed with "
+         "0x887a0005: chunk->resource->Map(0, nullptr, &upload_heap_data)",
+         "accel.runtime_error"),
+        ("std::runtime_error: [metal::Device] Unable to load kernel input_coherent",
+         "accel.runtime_error"),
+        ("DeepEP timeout check failed: rank = 0, thread = 0, value = 0)", "nccl.watchdog_timeout"),
         # MIOpen's kernel database written by concurrent jobs
         ("/data/driver/MLOpen/src/include/miopen/kern_db.hpp:147: Internal error while accessing "
          "SQLite database: database disk image is malformed", "fs.sqlite"),

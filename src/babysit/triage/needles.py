@@ -96,6 +96,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"deepep timeout check failed",  # DeepEP's kernels' own timeout
     b"dst tensor is not initialized",  # TensorFlow 1.x out of GPU memory
     b"session crashed after using all available ram",  # Colab's host out of memory
+    b"ggml_assert",  # ggml's own assertions (llama.cpp)
     b"valid samples",  # a preprocessing step that kept no sample
     b"dataset is empty after",
     # Windows' exit status of a stack overflow (0xC00000FD), as hex, unsigned or signed
@@ -437,4 +438,8 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"a program or fatal error occurred",
     b"valid samples",
     b"dataset is empty after",
+    # ggml's assertions, DeepEP's kernels' timeout, TensorFlow 1.x out of GPU memory
+    b"ggml_assert",
+    b"deepep timeout check failed",
+    b"dst tensor is not initialized",
 )

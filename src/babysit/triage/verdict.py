@@ -142,14 +142,25 @@ def _python_error_of(groups: Iterable[Group], rank: int | None) -> bool:
     )
 
 
+def _before(f: Finding, g: Finding) -> bool:
+    """Whether f came before g as far as the logs can tell: in one file, by its order (or
+    timestamps); across files, by timestamps of one kind, and else yes (per-rank files without
+    them: the rank that crashed is the one the others waited for)."""
+    if f.file == g.file or (f.ts is not None and g.ts is not None and f.ts_kind == g.ts_kind):
+        return earlier(f, g)
+    return True
+
+
 def _silent_rank_error(engine: Engine, groups: Iterable[Group], root: Group) -> Group | None:
     """The error behind a collective timeout, on the rank it points at: torchrun's first
-    observed failure, or the rank that never reported the timeout (collectives.suspects) printed
-    an error of its own before the others timed out, one that ranks below a timeout by itself (a
-    RuntimeError no rule knows, or a weak finding such as a notebook's exception header: alone,
-    they may follow a failure or say little; here the others waited for that rank)."""
+    observed failure, or the rank that never reported the timeout (collectives.suspects) crashed
+    on an exception (its traceback is in the log) before the others timed out, one that ranks
+    below a timeout by itself (a RuntimeError no rule knows, a notebook's exception header:
+    alone, they may follow a failure or say little; here the others waited for that rank). A
+    line that only names an error (a warning, a logged exception the rank went on after) is
+    not enough."""
     timeout = _meaning(root.first)
-    if timeout.category != Category.NCCL_TIMEOUT or timeout.role != "cause":
+    if timeout.category != Category.NCCL_TIMEOUT or timeout.role != "cause" or not root.ranks:
         return None
     wanted = set()
     if engine.elastic_root is not None and engine.elastic_root[1] is not None:
@@ -163,9 +174,10 @@ def _silent_rank_error(engine: Engine, groups: Iterable[Group], root: Group) -> 
         if (
             m.role == "cause"
             and m.precedence < timeout.precedence
+            and f.frames
             and f.rank in wanted
             and f.rank not in root.ranks
-            and earlier(f, root.first)
+            and _before(f, root.first)
             and (best is None or earlier(f, best.first))
         ):
             best = g

@@ -81,17 +81,20 @@ def test_a_mix_keeps_the_phase_of_the_log_it_hides(tmp_path: Path) -> None:
     from babysit.triage.scan import first_progress
 
     kb = load_knowledge()
-    setup = ["RuntimeError: The server socket has failed to listen on any local network address. "
-             "The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in "
-             "use)."]  # fmt: skip
+    # (a CUDA error no rule calls the code's or the device's: before the first step, the set-up's;
+    # after steps, the log cannot tell)
+    crash = ["Traceback (most recent call last):", '  File "train.py", line 88, in <module>',
+             "RuntimeError: CUDA error: unspecified launch failure"]  # fmt: skip
     for trained in (False, True):
         mix = tmp_path / f"mix-{trained}.log"
-        BENCH.make_mix(setup, mix, ranks=8, seed=1, trained=trained)
+        BENCH.make_mix(crash, mix, ranks=8, seed=1, trained=trained)
         text = mix.read_text(encoding="utf-8")
         assert (first_progress(text.lower().encode()) >= 0) is trained
         assert ("SeqNum=1," in text) is not trained
-        d = triage_files([mix], kb).diagnosis
-        assert d.category.value == "network" and d.transient is trained
+        alone = tmp_path / f"alone-{trained}.log"
+        alone.write_text("\n".join(crash if not trained else ["step: 3  loss: 2.5", *crash]))
+        d, a = triage_files([mix], kb).diagnosis, triage_files([alone], kb).diagnosis
+        assert (d.category, d.transient) == (a.category, a.transient), trained
 
 
 @pytest.mark.parametrize("rare", [None, False], ids=["as-is", "big-log-needles"])

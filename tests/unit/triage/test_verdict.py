@@ -1133,11 +1133,40 @@ def test_the_error_of_the_rank_the_others_timed_out_waiting_for_is_the_root_caus
     assert (d.category, d.rule) == (Category.UNKNOWN, "python.runtime")
     assert d.suspect.rank == 2 and "3 other rank(s) then timed out" in d.summary
     assert {c.category for c in d.consequences} >= {Category.NCCL_TIMEOUT}
-    # The same error on a rank that timed out itself is a victim's: the timeout stays the story.
+    # The same error on a rank that timed out itself is a victim's: the timeout stays the story,
+    # though it came first.
     victim = [x.replace("[rank2]", "[rank1]") for x in error]
-    assert triage([*_timeouts_then_root_cause(1), *victim]).category == Category.NCCL_TIMEOUT
+    assert triage([*victim, *_timeouts_then_root_cause(1)]).category == Category.NCCL_TIMEOUT
     # and so is one printed after the timeouts (a rank tearing down)
     assert triage([*_timeouts_then_root_cause(1), *error]).category == Category.NCCL_TIMEOUT
+    # and a line that only names an error, which the rank went on after (a warning, a logged
+    # exception), is no crash: c10d's start-up warning, a tracker's error
+    for said in ("[rank2]:[W socket.cpp:697] [c10d] The IPv6 network addresses of (node-1, 29500) "
+                 "cannot be retrieved (gai error: -2 - Name or service not known).",
+                 "[rank2]:wandb: ERROR Error while calling W&B API: RuntimeError: context "
+                 "deadline exceeded"):  # fmt: skip
+        assert triage([said, *_timeouts_then_root_cause(1)]).category == Category.NCCL_TIMEOUT
+
+
+def test_the_silent_rank_s_error_in_its_own_file_is_found_whatever_the_order(
+    tmp_path: Path,
+) -> None:
+    # per-rank files without timestamps: the rank that crashed is the one the others waited for,
+    # whichever file is given first
+    crashed = tmp_path / "rank2.log"
+    crashed.write_text("\n".join([
+        "[rank2]:Traceback (most recent call last):",
+        '[rank2]:  File "train.py", line 88, in <module>',
+        "[rank2]:RuntimeError: only Tensors of floating point dtype can require gradients",
+    ]) + "\n")  # fmt: skip
+    others = []
+    for r in (0, 1, 3):
+        log = tmp_path / f"rank{r}.log"
+        log.write_text(_timeout(r, 77, "ALLREDUCE") + "\n")
+        others.append(log)
+    first = triage_files([*others, crashed], KB).diagnosis
+    last = triage_files([crashed, *others], KB).diagnosis
+    assert first.rule == last.rule == "python.runtime"
 
 
 @pytest.mark.parametrize(

@@ -190,6 +190,12 @@ def make_mix(
     step = 1000 if trained else 1
     loss = 2.5
 
+    def step_line(r: int, at: str) -> str:
+        return (
+            f"[rank{r}]:[titan] 2026-11-30 01:02:{at} - root - INFO - step: {step}"
+            f"  loss: {loss:7.4f}  memory:  9.46GiB(64.99%)  tps: 7,282  mfu: 41.2%"
+        )
+
     def other(r: int) -> str:
         """Rank r's line beside the culprit's: a step, or a set-up line before any step."""
         if not trained:
@@ -197,10 +203,7 @@ def make_mix(
                 f"[rank{r}]:[titan] 2026-11-30 01:02:04,000 - root - INFO - Building llama3 8B "
                 "with ModelArgs(dim=4096, n_layers=32, n_heads=32, vocab_size=128256)"
             )
-        return (
-            f"[rank{r}]:[titan] 2026-11-30 01:02:04,000 - root - INFO - step: {step}"
-            f"  loss: {loss:7.4f}  memory:  9.46GiB(64.99%)  tps: 7,282  mfu: 41.2%"
-        )
+        return step_line(r, "04,000")
 
     def steps(n: int) -> None:
         nonlocal step, loss
@@ -209,10 +212,7 @@ def make_mix(
             loss = max(1.0, loss + rng.gauss(-0.001, 0.01))
             for r in range(ranks):
                 if r != culprit or rng.random() < 0.5:
-                    out.append(
-                        f"[rank{r}]:[titan] 2026-11-30 01:02:03,338 - root - INFO - step: {step}"
-                        f"  loss: {loss:7.4f}  memory:  9.46GiB(64.99%)  tps: 7,282  mfu: 41.2%"
-                    )
+                    out.append(step_line(r, "03,338"))
 
     steps(20 if trained else 0)
     for line in lines:

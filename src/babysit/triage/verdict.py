@@ -353,8 +353,11 @@ def diagnose(
         return dataclasses.replace(hung, consequences=_consequences(groups, files))
     root = _pick(causes or groups)
     waited = _silent_rank_error(engine, groups, root)
-    timed_out = len(root.ranks)
+    waiting = ""  # the note on the ranks that timed out waiting for the root's rank
     if waited is not None:
+        waiting = (
+            f"{len(root.ranks)} other rank(s) then timed out in a collective, waiting for this rank"
+        )
         root = waited
     f = root.first
     category, _, transient, suspect_kind, explain, precedence, confidence = _meaning(f)
@@ -432,10 +435,8 @@ def diagnose(
             # it, none in any other): the set-up's wait.
             transient, first_collective, suspect_kind = False, True, "config"
             notes.append(set_up)
-    if waited is not None:
-        notes.append(
-            f"{timed_out} other rank(s) then timed out in a collective, waiting for this rank"
-        )
+    if waiting:
+        notes.append(waiting)
     if joining:
         notes.append(
             "this process failed while joining the job (in init_process_group), after the "

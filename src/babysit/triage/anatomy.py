@@ -144,6 +144,7 @@ def anatomy(text: str) -> Anatomy:
     kernel = False
     pos = 0
     quoted = False
+    logged = False  # a logger's own header read: what follows is its message, not a host label
     for _ in range(6):  # prefixes stack: `[rank3]:[E1206 ...] [Rank 3] ...`
         if pos >= len(text):
             break
@@ -198,12 +199,14 @@ def anatomy(text: str) -> Anatomy:
             if m and 1 <= int(m["mo"]) <= 12:
                 ts, kind = _yearless(int(m["mo"]), int(m["d"]), m["h"], m["mi"], m["s"]), "glog"
                 warning = m["level"] == "W"
+                logged = True
                 pos = m.end()
                 continue
         if c == "[":
             m = _GLOG_SHORT.match(text, pos)
             if m:
                 warning = warning or text.startswith("[W ", pos)
+                logged = logged or text[pos + 1] in "IWEF"
                 pos = m.end()
                 continue
             m = _RANK_IN_BODY.match(text, pos)
@@ -216,6 +219,7 @@ def anatomy(text: str) -> Anatomy:
             m = _RAY_CPP.match(text, pos)
             if m:
                 warning = warning or m["level"] == "W"
+                logged = True
                 pos = m.end()
                 continue
         if c == "(":
@@ -258,6 +262,7 @@ def anatomy(text: str) -> Anatomy:
             if m and 1 <= int(m["mo"]) <= 12:
                 ts, kind = _yearless(int(m["mo"]), int(m["d"]), m["h"], m["mi"], m["s"]), "glog"
                 warning = warning or m["level"] == "WARNING"
+                logged = True
                 pos = m.end()
                 continue
         if c.isalpha():
@@ -266,7 +271,7 @@ def anatomy(text: str) -> Anatomy:
                 host, gpu = m["host"], m["gpu"]
                 pos = m.end()
                 continue
-            m = _HOST_LABEL.match(text, pos)
+            m = None if logged else _HOST_LABEL.match(text, pos)
             if m and host is None:
                 host = m["host"]
                 pos = m.end()

@@ -534,3 +534,26 @@ def test_markdown_marks_around_a_pasted_line_are_no_part_of_it(
 ) -> None:
     a = anatomy(line)
     assert a.body == body and a.rank == rank
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # absl's fatal check after its glog header (XLA, TensorFlow, JAX)
+        "F0228 15:59:16.766740  124342 stream_executor_util.cc:515] Non-OK-status: "
+        "kernel->Launch(...) status: INTERNAL: Failed to launch CUDA kernel",
+        "[E ProcessGroupNCCL.cpp:523] Watchdog-thread: timed out",
+        "ERROR 06-10 10:55:03 [core.py:459] Fatal-error: EngineCore died",
+        "[2025-07-23 10:05:49,679 E 5100 5100] core-worker: lost its raylet",
+    ],
+)
+def test_no_host_label_after_a_logger_s_own_header(line: str) -> None:
+    # A logger's header starts its message; a hyphenated word there is no pdsh host label.
+    a = anatomy(line)
+    assert a.host is None
+    assert a.body.split(":")[0] in line
+
+
+def test_a_host_label_before_a_glog_header_is_still_read() -> None:
+    a = anatomy("worker-1: E0423 10:11:12.123456 1 x.cc:1] Non-OK-status: y")
+    assert (a.host, a.body) == ("worker-1", "Non-OK-status: y")

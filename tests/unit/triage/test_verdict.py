@@ -145,6 +145,18 @@ def test_hardware_beats_the_cuda_errors_it_causes() -> None:
     assert "gpu-17" in d.action
 
 
+def test_absl_s_fatal_check_names_no_node_to_ban() -> None:
+    # `Non-OK-status:` after the glog header is absl's words, not a pdsh host label: the node
+    # is the suspect, and no node of that name is handed to the ban policy.
+    d = triage([
+        "F0228 15:59:16.766740  124342 gpu_timer.cc:83] Non-OK-status: stream->Memcpy(...) "
+        "status: INTERNAL: CUDA_ERROR_ECC_UNCORRECTABLE: uncorrectable ECC error encountered",
+        "*** Check failure stack trace: ***",
+    ])
+    assert d.category == Category.GPU_HARDWARE and d.suspect.kind == "node"
+    assert d.suspect.host is None and "Non-OK-status." not in d.action
+
+
 def test_a_consequence_xid_points_at_the_xid_that_caused_it() -> None:
     d = triage(["kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, "
                 "Ch 00000001 caused by previous Xid 149"])

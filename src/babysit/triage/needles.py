@@ -132,6 +132,10 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b" nan,",
     b"nan loss",
     b"  nan",  # a NaN padded into a column (OpenNMT's `ppl:   nan; xent:  nan`)
+    # a NaN after a number in a row of them (`77000 nan`, fastai's `0 nan nan 0.997788`); not
+    # ` nan` alone, in Megatron's `number of nan iterations: 0` on every step. (No needle holds
+    # a line break: grep -F reads each line of its patterns as one, and an empty one finds all.)
+    *(b"%d nan" % d for d in range(10)),
     # a loss at infinity (`total_loss: inf`, `Loss is Infinity`); not `: inf`, which is in
     # every line of loggers that print `: INFO`
     b"loss: inf",

@@ -1130,6 +1130,8 @@ def test_no_rule_matches_a_step_line(kb: Knowledge) -> None:
         "WARNING (nnet3-train:ReorthogonalizeRt1():natural-gradient-online.cc:250) Cholesky out "
         "of expected range, reorthogonalizing with Gram-Schmidt",
         "2020-12-08 21:40:40.870736  | value_loss/Average              nan",
+        "| eprewmean          | nan          |",  # baselines, before the first episode ends
+        "| 3    | nan      |",
         # ggml's assert on a CUDA call (the CUDA error's rules say more)
         'GGML_ASSERT: ggml-cuda.cu:1234: !"CUDA error"',
         # XLA's autotuner at work (a warning)
@@ -1939,6 +1941,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "AF_INET(2) nor AF_INET6(10)", "nccl.invalid_usage"),
         # a script's own columns of losses at NaN; a sample with an empty label for a CTC loss
         ("180: nan    nan", "numerical.nan"),
+        # a row of numbers with NaNs among them (fastai: epoch, losses, a metric, the time)
+        ("0         nan         nan         0.997788  00:12", "numerical.nan"),
+        ("77010 nan", "numerical.nan"),
         ("InvalidArgumentError (see above for traceback): Labels length is zero in batch 27",
          "data.empty"),
         # clouds' quotas and disks; TensorFlow's cuDNN that does not fit; HTCondor's memory limit;

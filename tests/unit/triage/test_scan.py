@@ -86,6 +86,13 @@ def test_needles_are_case_insensitive() -> None:
     assert handed == [(2, "ERROR: X"), (3, "Segmentation Fault")]
 
 
+def test_no_needle_holds_a_line_break_or_is_empty() -> None:
+    # grep -F reads each line of its patterns as one pattern, and an empty one finds every line
+    for nd in (*NEEDLES, *RARE_NEEDLES):
+        assert nd and b"\n" not in nd and b"\r" not in nd, nd
+        assert nd == nd.lower(), nd
+
+
 def test_line_numbers_after_many_chunks_of_nothing() -> None:
     before = filler(70_000)  # ~3.3 MiB: several chunks without a candidate
     between = filler(50_000, start=70_000)

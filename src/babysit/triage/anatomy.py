@@ -29,10 +29,11 @@ _SRUN = re.compile(r" {0,6}(?P<rank>\d{1,6}): ")
 # Nor is an exception class whose name holds a digit (boto3's S3UploadFailedError), nor a network
 # interface (`ib0: link down`), nor an Ascend CANN, HCCL or HCCP error code (`EZ9999: Inner
 # Error!`, `EI0009: ...`, `EJ0001: ...`), nor a program naming itself before its message
-# (`python3: can't open file`, `nvidia-smi: command not found`, `nvidia-container-cli: ...`).
+# (`python3: can't open file`, `nvidia-smi: command not found`, `nvidia-container-cli: ...`,
+# gcc's `collect2: error: ld returned 1 exit status`).
 _HOST_LABEL = re.compile(
     r"(?!(?:ib|eth|eno|ens|enp|bond|mlx\d_)\d|E[ZIEJL]\d{4}: |E\d9999: )"
-    r"(?!(?:python|pip|pypy)\d[\d.]*: |apt-get: |docker-compose: "
+    r"(?!(?:python|pip|pypy)\d[\d.]*: |apt-get: |docker-compose: |collect2: "
     r"|nvidia-(?:smi|container-cli|docker|persistenced|modprobe): "
     r"|ssh-(?:keygen|add|agent|keyscan|copy-id): )"
     r"(?=[A-Za-z][\w.]{0,62}?[-\d])"  # holds a digit or a hyphen, found in bounded time

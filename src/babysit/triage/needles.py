@@ -92,6 +92,10 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b": block: [",  # a CUDA kernel's assert, its line cut before `Assertion`
     b"a program or fatal error occurred",  # Google's TPU runtime on a chip it gave up on
     b"out of resource: shared memory",  # Triton's kernel too big for this GPU
+    b"too old to be supported",  # Triton's check of the GPU (`GPUTooOldForTriton: Found ...`)
+    b"unsupported gpu architecture",  # nvcc older than the GPU: `nvcc fatal : Unsupported gpu`
+    b"working triton installation",
+    b"cannot find -l",  # the linker: `/usr/bin/ld: cannot find -lcuda: No such file or directory`
     b"nvshmem",  # NVSHMEM's transport (under DeepEP) failing: its lines name only its own source
     b"deepep timeout check failed",  # DeepEP's kernels' own timeout
     b"dst tensor is not initialized",  # TensorFlow 1.x out of GPU memory

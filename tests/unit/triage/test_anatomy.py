@@ -403,6 +403,7 @@ def test_not_a_prefix(line: str) -> None:
         "nvidia-smi: command not found",
         "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8",
         "ssh-keygen: generating new host keys: RSA",
+        "collect2: error: ld returned 1 exit status",
     ],
 )
 def test_a_label_shaped_like_a_host_that_is_none(line: str) -> None:

@@ -1894,6 +1894,26 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("Exception: >- DeepSpeed Op Builder: Installed CUDA version 12.0 does not match the "
          "version torch was compiled with 11.8, unable to compile cuda/cpp extensions without a "
          "matching cuda version.", "code.op_build"),
+        # the linker, nvcc and torch's headers refusing a build (Triton's launcher stub, an
+        # extension's JIT build)
+        ("/usr/bin/ld: cannot find -lcuda: No such file or directory", "code.op_build"),
+        ("collect2: error: ld returned 1 exit status", "code.op_build"),
+        ("nvcc fatal   : Unsupported gpu architecture 'compute_89'", "code.op_build"),
+        ('error: #error "You\'re trying to build PyTorch with a too old version of GCC. We need '
+         'GCC 9 or later."', "code.op_build"),
+        # torch.compile without Triton; Triton's and ptxas' checks of the GPU's architecture
+        ("torch._inductor.exc.TritonMissing: Cannot find a working triton installation.",
+         "code.compile"),
+        ("GPUTooOldForTriton: Found Tesla P100-PCIE-16GB which is too old to be supported by the "
+         "triton GPU compiler, which is used as the backend.", "code.gpu_arch"),
+        ("ptxas /tmp/compile-ptx-src-38292b, line 338; error   : Feature 'cvt.bf16.f32' requires "
+         ".target sm_80 or higher", "code.gpu_arch"),
+        # a launcher's child killed by SIGFPE or SIGILL: its exit code is the signal, negated
+        ("E1112 08:46:19.073000 139759130470208 torch/distributed/elastic/multiprocessing/api.py:"
+         "833] failed (exitcode: -8) local_rank: 6 (pid: 3694) of binary: /usr/bin/python",
+         "segfault.sigfpe"),
+        ("[2024-01-01 10:00:00,000] [ERROR] [launch.py:321:sigkill_handler] ['python', 'train.py'"
+         "] exits with return code = -4", "segfault.sigill"),
         # TensorFlow launching a kernel on a GPU with no memory left
         ("Non-OK-status: GpuLaunchKernel (FillPhiloxRandomKernelLaunch <Distribution>, num_blocks,"
          " block_size, 0, d.stream (), gen, data, size, dist) status: Internal: out of memory",

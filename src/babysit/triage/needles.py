@@ -450,4 +450,18 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"ggml_assert",
     b"deepep timeout check failed",
     b"dst tensor is not initialized",
+    # what a run meets mid-way whose line has no common needle: a kernel's assert cut before
+    # its `failed` (the backtick that opens the condition keeps it rare), a sample the audio
+    # library cannot read, DataLoader workers short of /dev/shm, a child that aborted, c10d's
+    # timeout cut before its `timeout`, a Dask worker near its limit, a cloud's replica out of
+    # memory, NVSHMEM's transport
+    b"assertion `",
+    b"unknown format",
+    b"format not recognised",
+    b"out of shared memory",
+    b"aborted",
+    b"watchdog caught collective",
+    b"memory use is high",
+    b"out-of-memory",
+    b"nvshmem",
 )

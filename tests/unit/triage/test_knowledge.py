@@ -1898,6 +1898,10 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # extension's JIT build)
         ("/usr/bin/ld: cannot find -lcuda: No such file or directory", "code.op_build"),
         ("collect2: error: ld returned 1 exit status", "code.op_build"),
+        ("subprocess.CalledProcessError: Command '['C:\\\\MinGW\\\\bin\\\\gcc.EXE', 'C:\\\\Temp\\\\main.c', "
+         "'-O3', '-shared']' returned non-zero exit status 1.", "code.op_build"),
+        ("subprocess.CalledProcessError: Command '['/usr/bin/gcc', '/tmp/tmprh0gq_rd/main.c', "
+         "'-O3', '-lcuda']' returned non-zero exit status 1.", "code.op_build"),
         ("nvcc fatal   : Unsupported gpu architecture 'compute_89'", "code.op_build"),
         ('error: #error "You\'re trying to build PyTorch with a too old version of GCC. We need '
          'GCC 9 or later."', "code.op_build"),

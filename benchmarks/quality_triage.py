@@ -71,7 +71,9 @@ NEVER_TRANSIENT = {"user_code", "data", "cuda_oom"}
 # save the checkpoint: the bar's end is a hint no rule reads, as the corpus holds two such logs);
 # an Ascend NPU's stream synchronize timeout, alone in its excerpt, that rank 0 tokenizing the
 # dataset caused; a broadcast timed out on the ranks that waited while rank 0 evaluated alone
-# for 30 minutes.
+# for 30 minutes; Ascend's HCCL timing out on a peer whose heartbeat was lost (`Possible
+# Reason: 1. Process has exited`), where the write-up found an error in the training script
+# that the excerpt does not hold.
 # Triage's answer is what the log supports: they are listed apart, not counted as violations;
 # any other bug called transient is one (the exit code says so). (A log that stops in its set-up
 # stays in its set-up among 64 ranks: make_mix keeps its phase.)
@@ -84,6 +86,7 @@ LOG_CANNOT_TELL = frozenset(
         "real/zd_core/001-torchtune-gemma-lora-allgather-timeout-ckpt-key.log",
         "real/zg_amd/004-llamafactory-npu-tokenizer-stream-sync-timeout.log",
         "real/zm_nlp/011-accelerate-single-gpu-eval-broadcast-watchdog-timeout.log",
+        "real/zv_blogs/008-ascend-npu-hccl-ei0002-heartbeat-lost-timeout.log",
     }
 )
 

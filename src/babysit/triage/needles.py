@@ -95,6 +95,10 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"too old to be supported",  # Triton's check of the GPU (`GPUTooOldForTriton: Found ...`)
     b"unsupported gpu architecture",  # nvcc older than the GPU: `nvcc fatal : Unsupported gpu`
     b"working triton installation",
+    # a port taken, its errno's name or words on a line of their own (c10d's message, its
+    # fields one a line: `name: EADDRINUSE`, `message: address already in use`)
+    b"eaddrinuse",
+    b"address already in use",
     b"cannot find -l",  # the linker: `/usr/bin/ld: cannot find -lcuda: No such file or directory`
     b"nvshmem",  # NVSHMEM's transport (under DeepEP) failing: its lines name only its own source
     b"deepep timeout check failed",  # DeepEP's kernels' own timeout

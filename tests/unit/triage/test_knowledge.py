@@ -1898,6 +1898,12 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # extension's JIT build)
         ("/usr/bin/ld: cannot find -lcuda: No such file or directory", "code.op_build"),
         ("collect2: error: ld returned 1 exit status", "code.op_build"),
+        # torch's OOM message cut before its first sentence; c10d's port taken, its fields one
+        # a line
+        ("Error:GPU 0 has a total capacity of 23.64 GiB of which 1.61 GiB is free. Process "
+         "1624541 has 22.02 GiB memory in use.", "cuda.oom"),
+        ("name: EADDRINUSE", "net.address_in_use"),
+        ("message: address already in use", "net.address_in_use"),
         ("subprocess.CalledProcessError: Command '['C:\\\\MinGW\\\\bin\\\\gcc.EXE', 'C:\\\\Temp\\\\main.c', "
          "'-O3', '-shared']' returned non-zero exit status 1.", "code.op_build"),
         ("subprocess.CalledProcessError: Command '['/usr/bin/gcc', '/tmp/tmprh0gq_rd/main.c', "

@@ -100,6 +100,10 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"eaddrinuse",
     b"address already in use",
     b"cannot find -l",  # the linker: `/usr/bin/ld: cannot find -lcuda: No such file or directory`
+    # Caffe's words, in its glog lines without `error`: an image in its LMDB it cannot decode,
+    # a snapshot prefix it cannot write to
+    b"could not decode datum",
+    b"cannot write to snapshot prefix",
     b"nvshmem",  # NVSHMEM's transport (under DeepEP) failing: its lines name only its own source
     b"deepep timeout check failed",  # DeepEP's kernels' own timeout
     b"dst tensor is not initialized",  # TensorFlow 1.x out of GPU memory

@@ -1904,8 +1904,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "1624541 has 22.02 GiB memory in use.", "cuda.oom"),
         ("name: EADDRINUSE", "net.address_in_use"),
         ("message: address already in use", "net.address_in_use"),
-        ("subprocess.CalledProcessError: Command '['C:\\\\MinGW\\\\bin\\\\gcc.EXE', 'C:\\\\Temp\\\\main.c', "
-         "'-O3', '-shared']' returned non-zero exit status 1.", "code.op_build"),
+        ("subprocess.CalledProcessError: Command '['C:\\\\MinGW\\\\bin\\\\gcc.EXE', "
+         "'C:\\\\Temp\\\\main.c', '-O3', '-shared']' returned non-zero exit status 1.",
+         "code.op_build"),
         ("subprocess.CalledProcessError: Command '['/usr/bin/gcc', '/tmp/tmprh0gq_rd/main.c', "
          "'-O3', '-lcuda']' returned non-zero exit status 1.", "code.op_build"),
         ("nvcc fatal   : Unsupported gpu architecture 'compute_89'", "code.op_build"),
@@ -1974,6 +1975,29 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # a row of numbers with NaNs among them (fastai: epoch, losses, a metric, the time)
         ("0         nan         nan         0.997788  00:12", "numerical.nan"),
         ("77010 nan", "numerical.nan"),
+        # a loss function's name at NaN; a table's row of numbers, its columns apart by bars
+        ("[Epoch 0][Batch 299], Speed: 31.279352 samples/sec, CrossEntropy=12.199556, "
+         "SmoothL1=nan", "numerical.nan"),
+        (" Epoch[ 3 of 4]-Minibatch[38381-38390, 76.78%]: ce = nan * 14000; errs = 74.200% * "
+         "14000; time = 1.5991s", "numerical.nan"),
+        ("     4  |         nan  |         nan  |          nan  |     47.06%  |  0.6s",
+         "numerical.nan"),
+        # older frameworks' words for a GPU out of memory (Theano, CuPy, a CUDA call in Paddle)
+        ("MemoryError: Error allocating 147865600 bytes of device memory (out of memory). Driver "
+         "report 141447168 bytes free and 2147024896 bytes total", "cuda.oom"),
+        ("Exception in main training loop: out of memory to allocate 205520896 bytes (total "
+         "16068929536 bytes)", "cuda.oom"),
+        ("F0912 17:23:26.346724 783 all_reduce_op_handle.cc:75] cudaGetLastError out of memory "
+         "errno:2", "cuda.oom"),
+        # Caffe: an image in its LMDB it cannot decode, a snapshot prefix it cannot write to, a
+        # snapshot write that failed; CNTK on Windows' access violation
+        ("Could not decode datum", "data.image"),
+        ("F0804 17:09:36.119524  6990 solver.cpp:438] Cannot write to snapshot prefix "
+         "'models/train'.  Make sure that the directory exists and is writeable.",
+         "code.cli_config"),
+        ("F0426 20:35:38.413489 10668 io.cpp:69] Check failed: proto.SerializeToOstream(&output)",
+         "fs.checkpoint_write"),
+        ("CNTK: Caught Win32 exception 0xc0000005: Access violation.", "segfault.segv"),
         ("InvalidArgumentError (see above for traceback): Labels length is zero in batch 27",
          "data.empty"),
         # clouds' quotas and disks; TensorFlow's cuDNN that does not fit; HTCondor's memory limit;

@@ -288,7 +288,8 @@ _NET_FUNC = re.compile(
 _NET_CODE = re.compile(
     r"\brequests\.(?:get|post|put|head|request)\(|\burlopen\(|\.getresponse\(|"
     r"\b(?:http_)?request\(|\bcall_endpoint\(|\bsock(?:et)?\.connect\(|"
-    r"\bcreate_connection\("
+    # (a response's check of its status: the server answered with an error, W&B's file stream)
+    r"\bcreate_connection\(|\.raise_for_status\("
 )
 
 

@@ -350,6 +350,9 @@ def test_a_traceback_cut_while_allocating_device_memory_suspects_an_oom(
          True),
         (['  File "/venv/mlflow/utils/rest_utils.py", line 136, in call_endpoint',
           "    host_creds=host_creds, endpoint=endpoint, method=method, json=json_body)"], True),
+        # a response's check of its status (W&B's file stream): the server answered an error
+        (['  File "/venv/site-packages/wandb/util.py", line 731, in request_with_retry',
+          "    response.raise_for_status()"], True),
         # torch's rendezvous creating its store on MASTER_ADDR:MASTER_PORT
         (['  File "/venv/torch/distributed/rendezvous.py", line 230, in _tcp_rendezvous_handler',
           "    store = _create_c10d_store("], True),

@@ -281,5 +281,7 @@ def anatomy(text: str) -> Anatomy:
     body = text[pos:] if pos else text
     if quoted:
         body = body.rstrip().rstrip("`")
+    elif body.endswith("```"):  # a markdown fence closed on the log's last line (`KeyError```)
+        body = body[:-3].rstrip()
     kernel = kernel or body.startswith(_DRIVER)
     return Anatomy(body, rank, host, gpu, ts, kind, warning, kernel)

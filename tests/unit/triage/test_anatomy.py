@@ -525,6 +525,9 @@ def test_ray_s_cpp_log_prefix_is_read_and_its_warnings_marked() -> None:
          "memory", 3),
         ("> [rank0]:[E1206 18:44:12.715298 ProcessGroupNCCL.cpp:607] Watchdog caught collective "
          "operation timeout", "Watchdog caught collective operation timeout", 0),
+        # a fence closed on the pasted log's last line
+        ("AssertionError```", "AssertionError", None),
+        ("[rank1]: KeyError: 'labels' ```", "KeyError: 'labels'", 1),
         # backticks inside a line are its own
         ("KeyError: `label`", "KeyError: `label`", None),
         ("a `b` c", "a `b` c", None),

@@ -104,6 +104,9 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     # a snapshot prefix it cannot write to
     b"could not decode datum",
     b"cannot write to snapshot prefix",
+    # the CUDA driver on PTX newer than itself, its message on a line of its own (llm.c's check:
+    # `[CUDA ERROR] at file train_gpt2.cu:341:`, then the message)
+    b"unsupported toolchain",
     b"nvshmem",  # NVSHMEM's transport (under DeepEP) failing: its lines name only its own source
     b"deepep timeout check failed",  # DeepEP's kernels' own timeout
     b"dst tensor is not initialized",  # TensorFlow 1.x out of GPU memory

@@ -1903,6 +1903,10 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("Error:GPU 0 has a total capacity of 23.64 GiB of which 1.61 GiB is free. Process "
          "1624541 has 22.02 GiB memory in use.", "cuda.oom"),
         ("name: EADDRINUSE", "net.address_in_use"),
+        # a supervisor's record of the signal its child died of
+        ("`WORKER_CRASHED: Bare worker exited mid-request (code=null, signal=SIGABRT)`",
+         "segfault.aborted"),
+        ("subprocess died with <Signals.SIGABRT: 6>", "segfault.aborted"),
         ("message: address already in use", "net.address_in_use"),
         ("subprocess.CalledProcessError: Command '['C:\\\\MinGW\\\\bin\\\\gcc.EXE', "
          "'C:\\\\Temp\\\\main.c', '-O3', '-shared']' returned non-zero exit status 1.",

@@ -107,6 +107,31 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     # the CUDA driver on PTX newer than itself, its message on a line of its own (llm.c's check:
     # `[CUDA ERROR] at file train_gpt2.cu:341:`, then the message)
     b"unsupported toolchain",
+    # Words of the rules' own patterns that a line can hold without any other needle: a wrapped
+    # message's second line, a message printed without its exception class (found by matching
+    # every rule against every line of the corpus that holds no needle)
+    b"tried to allocate",  # torch's OOM message, its `CUDA out of memory.` on the line before
+    b"total capacity of",
+    b"before timing out",  # c10d's watchdog line, wrapped
+    b"taking the entire process down",
+    b"must match the size of tensor",  # a shape mismatch printed without its RuntimeError
+    b"must have the same dtype",
+    b"key(s) in state_dict",  # `Missing key(s) in state_dict:`, `Unexpected key(s) ...`
+    b"stack expects each tensor",
+    b"label value of",  # TensorFlow's sparse labels: `Received a label value of 66908 which ...`
+    b"is out of bounds",  # `Target -1 is out of bounds.`
+    b"upload gs://",  # TensorFlow's GCS writer: `when resuming upload gs://...`
+    b"uploading gs://",
+    b"upload s3://",
+    b"uploading s3://",
+    b"statuscode.unavailable",  # gRPC's status, a field on a line of its own
+    b"non-zero exit status",
+    b"badzipfile",
+    b"closed by peer",
+    b"closed by remote peer",
+    b"already at minimum",  # `Current loss scale already at minimum - cannot decrease scale`
+    b"distributed package doesn't have",
+    b"cannot identify image file",
     b"nvshmem",  # NVSHMEM's transport (under DeepEP) failing: its lines name only its own source
     b"deepep timeout check failed",  # DeepEP's kernels' own timeout
     b"dst tensor is not initialized",  # TensorFlow 1.x out of GPU memory

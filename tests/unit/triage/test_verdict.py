@@ -2004,3 +2004,24 @@ def test_gloo_failing_its_own_check_on_a_message_is_the_communication_library_s_
                "  what():  [enforce fail at third_party/gloo/gloo/transport/tcp/pair.cc:446] "
                "false. Connection refused")  # fmt: skip
     assert triage(refused.split("\n")).category == Category.NETWORK
+
+
+@pytest.mark.parametrize(
+    ("line", "rule"),
+    [
+        # a wrapped message's second line, or a message without its exception class: the
+        # scanner hands them to the rules (a needle of their own), not only the engine
+        ("Tried to allocate 20.00 MiB (GPU 0; 1.96 GiB total capacity; 1.24 GiB already "
+         "allocated; 2.88 MiB free; 1.25 GiB reserved in total by PyTorch)", "cuda.oom"),
+        ("stack expects each tensor to be equal size, but got [1, 225, 255] at entry 0 and "
+         "[3, 225, 255] at entry 3", "data.collate"),
+        ("        status = StatusCode.UNAVAILABLE", "net.grpc_unavailable"),
+        ("zipfile.BadZipFile: File is not a zip file", "data.truncated"),
+    ],
+)  # fmt: skip
+def test_a_rule_s_words_without_another_needle_reach_the_rules(
+    tmp_path: Path, line: str, rule: str
+) -> None:
+    log = tmp_path / "train.log"
+    log.write_text(f"step 1 loss 2.0\n{line}\n")
+    assert triage_files([log], KB).diagnosis.rule == rule

@@ -1996,6 +1996,10 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # Caffe: an image in its LMDB it cannot decode, a snapshot prefix it cannot write to, a
         # snapshot write that failed; CNTK on Windows' access violation
         ("Could not decode datum", "data.image"),
+        # TensorFlow's checkpoint restore finding its file cut short
+        ("2023-08-02 16:43:09.854875: W tensorflow/core/framework/op_kernel.cc:1745] OP_REQUIRES "
+         "failed at save_restore_v2_ops.cc:207 : DATA_LOSS: truncated block read",
+         "fs.checkpoint_corrupt"),
         ("F0804 17:09:36.119524  6990 solver.cpp:438] Cannot write to snapshot prefix "
          "'models/train'.  Make sure that the directory exists and is writeable.",
          "code.cli_config"),

@@ -1990,6 +1990,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("MemoryError: Error allocating 147865600 bytes of device memory (out of memory). Driver "
          "report 141447168 bytes free and 2147024896 bytes total", "cuda.oom"),
         ("GPUassert: out of memory pcdet/ops/iou3d_nms/src/iou3d_nms.cpp 103", "cuda.oom"),
+        ("2023-07-24 09:14:09 [250,761ms] [Error] [omni.physx.plugin] PhysX error: "
+         "SynchronizeStreams cuStreamWaitEvent failed with error 700", "cuda.illegal_access"),
         ("Exception in main training loop: out of memory to allocate 205520896 bytes (total "
          "16068929536 bytes)", "cuda.oom"),
         ("F0912 17:23:26.346724 783 all_reduce_op_handle.cc:75] cudaGetLastError out of memory "

@@ -1986,6 +1986,12 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "14000; time = 1.5991s", "numerical.nan"),
         ("     4  |         nan  |         nan  |          nan  |     47.06%  |  0.6s",
          "numerical.nan"),
+        ("[1200/10500]\t[L1: nan] \t20.2+46.7s", "numerical.nan"),
+        # torch before 1.0: the THC cuBLAS wrapper's error, a CPU tensor given to a CUDA op
+        ("RuntimeError: cublas runtime error : an access to GPU memory space failed at "
+         "C:/a/w/1/s/windows/pytorch/aten/src/THC/THCBlas.cu:21", "cuda.library"),
+        ("RuntimeError: expected type torch.cuda.FloatTensor but got torch.FloatTensor",
+         "code.shapes"),
         # older frameworks' words for a GPU out of memory (Theano, CuPy, a CUDA call in Paddle)
         ("MemoryError: Error allocating 147865600 bytes of device memory (out of memory). Driver "
          "report 141447168 bytes free and 2147024896 bytes total", "cuda.oom"),

@@ -1996,6 +1996,13 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("MemoryError: Error allocating 147865600 bytes of device memory (out of memory). Driver "
          "report 141447168 bytes free and 2147024896 bytes total", "cuda.oom"),
         ("GPUassert: out of memory pcdet/ops/iou3d_nms/src/iou3d_nms.cpp 103", "cuda.oom"),
+        ("LargestFreeBlock:                  0", "cuda.oom"),
+        ("[2021-01-28 17:03:35] Error: Requested shape shape=1x32000 size=32000 for existing "
+         "parameter 'decoder_ff_logit_out_b' does not match original shape shape=1x58100 "
+         "size=58100", "code.shapes"),
+        ("opustrainer.trainer.CurriculumLoaderError: could not initialize modifier 'Tags': "
+         "PlaceholderTagModifier.__init__() got an unexpected keyword argument 'tag'",
+         "python.bug"),
         ("2023-07-24 09:14:09 [250,761ms] [Error] [omni.physx.plugin] PhysX error: "
          "SynchronizeStreams cuStreamWaitEvent failed with error 700", "cuda.illegal_access"),
         ("Exception in main training loop: out of memory to allocate 205520896 bytes (total "

@@ -2012,6 +2012,10 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # Caffe: an image in its LMDB it cannot decode, a snapshot prefix it cannot write to, a
         # snapshot write that failed; CNTK on Windows' access violation
         ("Could not decode datum", "data.image"),
+        ("F0212 18:15:07.998891    66 db_lmdb.hpp:15] Check failed: mdb_status == 0 (2 vs. 0) "
+         "No such file or directory", "code.cli_config"),
+        ("(train, pid=4439) bash: python: command not found", "code.shell"),
+        ("zsh: command not found: torchrun", "code.shell"),
         # TensorFlow's checkpoint restore finding its file cut short
         ("2023-08-02 16:43:09.854875: W tensorflow/core/framework/op_kernel.cc:1745] OP_REQUIRES "
          "failed at save_restore_v2_ops.cc:207 : DATA_LOSS: truncated block read",

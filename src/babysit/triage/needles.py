@@ -134,6 +134,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"cannot identify image file",
     b"largestfreeblock:",  # TensorFlow's BFC allocator's statistics after an out-of-memory
     b"for existing parameter",  # Marian's shape check
+    b"[nan]",  # a tensor printed at NaN by TensorFlow's tf.Print: `Total loss is :[nan]`
     b"nvshmem",  # NVSHMEM's transport (under DeepEP) failing: its lines name only its own source
     b"deepep timeout check failed",  # DeepEP's kernels' own timeout
     b"dst tensor is not initialized",  # TensorFlow 1.x out of GPU memory

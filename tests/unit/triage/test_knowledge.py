@@ -1987,6 +1987,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("     4  |         nan  |         nan  |          nan  |     47.06%  |  0.6s",
          "numerical.nan"),
         ("[1200/10500]\t[L1: nan] \t20.2+46.7s", "numerical.nan"),
+        ("Warning: Moving average ignored a value of nan", "numerical.nan"),
+        ("Total loss is :[nan]", "numerical.nan"),
+        ("RuntimeError: [enforce fail at event_gpu.cc:17] error == cudaSuccess. 2 vs 0. Error at: "
+         "/home/sd/pytorch/caffe2/core/event_gpu.cc:17: out of memory", "cuda.oom"),
+        ("InvalidArgumentError: Incompatible shapes: [16,1] vs. [16,32,32,1]", "code.shapes"),
         # torch before 1.0: the THC cuBLAS wrapper's error, a CPU tensor given to a CUDA op
         ("RuntimeError: cublas runtime error : an access to GPU memory space failed at "
          "C:/a/w/1/s/windows/pytorch/aten/src/THC/THCBlas.cu:21", "cuda.library"),

@@ -241,10 +241,12 @@ def _consequence(g: Group, files: list[str]) -> Consequence:
 
 
 # Lines a job's script prints on its way to the training (`module: command not found` from a
-# cluster's profile), torch's waits at its store-based barrier at init_process_group, and a hub's
-# rate limit that the client retries: the cause only when no training step follows in the same
-# file.
-_SET_UP_ONLY = frozenset({"code.shell", "hang.store_barrier", "net.rate_limited"})
+# cluster's profile), torch's waits at its store-based barrier at init_process_group, a hub's
+# rate limit that the client retries, and a library's build probes (DeepSpeed's `cannot find
+# -laio`): the cause only when no training step follows in the same file.
+_SET_UP_ONLY = frozenset(
+    {"code.shell", "hang.store_barrier", "net.rate_limited", "code.link_failed"}
+)
 
 
 def _consequences(groups: Iterable[Group], files: list[str]) -> tuple[Consequence, ...]:

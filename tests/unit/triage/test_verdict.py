@@ -2025,3 +2025,20 @@ def test_a_rule_s_words_without_another_needle_reach_the_rules(
     log = tmp_path / "train.log"
     log.write_text(f"step 1 loss 2.0\n{line}\n")
     assert triage_files([log], KB).diagnosis.rule == rule
+
+
+def test_a_library_s_build_probe_before_the_training_is_no_cause(tmp_path: Path) -> None:
+    # DeepSpeed probes whether async_io could be built and trains on: the linker's words before
+    # the first step are set-up chatter; the run's own end is the story
+    probe = [
+        "/usr/bin/ld: cannot find -laio: No such file or directory",
+        "collect2: error: ld returned 1 exit status",
+    ]
+    steps = [f"step {i} | loss: 2.{i:02d}" for i in range(1, 30)]
+    log = tmp_path / "train.log"
+    log.write_text("\n".join([*probe, *steps, "Killed"]) + "\n")
+    assert triage_files([log], KB).diagnosis.rule == "host.sigkill"
+    # the same words with nothing after them: the build failed, and a restart fails the same way
+    log.write_text("\n".join(["step 0 | starting", *probe]) + "\n")
+    d = triage_files([log], KB).diagnosis
+    assert (d.rule, d.transient) == ("code.link_failed", False)

@@ -7,8 +7,10 @@ one is handed to the rules, the others are only counted. Lowercase bytes, found 
   in small files and at a big file's edges;
 - MIDDLE_NEEDLES: the few searched in the middle of a big log too, in grep's pass with NEEDLES.
 
-Every shipped rule's pattern must contain one of NEEDLES or RARE_NEEDLES (a unit test checks
-the corpus and the rules against them).
+Every shipped rule's pattern must contain one of NEEDLES or RARE_NEEDLES: the unit tests check
+each rule's quoted corpus line and example lines against them (a line that matches a rule but
+holds no needle never reaches it). No needle may be empty or hold a line break: grep -F reads
+each line of its patterns as one, and an empty one finds every line (a test checks that too).
 """
 
 from __future__ import annotations
@@ -176,8 +178,6 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b" nan,",
     b"nan loss",
     b"  nan",  # a NaN padded into a column (OpenNMT's `ppl:   nan; xent:  nan`)
-    # (No needle holds a line break: grep -F reads each line of its patterns as one, and an empty
-    # one finds every line.)
     # a loss at infinity (`total_loss: inf`, `Loss is Infinity`); not `: inf`, which is in
     # every line of loggers that print `: INFO`
     b"loss: inf",

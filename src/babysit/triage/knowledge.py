@@ -27,6 +27,9 @@ A rules file:
     min_count = 2                       # optional: the rule counts only when it matched at
                                         #   least this many different lines, in any file (the
                                         #   same line from every rank is one; 1 to 8)
+    set_up_only = true                  # optional: a line of the job's set-up (a probe, a shell
+                                        #   script's complaint, a retried wait): the cause only
+                                        #   in a file that shows no training step
 
 The first rule that matches a line wins, in order: the user's files, then the shipped rules
 (specific messages first, Python exception classes last).
@@ -88,6 +91,7 @@ _RULE_KEYS = {
     "transient_at_start",
     "transient_in_training",
     "min_count",
+    "set_up_only",
 }
 _XID_KEYS = {"code", "name", "category", "role", "transient", "suspect", "explain", "action"}
 
@@ -117,6 +121,9 @@ class Rule:
     # bodies, at most MAX_MIN_COUNT): NCCL's trace of an error passing up its calls has a line a
     # frame, and a lone one, on every rank alike, is a probe NCCL got over.
     min_count: int = 1
+    # A line of the job's set-up that the run may well get past (a build probe, a shell script's
+    # complaint, a retried wait): the cause only in a file that shows no training step.
+    set_up_only: bool = False
 
     def transient_given(self, progress: bool | None) -> bool | None:
         """`transient`, knowing whether the log showed training steps before the line
@@ -279,6 +286,9 @@ def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
             f"{where}: min_count must be a whole number from 1 to {MAX_MIN_COUNT}, "
             f"got {min_count!r}"
         )
+    set_up_only = entry.get("set_up_only", False)
+    if not isinstance(set_up_only, bool):
+        raise RulesError(f"{where}: set_up_only must be true or false, got {set_up_only!r}")
     transient = _transient(entry.get("transient", "unknown"), where)
     at_start, in_training = (
         _transient(entry[k], f"{where} ({k})") if k in entry else transient
@@ -303,6 +313,7 @@ def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
         hints=tuple(hints),
         requires=_requires(entry.get("requires", []), where),
         min_count=min_count,
+        set_up_only=set_up_only,
     )
 
 

@@ -240,15 +240,6 @@ def _consequence(g: Group, files: list[str]) -> Consequence:
     )
 
 
-# Lines a job's script prints on its way to the training (`module: command not found` from a
-# cluster's profile), torch's waits at its store-based barrier at init_process_group, a hub's
-# rate limit that the client retries, and a library's build probes (DeepSpeed's `cannot find
-# -laio`): the cause only when no training step follows in the same file.
-_SET_UP_ONLY = frozenset(
-    {"code.shell", "hang.store_barrier", "net.rate_limited", "code.link_failed"}
-)
-
-
 def _consequences(groups: Iterable[Group], files: list[str]) -> tuple[Consequence, ...]:
     """The findings beside the root cause, the most frequent first (then the earliest), 20."""
     ordered = sorted(groups, key=lambda g: (-g.count, g.first.seq))
@@ -259,7 +250,8 @@ def _set_up_chatter(g: Group, progress: Mapping[int, int] | None, engine: Engine
     f = g.first
     if f.rule.id == "hang.store_barrier" and f.file in engine.barrier_passed:
         return True  # the barrier completed after the wait it logged
-    return f.rule.id in _SET_UP_ONLY and progress is not None and f.file in progress
+    # A rule's `set_up_only` (a shell script's complaint, a build probe, a retried wait).
+    return f.rule.set_up_only and progress is not None and f.file in progress
 
 
 def findings(engine: Engine, progress: Mapping[int, int] | None) -> list[Group]:

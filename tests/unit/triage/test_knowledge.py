@@ -1185,6 +1185,7 @@ def test_parse_rules_defaults() -> None:
     assert [p.pattern for p in r.patterns] == ["link down"]  # a single string is a list of one
     assert r.precedence == PRECEDENCE[Category.NETWORK]
     assert r.confidence == 0.9
+    assert not r.set_up_only
     assert r.origin == "team.toml"
 
 
@@ -1197,6 +1198,7 @@ def test_parse_rules_reads_every_key() -> None:
         confidence="0.25",
         explain='"  padded  "',
         min_count="3",
+        set_up_only="true",
     )
     (r,) = parse_rules(text, "team.toml")[0]
     assert (r.role, r.transient, r.suspect, r.precedence, r.confidence, r.min_count) == (
@@ -1207,6 +1209,7 @@ def test_parse_rules_reads_every_key() -> None:
         0.25,
         3,
     )
+    assert r.set_up_only
     assert r.explain == "padded"
     (t,) = parse_rules(rule_toml(transient="true"), "t")[0]
     (f,) = parse_rules(rule_toml(transient="false"), "t")[0]
@@ -1251,6 +1254,7 @@ def test_empty_rules_file() -> None:
         (rule_toml(min_count="9"), "team.x", "min_count must be a whole number from 1 to 8"),
         (rule_toml(min_count='"2"'), "team.x", "min_count must be a whole number from 1 to 8"),
         (rule_toml(min_count="true"), "team.x", "min_count must be a whole number from 1 to 8"),
+        (rule_toml(set_up_only='"yes"'), "team.x", "set_up_only must be true or false"),
         (rule_toml() + rule_toml(id=""), "rule #2", "id must be a non-empty string"),
         ("rule = [1]\n", "rule #1", "each [[rule]] must be a table"),
         (rule_toml() + rule_toml(), "team.x", "rule id 'team.x' is used twice"),

@@ -2042,3 +2042,21 @@ def test_a_library_s_build_probe_before_the_training_is_no_cause(tmp_path: Path)
     log.write_text("\n".join(["step 0 | starting", *probe]) + "\n")
     d = triage_files([log], KB).diagnosis
     assert (d.rule, d.transient) == ("code.link_failed", False)
+
+
+def test_a_team_rule_marked_set_up_only_is_no_cause_in_a_log_that_trained(tmp_path: Path) -> None:
+    # a team's own probe line (`set_up_only = true`): chatter where training steps follow it,
+    # the cause where nothing does
+    rules = tmp_path / "team.toml"
+    rules.write_text(
+        '[[rule]]\nid = "team.mount_probe"\ncategory = "filesystem_io"\nset_up_only = true\n'
+        "patterns = ['mount probe failed: /scratch not ready']\n"
+        'explain = "The scratch mount was not ready."\naction = "Ask the storage team."\n'
+    )
+    kb = load_knowledge([rules])
+    steps = [f"step {i} | loss: 2.{i:02d}" for i in range(1, 30)]
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(["mount probe failed: /scratch not ready", *steps, "Killed"]) + "\n")
+    assert triage_files([log], kb).diagnosis.rule == "host.sigkill"
+    log.write_text("starting\nmount probe failed: /scratch not ready\n")
+    assert triage_files([log], kb).diagnosis.rule == "team.mount_probe"

@@ -5,13 +5,15 @@ error in the log: a run that ends without a word after its loss spiked or diverg
                             #         ... lm loss: 5.098124E+00 | ...") or None
 
 The training loss as trainers print it (Megatron's `lm loss: 6.444662E+00`, `loss: 2.31`, `'loss':
-2.31`, `loss=2.3`, `loss 9.2`, OpenNMT's cross-entropy `xent: 5.93`; not a validation's, an
-evaluation's, a test's, a best or an average one) rising to JUMP_RATIO times the median of up to
-BASELINE values before it, which held steady (the largest within STEADY of the smallest), and by
-more than NOISE times their own range: a per-step loss that wanders by a fifth (fine-tuning on
-small batches) makes one step half as high again now and then, which is no spike. The excerpt of a
-log may hold only a few steps, too few for the vital signs' robust spike detector (detect/spike.py,
-which needs twenty): this asks for a jump no healthy curve makes between two of its logged values.
+2.31`, `loss=2.3`, `loss 9.2`, OpenNMT's cross-entropy `xent: 5.93`, a TensorFlow estimator's
+`cross_entropy = 3.21`; not a validation's, an evaluation's, a test's, a best or an average one,
+though a line may name other metrics' averages: `train_mean_iou`) rising to JUMP_RATIO times the
+median of up to BASELINE values before it, which held steady (the largest within STEADY of the
+smallest), and by more than NOISE times their own range: a per-step loss that wanders by a fifth
+(fine-tuning on small batches) makes one step half as high again now and then, which is no spike.
+The excerpt of a log may hold only a few steps, too few for the vital signs' robust spike detector
+(detect/spike.py, which needs twenty): this asks for a jump no healthy curve makes between two of
+its logged values.
 A loss near zero (below FLOOR) is left alone: its noise is multiplicative, and a few hard batches
 double it. Two more shapes of a loss that left its curve: one that rises above JUMP_RATIO times
 the highest of the values before it (at least ABOVE_AFTER of them: a curve that came down, then
@@ -41,13 +43,15 @@ CLIMB = 4  # rises in a row
 CLIMB_RATIO = 1.25
 _MAX_VALUES = 400  # the last lines' losses read, at most
 # A loss's key and its value: `lm loss: 6.44E+00`, `'loss': 2.31`, `loss=2.3`, `loss 9.2`,
-# `xent: 5.9`, `loss: tensor(2.3)`; not `loss2/classifier` (a layer's name), `loss_scale`, `g_loss`.
+# `xent: 5.9`, `cross_entropy = 3.2`, `loss: tensor(2.3)`; not `loss2/classifier` (a layer's name),
+# `loss_scale`, `g_loss`.
 _LOSS = re.compile(
-    r"(?i)(?<![\w/.-])(?:(?:lm[ _])?loss|xent)['\"]?(?:\s*[:=]\s*|\s+)['\"]?(?:tensor\()?"
+    r"(?i)(?<![\w/.-])(?:(?:lm[ _])?loss|xent|cross[_ ]entropy)['\"]?"
+    r"(?:\s*[:=]\s*|\s+)['\"]?(?:tensor\()?"
     r"(?P<v>\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\b"
 )
 # Lines of a loss that is not the training's own.
-_NOT_TRAINING = re.compile(r"(?i)valid|\bval\b|val_|eval|\btest|best|\bavg\b|average|mean")
+_NOT_TRAINING = re.compile(r"(?i)valid|\bval\b|val_|eval|\btest|best|\bavg\b|average|\bmean\b")
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,7 @@ def jumped(lines: Sequence[str]) -> Jump | None:
     """The first jump of the training loss in `lines` (a log's last lines, oldest first)."""
     values: list[tuple[float, str]] = []
     for line in lines:
-        if "oss" not in line and "xent" not in line:
+        if "oss" not in line and "xent" not in line and "entropy" not in line:
             continue
         body = anatomy(line).body
         m = _LOSS.search(body)

@@ -998,6 +998,56 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zr_hpo/020-autogluon-tabular-knn-bag-l2-blas-too-many-memory-regions.log",
     ),
     (
+        "code.locale_encoding",
+        "UnicodeDecodeError: 'gbk' codec can't decode byte 0xa2 in position 2127: illegal "
+        "multibyte sequence",
+        "zy_wsl/007-bilstm-cnn-crf-windows-gbk-decode-embeddings.log",
+    ),
+    (
+        "code.dll_load",
+        "Error running job: [WinError 126] The specified module could not be found. Error "
+        'loading "D:\\ai-toolkit\\venv\\lib\\site-packages\\torch\\lib\\fbgemm.dll" or one of its '
+        "dependencies.",
+        "zy_wsl/015-ai-toolkit-windows-fbgemm-dll-winerror-126.log",
+    ),
+    (
+        "net.gloo_device",
+        "RuntimeError: GlooDeviceFactory::makeUVDevice(): interface or hostname can't be empty",
+        "zy_wsl/017-applio-windows-gloo-uvdevice-empty-hostname.log",
+    ),
+    (
+        "code.backend_unsupported",
+        "RuntimeError: Function argument device_ids not supported for the selected backend gloo",
+        "zy_wsl/019-gold-yolo-windows-gloo-device-ids-not-supported.log",
+    ),
+    (
+        "host.tf_cpu_oom",
+        "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating "
+        "tensor with shape[1,500,500,512] and type float on /job:localhost/replica:0/task:0/"
+        "device:CPU:0 by allocator cpu",
+        "zj_mixed/014-tf-mobilenet-unet-cpu-allocator-oom-4gb-ram.log",
+    ),
+    (
+        "code.device_ordinal",
+        "RuntimeError: CUDA error: invalid device ordinal",
+        "zy_container/015-lasr-docker-optimize-invalid-device-ordinal.log",
+    ),
+    (
+        "mpi.truncated",
+        "MPI_Waitany, MPI error 782: Message truncated, error stack:",
+        "zy_horovod/015-cntk-dataparallelsgd-lmsequencereader-mpi-waitany-truncated.log",
+    ),
+    (
+        "mpi.init_failed",
+        "It looks like orte_init failed for some reason; your parallel process is",
+        "zy_horovod/010-spinningup-ppo-mpi4py-orte-init-failed-executable-not-found.log",
+    ),
+    (
+        "mpi.error",
+        "[g2-nasp:24252] *** An error occurred in MPI_Reduce",
+        "zy_horovod/018-pytorch-mpi-backend-two-node-mpi-reduce-invalid-root.log",
+    ),
+    (
         "gloo.transport_enforce",
         # (the message of zq_fed/013's C++ exception, as the engine reads it out of libc++abi's
         # `terminating due to uncaught exception of type ...`; test_verdict has the whole line)
@@ -2562,6 +2612,47 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "find the requested files in the disk cache.", "net.hub"),
         ("Bin size was too small in the coarse rasterization phase. This caused an overflow, "
          "meaning output may be", "code.rasterizer_bins"),
+        # text read or written with the platform's codec, not UTF-8 (Windows' code pages, a C
+        # locale's ASCII); a file that is not UTF-8 at all is the data's
+        ("UnicodeDecodeError: 'charmap' codec can't decode byte 0x9d in position 2201: character "
+         "maps to <undefined>", "code.locale_encoding"),
+        ("UnicodeEncodeError: 'ascii' codec can't encode character '\\u2588' in position 12: "
+         "ordinal not in range(128)", "code.locale_encoding"),
+        ("UnicodeDecodeError: 'cp932' codec can't decode byte 0x85 in position 26: illegal "
+         "multibyte sequence", "code.locale_encoding"),
+        ("UnicodeDecodeError: 'utf-8' codec can't decode byte 0x92 in position 7047: invalid "
+         "start byte", "data.decode"),
+        # Windows' loader: a DLL's procedure missing, a DLL of another architecture
+        ("OSError: [WinError 127] The specified procedure could not be found. Error loading "
+         '"C:\\venv\\lib\\site-packages\\torch\\lib\\c10_cuda.dll" or one of its dependencies.',
+         "code.dll_load"),
+        ("ImportError: DLL load failed while importing _C: The specified module could not be "
+         "found.", "code.dll_load"),
+        # gloo's device from the host's name; a call the backend does not serve
+        ("RuntimeError: makeDeviceForHostname(): unsupported gloo device", "net.gloo_device"),
+        ("RuntimeError: GlooDeviceFactory::makeTCPDevice(): interface or hostname can't be empty",
+         "net.gloo_device"),
+        ("[rank2]: RuntimeError: No backend type associated with device type cpu",
+         "code.backend_unsupported"),
+        ("RuntimeError: Backend gloo does not support reduce_scatter_tensor_coalesced",
+         "code.backend_unsupported"),
+        # TensorFlow out of memory on a GPU, not the host's
+        ("ResourceExhaustedError: OOM when allocating tensor with shape[8,13,13,1024] and type "
+         "float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc",
+         "cuda.oom"),
+        ("THCudaCheck FAIL file=torch/csrc/cuda/Module.cpp line=34 error=10 : invalid device "
+         "ordinal", "code.device_ordinal"),
+        # MPI's start-up failing (Open MPI's error handler on MPI_Init, MPICH's), and a call's
+        ("*** An error occurred in MPI_Init_thread", "mpi.init_failed"),
+        ("Fatal error in PMPI_Init_thread: Other MPI error, error stack:", "mpi.init_failed"),
+        ("Fatal error in PMPI_Allreduce: Other MPI error, error stack:", "mpi.error"),
+        ("[1,3]<stderr>:*** An error occurred in MPI_Recv: MPI_ERR_TRUNCATE: message truncated",
+         "mpi.truncated"),
+        # Horovod's gloo rendezvous waiting on its HTTP store
+        ("  what():  [/tmp/horovod/common/gloo/http_store.cc:57] Wait timeout after 30 seconds "
+         "for key(s): rank_3", "net.store"),
+        # Windows' Event Viewer on a crashed process
+        ("Exception code: 0xc0000005", "segfault.segv"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -2635,6 +2726,8 @@ def test_the_loss_scale_at_inf_is_not_a_nan_loss(kb: Knowledge) -> None:
         "Warning: File /etc/openmpi/mca-params.conf cannot be opened. Using defaults.",
         "model.free(): invalid call ignored",  # not glibc's words at the start of a line
         "Waiting for the connection pool to free(): 3 slots",
+        "Exception code: 0xc0000094 handled by the runtime",  # not an access violation
+        "Using backend gloo for CPU tensors; collectives not supported by it fall back to nccl",
     ],
 )
 def test_ordinary_output_that_looks_like_a_failure_is_not_one(kb: Knowledge, line: str) -> None:

@@ -95,6 +95,19 @@ def test_opennmt_s_cross_entropy_is_a_training_loss() -> None:
     assert j is not None and j.after == 17.28 and "Step 300/" in j.line
 
 
+def test_a_tensorflow_estimator_s_cross_entropy_is_a_training_loss() -> None:
+    # a line that names another metric's mean (`train_mean_iou`) still holds the training's loss
+    lines = [
+        f"INFO:tensorflow:cross_entropy = {x}, learning_rate = 0.0139, train_mean_iou = 0.0445, "
+        "train_px_accuracy = 0.6036 (7.317 sec)"
+        for x in [3.22, 3.19, 3.25, 3.21, 3936.86]
+    ]
+    j = jumped(lines)
+    assert j is not None and j.after == 3936.86
+    # a mean loss is still not the training's own
+    assert jumped([f"mean loss = {x}" for x in [3.22, 3.19, 3.25, 3.21, 3936.86]]) is None
+
+
 def test_a_loss_that_climbs_past_its_curve_or_rises_above_all_of_it_left_the_curve() -> None:
     # a divergence: four rises in a row, to a new high (BLOOM 104B's second run)
     climb = [_megatron(6900 + 10 * i, v) for i, v in enumerate([6.37, 6.60, 7.31, 9.12, 10.24])]

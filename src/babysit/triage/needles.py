@@ -106,6 +106,9 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     # a snapshot prefix it cannot write to
     b"could not decode datum",
     b"cannot write to snapshot prefix",
+    b"can't open file '",  # CPython given a script that is not there: `... [Errno 2] ...`
+    b"input ran out of data",  # Keras' fit stopping early: its warning holds no other needle
+    b": permission denied",  # a shell's script not executable; ssh refusing a password
     # the CUDA driver on PTX newer than itself, its message on a line of its own (llm.c's check:
     # `[CUDA ERROR] at file train_gpt2.cu:341:`, then the message)
     b"unsupported toolchain",

@@ -1048,6 +1048,14 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zy_horovod/018-pytorch-mpi-backend-two-node-mpi-reduce-invalid-root.log",
     ),
     (
+        "code.input_exhausted",
+        "WARNING:tensorflow:Your input ran out of data; interrupting training. Make sure that "
+        "your dataset or generator can generate at least `steps_per_epoch * epochs` batches (in "
+        "this case, 26622 batches). You may need to use the repeat() function when building your "
+        "dataset.",
+        "zy_streaming/014-efficientnetv2-tfrecords-input-ran-out-of-data.log",
+    ),
+    (
         "gloo.transport_enforce",
         # (the message of zq_fed/013's C++ exception, as the engine reads it out of libc++abi's
         # `terminating due to uncaught exception of type ...`; test_verdict has the whole line)
@@ -2648,6 +2656,18 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("Fatal error in PMPI_Allreduce: Other MPI error, error stack:", "mpi.error"),
         ("[1,3]<stderr>:*** An error occurred in MPI_Recv: MPI_ERR_TRUNCATE: message truncated",
          "mpi.truncated"),
+        # CPython given a script that is not there
+        ("python: can't open file '/home/u/train.py': [Errno 2] No such file or directory",
+         "code.cli_config"),
+        # autocast asked for bfloat16 on a GPU before Ampere
+        ("RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to "
+         "float16.", "code.gpu_arch"),
+        # a job's script running one that is not executable, and the status it ends with
+        ("/usr/local/bin/train.sh: line 38: ./start.sh: Permission denied", "code.shell"),
+        ("Training exited with error code 126", "code.shell"),
+        # a platform's report of a pod killed by SIGKILL (Flyte)
+        ("[f8107735c673549d7acd-n0-0] terminated with exit code (137). Reason [Error]. Message: ",
+         "host.sigkill"),
         # Horovod's gloo rendezvous waiting on its HTTP store
         ("  what():  [/tmp/horovod/common/gloo/http_store.cc:57] Wait timeout after 30 seconds "
          "for key(s): rank_3", "net.store"),

@@ -1056,6 +1056,18 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zy_streaming/014-efficientnetv2-tfrecords-input-ran-out-of-data.log",
     ),
     (
+        "code.arrow_batch",
+        "pyarrow.lib.ArrowInvalid: offset overflow while concatenating arrays",
+        "zy_preproc/013-xtuner-process-untokenized-datasets-arrow-offset-overflow.log",
+    ),
+    (
+        "code.shared_tensors",
+        "            Some tensors share memory, this will lead to duplicate memory on disk and "
+        "potential differences when loading them again: [{'language_model.lm_head.weight', "
+        "'language_model.model.embed_tokens.weight'}].",
+        "zu_ckpt/011-gemma3-objdet-save-shared-tensors-error.log",
+    ),
+    (
         "gloo.transport_enforce",
         # (the message of zq_fed/013's C++ exception, as the engine reads it out of libc++abi's
         # `terminating due to uncaught exception of type ...`; test_verdict has the whole line)
@@ -2668,6 +2680,20 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # a platform's report of a pod killed by SIGKILL (Flyte)
         ("[f8107735c673549d7acd-n0-0] terminated with exit code (137). Reason [Error]. Message: ",
          "host.sigkill"),
+        # a map function's columns of different lengths; make giving up on a run-time build
+        ("pyarrow.lib.ArrowInvalid: Column 1 named input_ids expected length 1000 but got length "
+         "709", "code.arrow_batch"),
+        ("make: *** No targets specified and no makefile found.  Stop.", "code.op_build"),
+        ("make[1]: *** [Makefile:9: helpers] Error 1", "code.op_build"),
+        # TensorBoard's histogram of NaN weights; torch's OOM message without its first sentence
+        ("ValueError: The histogram is empty, please file a bug report.", "numerical.nan"),
+        (" free. Of the allocated memory 53.61 GiB is allocated by PyTorch, and 382.24 MiB is "
+         "reserved by PyTorch but unallocated. If reserved but unallocated memory is large try "
+         "setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", "cuda.oom"),
+        # an exception after a full-width colon (a Chinese sentence around a pasted line)
+        ("会报错：ValueError: Audio feature extractor was not found, please check and update your "
+         "model file.", "python.bug"),
+        ("报错：ModuleNotFoundError: No module named 'cosyvoice'", "python.import"),
         # Horovod's gloo rendezvous waiting on its HTTP store
         ("  what():  [/tmp/horovod/common/gloo/http_store.cc:57] Wait timeout after 30 seconds "
          "for key(s): rank_3", "net.store"),
@@ -2748,6 +2774,8 @@ def test_the_loss_scale_at_inf_is_not_a_nan_loss(kb: Knowledge) -> None:
         "Waiting for the connection pool to free(): 3 slots",
         "Exception code: 0xc0000094 handled by the runtime",  # not an access violation
         "Using backend gloo for CPU tensors; collectives not supported by it fall back to nccl",
+        "make: Entering directory '/opt/megatron/core/datasets'",
+        "make: Nothing to be done for 'all'.",
     ],
 )
 def test_ordinary_output_that_looks_like_a_failure_is_not_one(kb: Knowledge, line: str) -> None:

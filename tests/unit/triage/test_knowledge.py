@@ -1068,6 +1068,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zu_ckpt/011-gemma3-objdet-save-shared-tensors-error.log",
     ),
     (
+        "code.ckpt_dir_not_shared",
+        "1. Error on ps-1: **Not found: /train_dir/model.ckpt-0_temp_"
+        "5fcd97c881a7428db8eded829b964618/part-00000-of-00002.index**",
+        "zy_fsmount/013-tf-k8s-ps-checkpoint-train-dir-not-shared.log",
+    ),
+    (
         "gloo.transport_enforce",
         # (the message of zq_fed/013's C++ exception, as the engine reads it out of libc++abi's
         # `terminating due to uncaught exception of type ...`; test_verdict has the whole line)

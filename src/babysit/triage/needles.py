@@ -512,4 +512,8 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"tried to allocate",
     b"stack expects each tensor",
     b"closed by peer",
+    # mid-run and long: Keras stopping fit when its input ran dry, safetensors refusing to save
+    # tied weights at a checkpoint
+    b"input ran out of data",
+    b"some tensors share memory",
 )

@@ -1048,12 +1048,9 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zy_horovod/018-pytorch-mpi-backend-two-node-mpi-reduce-invalid-root.log",
     ),
     (
-        "code.input_exhausted",
-        "WARNING:tensorflow:Your input ran out of data; interrupting training. Make sure that "
-        "your dataset or generator can generate at least `steps_per_epoch * epochs` batches (in "
-        "this case, 26622 batches). You may need to use the repeat() function when building your "
-        "dataset.",
-        "zy_streaming/014-efficientnetv2-tfrecords-input-ran-out-of-data.log",
+        "code.script_missing",
+        "## python: can't open file '../exc/train_mpi.py': [Errno 2] No such file or directory",
+        "zy_horovod/014-theano-mpi-run-script-train-file-not-found.log",
     ),
     (
         "code.arrow_batch",
@@ -2642,8 +2639,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # locale's ASCII); a file that is not UTF-8 at all is the data's
         ("UnicodeDecodeError: 'charmap' codec can't decode byte 0x9d in position 2201: character "
          "maps to <undefined>", "code.locale_encoding"),
-        ("UnicodeEncodeError: 'ascii' codec can't encode character '\\u2588' in position 12: "
-         "ordinal not in range(128)", "code.locale_encoding"),
+        # (ASCII's is pickle's default for a Python 2 pickle: the data's reader, not the locale)
+        ("UnicodeDecodeError: 'ascii' codec can't decode byte 0x8b in position 6: ordinal not in "
+         "range(128)", "data.decode"),
         ("UnicodeDecodeError: 'cp932' codec can't decode byte 0x85 in position 26: illegal "
          "multibyte sequence", "code.locale_encoding"),
         ("UnicodeDecodeError: 'utf-8' codec can't decode byte 0x92 in position 7047: invalid "
@@ -2676,7 +2674,12 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "mpi.truncated"),
         # CPython given a script that is not there
         ("python: can't open file '/home/u/train.py': [Errno 2] No such file or directory",
-         "code.cli_config"),
+         "code.script_missing"),
+        # Keras stopping fit when its input ran dry (a consequence: the validation data's
+        # running dry reads the same, and Keras trains on)
+        ("WARNING:tensorflow:Your input ran out of data; interrupting training. Make sure that "
+         "your dataset or generator can generate at least `steps_per_epoch * epochs` batches (in "
+         "this case, 26622 batches).", "code.input_exhausted"),
         # autocast asked for bfloat16 on a GPU before Ampere
         ("RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to "
          "float16.", "code.gpu_arch"),
@@ -2689,8 +2692,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # a map function's columns of different lengths; make giving up on a run-time build
         ("pyarrow.lib.ArrowInvalid: Column 1 named input_ids expected length 1000 but got length "
          "709", "code.arrow_batch"),
-        ("make: *** No targets specified and no makefile found.  Stop.", "code.op_build"),
-        ("make[1]: *** [Makefile:9: helpers] Error 1", "code.op_build"),
+        ("make: *** No targets specified and no makefile found.  Stop.", "code.link_failed"),
+        ("make[1]: *** [Makefile:9: helpers] Error 1", "code.link_failed"),
         # TensorBoard's histogram of NaN weights; torch's OOM message without its first sentence
         ("ValueError: The histogram is empty, please file a bug report.", "numerical.nan"),
         (" free. Of the allocated memory 53.61 GiB is allocated by PyTorch, and 382.24 MiB is "

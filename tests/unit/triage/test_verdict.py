@@ -2060,3 +2060,94 @@ def test_a_team_rule_marked_set_up_only_is_no_cause_in_a_log_that_trained(tmp_pa
     assert triage_files([log], kb).diagnosis.rule == "host.sigkill"
     log.write_text("starting\nmount probe failed: /scratch not ready\n")
     assert triage_files([log], kb).diagnosis.rule == "team.mount_probe"
+
+
+_STEPS = [f"step {i * 10} | loss {2.3 - i / 1000:.3f} | lr 3.0e-04" for i in range(1, 40)]
+_TIMEOUT = (
+    "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation timeout: "
+    "WorkNCCL(SeqNum=1234, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for "
+    "600034 milliseconds before timing out."
+)
+_LOGGING_ERROR = [
+    "--- Logging error ---",
+    "Traceback (most recent call last):",
+    '  File "C:\\Python311\\Lib\\logging\\__init__.py", line 1113, in emit',
+    "    stream.write(msg + self.terminator)",
+    '  File "C:\\Python311\\Lib\\encodings\\cp1252.py", line 19, in encode',
+    "    return codecs.charmap_encode(input,self.errors,encoding_table)[0]",
+    "UnicodeEncodeError: 'charmap' codec can't encode characters in position 51-54: character "
+    "maps to <undefined>",
+    "Call stack:",
+    '  File "D:\\proj\\train.py", line 180, in main',
+    "Message: 'epoch 1 saved'",
+    "Arguments: ()",
+]
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        # the warnings of an optional DLL that the job trains on after (torchvision, xformers)
+        [
+            "C:\\venv\\lib\\site-packages\\torchvision\\io\\image.py:13: UserWarning: Failed to "
+            "load image Python extension: '[WinError 127] The specified procedure could not be "
+            "found'If you don't plan on using image functionality from `torchvision.io`, you can "
+            "ignore this warning."
+        ],
+        [
+            "A matching Triton is not available, some optimizations will not be enabled.",
+            "Error caught was: DLL load failed while importing libtriton: The specified module "
+            "could not be found.",
+        ],
+        # Python's logging reporting a character the console cannot print, and going on
+        _LOGGING_ERROR,
+        # a job script's optional steps that failed before the training
+        ["python: can't open file '/workspace/tools/report_env.py': [Errno 2] No such file or "
+         "directory"],
+        ["make: *** No rule to make target 'helpers.cpp', needed by 'helpers.so'.  Stop."],
+        ["/etc/profile.d/z00_lmod.sh: line 14: /opt/apps/lmod/lmod/init/bash: Permission denied"],
+    ],
+)  # fmt: skip
+def test_a_line_the_run_went_on_after_does_not_outrank_its_end(
+    tmp_path: Path, before: list[str]
+) -> None:
+    # the run trained on after each of these, then its collective timed out: the timeout is the
+    # story, and the restart it allows
+    log = tmp_path / "train.log"
+    log.write_text("\n".join([*before[:1], *_STEPS[:9], *before[1:], *_STEPS[9:], _TIMEOUT]) + "\n")
+    d = triage_files([log], KB).diagnosis
+    assert (d.rule, d.transient) == ("nccl.watchdog_timeout", True)
+
+
+def test_keras_running_out_of_input_is_only_the_story_of_a_log_without_an_error(
+    tmp_path: Path,
+) -> None:
+    # Keras warns the same when the validation data runs dry, and trains on: a consequence, which
+    # any error outranks and which never stops a restart alone
+    warning = (
+        "213/213 [==============================] - ETA: 0s - loss: 2.6573WARNING:tensorflow:Your "
+        "input ran out of data; interrupting training. Make sure that your dataset or generator "
+        "can generate at least `steps_per_epoch * epochs` batches (in this case, 25 batches)."
+    )
+    log = tmp_path / "train.log"
+    log.write_text("\n".join([warning, *_STEPS, _TIMEOUT]) + "\n")
+    assert triage_files([log], KB).diagnosis.rule == "nccl.watchdog_timeout"
+    log.write_text("\n".join([*_STEPS, warning]) + "\n")
+    d = triage_files([log], KB).diagnosis
+    assert d.rule == "code.input_exhausted" and d.confidence < 0.5
+
+
+def test_a_one_shard_checkpoint_not_found_is_not_a_directory_the_tasks_do_not_share(
+    tmp_path: Path,
+) -> None:
+    # one task's save (`-of-00001`) on a FUSE mount: the storage's, not a distributed job's
+    line = (
+        "W tensorflow/core/framework/op_kernel.cc:1401] OP_REQUIRES failed at "
+        "save_restore_v2_ops.cc:165 : Not found: /content/drive/My Drive/models/run3/"
+        "model.ckpt-300_temp_8a1f0c/part-00000-of-00001.index; No such file or directory"
+    )
+    log = tmp_path / "train.log"
+    log.write_text("\n".join([*_STEPS, line]) + "\n")
+    assert triage_files([log], KB).diagnosis.rule != "code.ckpt_dir_not_shared"
+    log.write_text("\n".join([*_STEPS, line.replace("-of-00001", "-of-00002")]) + "\n")
+    assert triage_files([log], KB).diagnosis.rule == "code.ckpt_dir_not_shared"

@@ -2054,20 +2054,15 @@ def test_a_team_rule_marked_set_up_only_is_no_cause_in_a_log_that_trained(tmp_pa
         'explain = "The scratch mount was not ready."\naction = "Ask the storage team."\n'
     )
     kb = load_knowledge([rules])
-    steps = [f"step {i} | loss: 2.{i:02d}" for i in range(1, 30)]
     log = tmp_path / "train.log"
-    log.write_text("\n".join(["mount probe failed: /scratch not ready", *steps, "Killed"]) + "\n")
+    log.write_text("\n".join(["mount probe failed: /scratch not ready", *_STEPS, "Killed"]) + "\n")
     assert triage_files([log], kb).diagnosis.rule == "host.sigkill"
     log.write_text("starting\nmount probe failed: /scratch not ready\n")
     assert triage_files([log], kb).diagnosis.rule == "team.mount_probe"
 
 
 _STEPS = [f"step {i * 10} | loss {2.3 - i / 1000:.3f} | lr 3.0e-04" for i in range(1, 40)]
-_TIMEOUT = (
-    "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation timeout: "
-    "WorkNCCL(SeqNum=1234, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for "
-    "600034 milliseconds before timing out."
-)
+_TIMEOUT = _timeout(1, 1234, "ALLREDUCE")
 _LOGGING_ERROR = [
     "--- Logging error ---",
     "Traceback (most recent call last):",

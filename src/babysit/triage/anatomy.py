@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _TORCHRUN = re.compile(
     r"\[(?:rank(?P<rank>\d{1,6})|(?P<role>[A-Za-z_][\w-]{0,30}?)(?P<local>\d{1,4}))\]:"
 )
@@ -135,7 +135,7 @@ def _yearless(mo: int, d: int, h: str, mi: str, s: str) -> float:
 def anatomy(text: str) -> Anatomy:
     """The line's prefixes read and removed; the rest is the body."""
     if "\x1b" in text:
-        text = _ANSI.sub("", text)
+        text = ANSI.sub("", text)
     rank: int | None = None
     host: str | None = None
     gpu: str | None = None

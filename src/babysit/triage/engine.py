@@ -17,12 +17,13 @@ import re
 from dataclasses import dataclass
 
 from babysit.records import Category
-from babysit.triage.anatomy import Anatomy, anatomy
+from babysit.triage.anatomy import ANSI, Anatomy, anatomy
 from babysit.triage.collectives import WORLD_HINTS, Collectives
 from babysit.triage.findings import Finding, Group
 from babysit.triage.knowledge import Knowledge, Rule, Xid
 from babysit.triage.standins import (
     DATA_IN_WORKER_CUT,
+    ERROR_RECORD,
     FRAME,
     GENERIC_IDS,
     LONE_ID,
@@ -89,6 +90,27 @@ _EXC_REPR = re.compile(
     r"^(?:[A-Za-z_]\w*\.)*(?P<type>[A-Za-z_]\w*(?:Error|Exception))\((?P<q>['\"])(?P<msg>.+)(?P=q),?\)$"
 )
 _LONE_ENDS = ("Error", "Exception")
+# A line logged at an error level (see standins.ERROR_RECORD): a logger's level word in capitals
+# (`[ERROR]`, `- ERROR -`, `ERROR:`, vLLM's and Spark's `ERROR ...`), glog's E and F lines, a
+# CHECK's failure, or the line's first words (`Error: ...`, `Fatal error: ...`, `Error running
+# job: ...`, `Training error: ...`). Not a count or a summary of none (`ERROR SUMMARY: 0
+# errors`, `0 errors`), nor pip's note on the dependency resolver (it installed all the same).
+_ERROR_RECORD = re.compile(
+    r"(?<![\w./-])(?:ERROR|FATAL|CRITICAL)(?![\w./-])"
+    r"|^\W{0,3}[EF]\d{4} \d\d:\d\d:\d\d"
+    r"|\bCheck failed\b"
+    r"|^\W{0,3}(?:[A-Za-z]+ ){0,2}?(?:[Ee]rror|ERROR)(?: [a-z]+){0,2}:\s"
+)
+_NO_ERROR = re.compile(
+    r"(?i)\b(?:no|0|zero) errors?\b|ERROR SUMMARY|pip's dependency resolver"
+    # nor a line that only reports a failure elsewhere, with no word of what it was: a launcher's
+    # or a scheduler's summary (`Compute Failed`, `Container failed !!!`, `the trainer process
+    # with rank=[3] was aborted. Please check its log.`), or a header whose message follows
+    # (`[ERROR] [actor_train-1 1 / 8][PID 18175]`: see _error_record)
+    r"|(?:\b(?:failed|aborted|died|disappeared|terminated|exited|fatal error)|\bcheck (?:its|the|"
+    r"their) logs?)\W*$"
+)
+_BRACKETED = re.compile(r"\[[^\]]*\]|\([^)]*\)")
 # The stand-in for an exception line without its traceback: weak, and the set-up's only in a
 # log that shows no training step at all (with steps in it, the line may be one the program
 # printed and went on after: diagnose() knows it by its id).
@@ -99,6 +121,18 @@ LONE_EXCEPTION = dataclasses.replace(UNCLASSIFIED, id=LONE_ID)
 _WORKER_WRAPPER = re.compile(
     r"Caught [\w.]+ in (?:DataLoader worker\b|pin memory thread for device \d+)"
 )
+
+
+def _error_record(text: str) -> bool:
+    """Whether a line (its prefixes too: glog's and vLLM's carry the level) was logged at an
+    error level, and says that something failed."""
+    if "\x1b" in text:
+        text = ANSI.sub("", text)
+    m = _ERROR_RECORD.search(text)
+    if m is None or _NO_ERROR.search(text):
+        return False
+    # words after the level: not only more labels in brackets (a header whose message follows)
+    return any(c.isalpha() for c in _BRACKETED.sub("", text[m.end() :]))
 
 
 # The arguments of Engine._add for a finding held back.
@@ -384,6 +418,10 @@ class Engine:
                 self._emit(
                     tb_key, (LONE_EXCEPTION, None, file, line, text, body, lone, (), exc_type)
                 )
+                return False
+            if tb is None and exc_type is None and not a.warning and _error_record(text):
+                # A program's own error line (see ERROR_RECORD): weak, and only in the set-up.
+                self._emit(tb_key, (ERROR_RECORD, None, file, line, text, body, a, (), None))
                 return False
             return (
                 tb is None

@@ -25,7 +25,7 @@ from babysit.triage.engine import LONE_EXCEPTION, Engine
 from babysit.triage.findings import Finding, Group, earlier
 from babysit.triage.silence import nothing_found, quote
 from babysit.triage.stall import Ending, Stall
-from babysit.triage.standins import FRAME
+from babysit.triage.standins import ERROR_RECORD, FRAME
 
 _NORMALISE = (
     (re.compile(r"\x1b\[[0-9;]*[A-Za-z]"), ""),
@@ -374,7 +374,12 @@ def diagnose(
         at_start = trained is False and transient is False
         if at_start:
             suspect_kind = "config"
-        if at_start and category == Category.UNKNOWN and not fallback and not _INFRA.search(f.body):
+        if (
+            at_start
+            and category == Category.UNKNOWN
+            and (not fallback or f.rule.id == ERROR_RECORD.id)
+            and not _INFRA.search(f.body)
+        ):
             # An error no rule knows (a bare RuntimeError), raised in the set-up before any
             # step, with no sign of the hardware or the network: the code or its configuration,
             # which a restart meets again.

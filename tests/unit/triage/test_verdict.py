@@ -1262,6 +1262,47 @@ def test_cuda_allocation_failures_in_other_words_are_cuda_oom(tmp_path: Path, te
     assert triage_files([log], KB).diagnosis.category != Category.CUDA_OOM
 
 
+def test_an_error_a_program_logged_before_any_step_is_the_set_up_and_after_steps_nothing(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "train.log"
+    counted = (
+        "[ERROR] (cache) Could not find image path for cache file /data/cache/0a1b.pt",
+        "2026-03-02 10:01:02,003 - trainer - ERROR - the config names 3 classes, the head has 5",
+        "E0409 15:55:07.713434 140232760776512 error_handling.py:70] Error recorded from "
+        "training_loop: assertion failed: [318]",
+        "F0317 02:46:21.118406 358837 registration.cc:10] Check failed: Register(kHw) is OK",
+        "Error running job: .to() does not accept copy argument",
+        "\x1b[31mERROR\x1b[0m Fused kernels configured but not installed",
+    )
+    for line in counted:
+        log.write_text(f"loading the config\n{line}\nbye\n")
+        d = triage_files([log], KB).diagnosis
+        assert d.rule == "log.error_record", line
+        assert d.category == Category.USER_CODE and d.transient is False, line
+        assert d.suspect.kind == "config" and d.confidence <= 0.3, line
+        # After training steps the program may have logged it and gone on: it says nothing.
+        log.write_text(f"step 10 | loss: 2.31\n{line}\nstep 11 | loss: 2.30\n")
+        assert triage_files([log], KB).diagnosis.rule != "log.error_record", line
+    for line in (
+        "========= ERROR SUMMARY: 0 errors",
+        "ERROR: pip's dependency resolver does not currently take into account all the packages",
+        "2025-11-11 21:05:55,828 - distributed.worker - ERROR - Compute Failed",
+        "ERROR launch.py:584] Out of all 4 trainers, rank=[2] was aborted. Please check its log.",
+        "[ERROR] [actor_train-1 1 / 8][PID 18175] ",
+        "[W socket.cpp:464] [c10d] ERROR while probing the address",
+        "the run had no error and trained well",
+    ):
+        log.write_text(f"loading the config\n{line}\n")
+        assert triage_files([log], KB).diagnosis.rule != "log.error_record", line
+    # Words of the network or the hardware keep it unknown; any other finding outranks it.
+    log.write_text("ERROR: could not connect to the licence server at 10.0.0.1\n")
+    d = triage_files([log], KB).diagnosis
+    assert d.rule == "log.error_record" and d.category == Category.UNKNOWN
+    log.write_text("ERROR: the dataset is empty\nValueError: num_samples should be positive\n")
+    assert triage_files([log], KB).diagnosis.rule == "python.bug"
+
+
 def test_a_native_assertion_is_the_code_and_a_kernels_is_still_a_device_assert(
     tmp_path: Path,
 ) -> None:

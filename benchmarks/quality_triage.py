@@ -66,7 +66,9 @@ NEVER_TRANSIENT = {"user_code", "data", "cuda_oom"}
 # Bugs called transient where the log shows nothing but what a transient cause leaves as well, and
 # only the thread knew the bug: ranks timing out in a collective (one rank's IterableDataset ran
 # out first; GPUs that other work had filled), a launcher hung up on (SIGHUP, sent by an accelerate
-# release), the Hub unreachable in the message's own words (the thread found a wrong path); ranks
+# release; twice the terminal the job ran in, closed: the threads' fix was to start it detached,
+# a change of the launch, where the log reads as any SIGHUP and a restart resumes), the Hub
+# unreachable in the message's own words (the thread found a wrong path); ranks
 # timing out in an all-gather just after the epoch's progress bar reached 100% (rank 0 failed to
 # save the checkpoint: the bar's end is a hint no rule reads, as the corpus holds two such logs);
 # an Ascend NPU's stream synchronize timeout, alone in its excerpt, that rank 0 tokenizing the
@@ -87,6 +89,8 @@ LOG_CANNOT_TELL = frozenset(
         "real/zg_amd/004-llamafactory-npu-tokenizer-stream-sync-timeout.log",
         "real/zm_nlp/011-accelerate-single-gpu-eval-broadcast-watchdog-timeout.log",
         "real/zv_blogs/008-ascend-npu-hccl-ei0002-heartbeat-lost-timeout.log",
+        "real/zz_launch/014-chatglm2-ptuning-torchrun-sighup-signal-1.log",
+        "real/zz_launch/019-distributed-launch-sighup-after-hour.log",
     }
 )
 

@@ -885,6 +885,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "[ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1",
         "zc_os/016-enroot-selinux-nvidia-hook-capability.log",
     ),    (
+        "code.xformers_dispatch",
+        "xFormers wasn't build with CUDA support",
+        "zz_diffusion/004-everydream2-xformers-no-cuda-at-sampling.log",
+    ),
+    (
         "code.gpu_library",
         "  (0) UNIMPLEMENTED:  DNN library is not found.",
         "zb_jax/028-car-keras-dnn-library-not-found.log",
@@ -2708,6 +2713,16 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "for key(s): rank_3", "net.store"),
         # Windows' Event Viewer on a crashed process
         ("Exception code: 0xc0000005", "segfault.segv"),
+        # xFormers' dispatcher, the exception's class printed or not; torch < 1.0's list of
+        # tensors of mixed types; the shell's word written over a progress bar's redraw
+        ("NotImplementedError: No operator found for `memory_efficient_attention_forward` with "
+         "inputs:", "code.xformers_dispatch"),
+        ("No operator found for `memory_efficient_attention_backward` with inputs: ",
+         "code.xformers_dispatch"),
+        ("RuntimeError: Expected a Tensor of type torch.cuda.HalfTensor but found a type "
+         "torch.cuda.FloatTensor for sequence element 926 in sequence argument at position #1 "
+         "'tensors'", "code.shapes"),
+        ("Killedg in train batch: 127687 / 263115", "host.sigkill"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -2785,6 +2800,9 @@ def test_the_loss_scale_at_inf_is_not_a_nan_loss(kb: Knowledge) -> None:
         "Using backend gloo for CPU tensors; collectives not supported by it fall back to nccl",
         "make: Entering directory '/opt/megatron/core/datasets'",
         "make: Nothing to be done for 'all'.",
+        "Killed 3 stale workers; 12 alive",
+        "Killedworkers: 0",  # (a counter's name, not a lowercase tail after the shell's word)
+        "xFormers 0.0.23 built with CUDA 12.1, memory_efficient_attention.cutlassF: available",
     ],
 )
 def test_ordinary_output_that_looks_like_a_failure_is_not_one(kb: Knowledge, line: str) -> None:

@@ -411,15 +411,16 @@ def diagnose(
             rank, host, gpu = None, None, None
             notes.append(split)
         first = engine.elastic_root[1] if engine.elastic_root else None
+        python_first = False  # torchrun's first failure was a Python error, before the timeouts
         if (
             engine.elastic_exit == 1
-            and transient is True
+            and transient is not False
             and (first not in root.ranks or _python_error_of(groups, first))
         ):
             # A rank that times out aborts (SIGABRT); exit code 1 is a Python exception, raised
             # on a rank before the others timed out: it is the cause, and the log does not say
             # what it was (or babysit has no rule for it), so neither can a restart be promised.
-            transient = None
+            transient, python_first = None, True
             notes.append(
                 f"torchrun's first observed failure{'' if first is None else f', rank {first},'}"
                 " exited with code 1 (a Python error) before the timeouts: find its error"
@@ -428,7 +429,7 @@ def diagnose(
                 rank, host = first, engine.elastic_root[0] if engine.elastic_root else None
         set_up = engine.collectives.at_set_up()
         unseen = trained is False or (trained is None and not progress)
-        if set_up is not None and transient is True and unseen:
+        if set_up is not None and transient is not False and unseen and not python_first:
             # The group's first collective never completed, or a barrier among its first few
             # did not, and the logs show no training step before (none in this file before
             # it, none in any other): the set-up's wait.

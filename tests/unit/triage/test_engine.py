@@ -544,8 +544,10 @@ def test_timeouts_on_a_rank_that_raised_its_own_python_error_promise_no_restart(
     ]
     lines = [timeout.format(r=r) for r in (0, 1, 3)]
     own = _triage(["[rank2]:RuntimeError: Invalid mt19937 state", *lines, timeout.format(r=2)])
-    assert own.category is Category.NCCL_TIMEOUT and own.transient is True
+    assert own.category is Category.NCCL_TIMEOUT and own.transient is None
+    assert "first observed failure" not in own.summary
     d = _triage(
         ["[rank2]:RuntimeError: Invalid mt19937 state", *lines, timeout.format(r=2), *summary]
     )
     assert d.category is Category.NCCL_TIMEOUT and d.transient is None
+    assert "first observed failure, rank 2," in d.summary

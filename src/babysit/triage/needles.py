@@ -339,6 +339,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"ops kernel",  # Ascend CANN: `EZ3003: No supported Ops kernel and engine are found for`
     b"cannot find bin",  # `EZ9999: ... Cannot find bin of op FlashAttentionScore`
     b"command not found",  # bash in the job's script
+    b"mixed torch.tensor and dtensor",  # an operator given a plain tensor beside DTensors
     b"no operator found for",  # xFormers' dispatcher: `No operator found for `memory_efficient_...`
     b"wasn't build with cuda",  # and its reason for each kernel: `xFormers wasn't build with CUDA`
     b"no data found",  # kohya's sd-scripts: `No data found. Please verify arguments`

@@ -2723,6 +2723,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "torch.cuda.FloatTensor for sequence element 926 in sequence argument at position #1 "
          "'tensors'", "code.shapes"),
         ("Killedg in train batch: 127687 / 263115", "host.sigkill"),
+        ("flash_attn._flash_attn_varlen_forward.default: got mixed torch.Tensor and DTensor, "
+         "need to convert all torch.Tensor to DTensor before calling distributed operators",
+         "code.shapes"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

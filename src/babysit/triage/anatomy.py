@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]")  # CSI, and a charset's (`tput sgr0`)
 _TORCHRUN = re.compile(
     r"\[(?:rank(?P<rank>\d{1,6})|(?P<role>[A-Za-z_][\w-]{0,30}?)(?P<local>\d{1,4}))\]:"
 )

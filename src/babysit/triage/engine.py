@@ -91,26 +91,55 @@ _EXC_REPR = re.compile(
 )
 _LONE_ENDS = ("Error", "Exception")
 # A line logged at an error level (see standins.ERROR_RECORD): a logger's level word in capitals
-# (`[ERROR]`, `- ERROR -`, `ERROR:`, vLLM's and Spark's `ERROR ...`), glog's E and F lines, a
-# CHECK's failure, or the line's first words (`Error: ...`, `Fatal error: ...`, `Error running
-# job: ...`, `Training error: ...`). Not a count or a summary of none (`ERROR SUMMARY: 0
-# errors`, `0 errors`), nor pip's note on the dependency resolver (it installed all the same).
+# where a logger puts it (the line's start, `[ERROR]`, `- ERROR -`, `| ERROR |`, a tab, after a
+# date or a logger's name: `2024-05-01 12:00:00 ERROR ...`, `fedbiomed ERROR - ...`), glog's E
+# and F lines (a real month: not absl's dateless `E0000 00:00:1721223344`, TensorFlow's chatter),
+# a CHECK's failure, or the line's first words (`Error: ...`, `Fatal error: ...`, `Error running
+# job: ...`, `Training error: ...`; not a metric's `Validation error: 0.12`, nor a setting's
+# `error handling: strict`).
 _ERROR_RECORD = re.compile(
-    r"(?<![\w./-])(?:ERROR|FATAL|CRITICAL)(?![\w./-])"
-    r"|^\W{0,3}[EF]\d{4} \d\d:\d\d:\d\d"
-    r"|\bCheck failed\b"
-    r"|^\W{0,3}(?:[A-Za-z]+ ){0,2}?(?:[Ee]rror|ERROR)(?: [a-z]+){0,2}:\s"
+    r"(?:^|[\[|\t]|[\w\]):.]\s|\s-\s)(?:ERROR|FATAL|CRITICAL)"
+    r"(?![\w./'\")=-]| (?:rate|count|metric)\b)"
+    r"|^\W{0,3}[EF](?:0[1-9]|1[0-2])\d\d \d\d:\d\d:\d\d"
+    r"|(?:^|[\]:]\s*)Check [Ff]ailed\b"
+    r"|^\W{0,3}(?:[A-Za-z]+ )?(?:Fatal )?(?:[Ee]rror|ERROR)"
+    r"(?! (?:handling|rate|bound|threshold|tolerance|level|count|code|margin|mode|policy|metric"
+    r"|function|type)\b)"
+    r"(?: [a-z]+){0,2}:\s(?!\s*[-+]?(?:\d|nan\b|inf\b))"
 )
+# Not a count or a summary of none (`ERROR SUMMARY: 0 errors`, `0 errors`), a level named as a
+# setting (`log_level='ERROR'`, `set_verbosity(ERROR)`), a warning that mentions one, what a
+# program says it went on after (pip's note on its dependency resolver, ld.so's LD_PRELOAD
+# `... cannot be preloaded ...: ignored.`, an optional dependency), nor a tracker's complaint
+# about its own uploads (`wandb: ERROR Dropped streaming file chunk`).
 _NO_ERROR = re.compile(
     r"(?i)\b(?:no|0|zero) errors?\b|ERROR SUMMARY|pip's dependency resolver"
-    # nor a line that only reports a failure elsewhere, with no word of what it was: a launcher's
-    # or a scheduler's summary (`Compute Failed`, `Container failed !!!`, `the trainer process
-    # with rank=[3] was aborted. Please check its log.`), or a header whose message follows
-    # (`[ERROR] [actor_train-1 1 / 8][PID 18175]`: see _error_record)
-    r"|(?:\b(?:failed|aborted|died|disappeared|terminated|exited|fatal error)|\bcheck (?:its|the|"
-    r"their) logs?)\W*$"
+    r"|log[_ ]?level|\blevel\s*[=:(]|verbosity"
+    r"|\b(?:\w*warning|warn|info|debug)\b[^\n]*\b(?:error|fatal|critical)\b"
+    r"|\bignored\W*$|\b(?:optional|dashboard)\b|^\W*wandb: ERROR"
+    # nor one that says it tries again (a last failure says so by ending the log: triage/stall.py)
+    r"|\bretry(?:ing)?\b|\bwill retry\b"
 )
-_BRACKETED = re.compile(r"\[[^\]]*\]|\([^)]*\)")
+# Nor a line that only reports a failure elsewhere, with no word of what it was: a launcher's or
+# a scheduler's summary (`Compute Failed`, `EngineCore encountered a fatal error.`: four words
+# at most, with no path, quote or name holding a number, a failure's verb last), a process, a
+# worker, a container or a job that failed (`Container failed !!!`, `main process disappeared!`),
+# one that points elsewhere (`Please check its log.`, `See stack trace for the root cause.`),
+# or a header whose message follows (`[ERROR] [actor_train-1 1 / 8][PID 18175]`).
+_REPORT_ONLY = re.compile(
+    r"(?i)\b(?:failed|aborted|died|disappeared|terminated|exited|fatal error)\W*$"
+)
+_REPORTED = re.compile(
+    r"(?i)\b(?:(?:sub)?process(?:es)?|workers?|containers?|jobs?|trainers?|tasks?|child|ranks?|"
+    r"nodes?|replicas?|pods?)\b[^\n]{0,40}\b(?:failed|aborted|died|disappeared|terminated|exited|"
+    r"crashed)\W*$"
+)
+_ELSEWHERE = re.compile(
+    r"(?i)\bcheck (?:its|the|their) logs?\W*$"
+    r"|\bsee (?:the )?(?:stack ?trace|traceback|logs?|above|below)\b"
+)
+_RECORDED_MAX = 4096  # different error records remembered, to skip their repeats
+_BRACKETED = re.compile(r"\[[^\][]*\]|\([^()]*\)")
 # The stand-in for an exception line without its traceback: weak, and the set-up's only in a
 # log that shows no training step at all (with steps in it, the line may be one the program
 # printed and went on after: diagnose() knows it by its id).
@@ -125,14 +154,24 @@ _WORKER_WRAPPER = re.compile(
 
 def _error_record(text: str) -> bool:
     """Whether a line (its prefixes too: glog's and vLLM's carry the level) was logged at an
-    error level, and says that something failed."""
+    error level, and says what failed."""
     if "\x1b" in text:
         text = ANSI.sub("", text)
     m = _ERROR_RECORD.search(text)
-    if m is None or _NO_ERROR.search(text):
+    if m is None or _NO_ERROR.search(text) or _ELSEWHERE.search(text):
         return False
-    # words after the level: not only more labels in brackets (a header whose message follows)
-    return any(c.isalpha() for c in _BRACKETED.sub("", text[m.end() :]))
+    said = _BRACKETED.sub("", text[m.end() :])
+    if not any(c.isalpha() for c in said) or said.lstrip().startswith("|"):
+        return False  # only more labels in brackets (a header whose message follows), a table
+    if _REPORTED.search(said):
+        return False  # a process, a worker, a job that failed: its own error is elsewhere
+    # A failure's verb last and few words with nothing particular in them (no path, no quote, no
+    # name with a number): a report of one, not its words (a date or a time does not count).
+    words = [w for w in said.split() if any(c.isalpha() for c in w)]
+    particular = any(
+        any(c in "/\\'\"`" for c in w) or any(c.isdigit() for c in w) for w in words
+    )
+    return not (_REPORT_ONLY.search(said) and len(words) <= 4 and not particular)
 
 
 # The arguments of Engine._add for a finding held back.
@@ -201,6 +240,7 @@ class Engine:
         self._started: set[int] = set()  # files that have handed a line with words
         # the C++ exception type of the last `terminate called after throwing an instance of`
         self._threw: dict[tuple[int, int | None], str] = {}
+        self._recorded: set[str] = set()  # the error records found (see ERROR_RECORD)
         # Keyed by hash, not by the line: 50k lines of 4 KiB would hold 200 MB.
         self._cache: dict[int, int] = {}
         # Every pattern of every rule in order, with its literal hint: the matching loop's plan.
@@ -421,6 +461,12 @@ class Engine:
                 return False
             if tb is None and exc_type is None and not a.warning and _error_record(text):
                 # A program's own error line (see ERROR_RECORD): weak, and only in the set-up.
+                # Its repeats add nothing (a logger's complaint on every step): the scanner may
+                # skip them.
+                if stripped in self._recorded:
+                    return True
+                if len(self._recorded) < _RECORDED_MAX:
+                    self._recorded.add(stripped)
                 self._emit(tb_key, (ERROR_RECORD, None, file, line, text, body, a, (), None))
                 return False
             return (

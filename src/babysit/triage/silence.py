@@ -62,6 +62,16 @@ _STACKS_END = re.compile(
 _RANK_PREFIX = re.compile(r"^(?:\[[A-Za-z_]*\d+\]: ?|\[\d+,\d+\]<std(?:out|err)>:)")
 
 
+def ending_tells(last_line: str, ending: Ending | None) -> bool:
+    """Whether the log's end says more than that it ends (what nothing_found reads from it): the
+    run says it finished, it ends in stacks, a stall, a loop of one line, a loss that jumped."""
+    return (
+        ending is not None
+        or bool(_FINISHED.search(last_line))
+        or bool(_STACKS_END.search(_RANK_PREFIX.sub("", last_line)))
+    )
+
+
 def nothing_found(
     files: list[str],
     lines: int,

@@ -23,7 +23,7 @@ from typing import NamedTuple
 from babysit.records import Category, Consequence, Diagnosis, LogLine, Suspect
 from babysit.triage.engine import LONE_EXCEPTION, Engine
 from babysit.triage.findings import Finding, Group, earlier
-from babysit.triage.silence import nothing_found, quote
+from babysit.triage.silence import ending_tells, nothing_found, quote
 from babysit.triage.stall import Ending, Stall
 from babysit.triage.standins import ERROR_RECORD, FRAME
 
@@ -250,6 +250,8 @@ def _set_up_chatter(g: Group, progress: Mapping[int, int] | None, engine: Engine
     f = g.first
     if f.rule.id == "hang.store_barrier" and f.file in engine.barrier_passed:
         return True  # the barrier completed after the wait it logged
+    if f.rule.id == ERROR_RECORD.id:  # a logged error line: only where no log shows a step
+        return bool(progress)
     # A rule's `set_up_only` (a shell script's complaint, a build probe, a retried wait).
     return f.rule.set_up_only and progress is not None and f.file in progress
 
@@ -303,6 +305,13 @@ _INFRA = re.compile(
     r"(?i)Dist\w*Error|nccl|gloo|\bcuda\b|\bgpus?\b|nvml|nvidia|driver|socket|connect|"
     r"timed? ?out|memory|killed|signal|network|preempt|I/O"
 )
+# The same, and more, in a line a program logged (log.error_record): a server's or a name's
+# failure (`HTTP 503`, `Unable to resolve host`, a proxy, a certificate), a link or a device by
+# its kind (InfiniBand, mlx5, HIP), the hardware itself.
+_INFRA_LOGGED = re.compile(
+    r"(?i)\bhttps?\b|\b(?:HTTP|status|returned|response)\W{0,3}[45]\d\d\b|resolve|unreachable|"
+    r"infiniband|\bmlx\d|\bhip\b|hardware (?:error|fault|failure)|\bssl\b|certificate|proxy"
+)
 _AT_START = (
     "It happened before the first training step, so it is the set-up (addresses, ports, "
     "host names, network interfaces, the environment), not a flaky node: fix it, then restart."
@@ -331,6 +340,8 @@ def diagnose(
     True when the caller knows the attempt trained (its supervisor saw steps, or it ran long)
     although its logs show no step that triage reads."""
     groups = findings(engine, progress)
+    if trained:  # the caller saw the attempt train: a logged error line says nothing then
+        groups = [g for g in groups if g.first.rule.id != ERROR_RECORD.id]
     if not groups:
         # No step in any log, and the caller does not know of one: it stopped in the set-up.
         untrained = progress is not None and not progress and trained is not True
@@ -339,10 +350,12 @@ def diagnose(
         )
     causes = [g for g in groups if _meaning(g.first).role == "cause"]
     fallback = not causes
-    if fallback and isinstance(ending, Stall):
+    records = all(g.first.rule.id == ERROR_RECORD.id for g in groups)
+    if fallback and (isinstance(ending, Stall) or (records and ending_tells(last_line, ending))):
         # Only what follows or warns of a failure (a retry the run went on after, a launcher's
         # report), and progress that stopped long before the log did: the stall is the story,
-        # the rest its consequences.
+        # the rest its consequences. So is any ending that tells more than a line the program
+        # logged at its error level (the run says it finished, stacks, a loop, a loss's jump).
         hung = nothing_found(files if read is None else read, lines, last_line, note, ending)
         return dataclasses.replace(hung, consequences=_consequences(groups, files))
     root = _pick(causes or groups)
@@ -379,6 +392,7 @@ def diagnose(
             and category == Category.UNKNOWN
             and (not fallback or f.rule.id == ERROR_RECORD.id)
             and not _INFRA.search(f.body)
+            and not (f.rule.id == ERROR_RECORD.id and _INFRA_LOGGED.search(f.body))
         ):
             # An error no rule knows (a bare RuntimeError), raised in the set-up before any
             # step, with no sign of the hardware or the network: the code or its configuration,
@@ -452,7 +466,7 @@ def diagnose(
     ]
     if rivals:  # another cause almost as fundamental: less sure which came first
         confidence -= 0.15
-    if fallback:
+    if fallback and not records:
         confidence = min(confidence, 0.35)
         notes.append(
             "no root cause in the log, only this: it usually follows another failure (or "

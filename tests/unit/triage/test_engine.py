@@ -551,3 +551,15 @@ def test_timeouts_on_a_rank_that_raised_its_own_python_error_promise_no_restart(
     )
     assert d.category is Category.NCCL_TIMEOUT and d.transient is None
     assert "first observed failure, rank 2," in d.summary
+
+
+def test_an_error_record_is_found_once_and_its_repeats_left_to_the_scanner() -> None:
+    # A logger's complaint repeated on every step: the first is a finding, its repeats mean
+    # nothing more (True: the scanner skips them), in any colour (`tput sgr0`'s charset code).
+    engine = Engine(KB)
+    line = "\x1b(B\x1b[m[ERROR] could not open /data/shard-0001.bin"
+    assert engine.feed(0, 1, line) is False
+    assert engine.feed(0, 2, line) is True
+    engine.finish()
+    (group,) = engine.groups.values()
+    assert group.first.rule.id == "log.error_record" and "\x1b" not in group.first.body

@@ -502,6 +502,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         None,  # pdsh under DeepSpeed's multi-node launcher
     ),
     (
+        "net.connect",
+        "ValueError: Could not connect to server after multiple tries.",
+        "v_ops/014-comet-streaming-error-k8s-pod-experiment-ended.log",
+    ),
+    (
         "net.http",
         "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='s3.amazonaws.com', "
         "port=443): Max retries exceeded with url: /bucket/shard-00017.tar",
@@ -1846,7 +1851,7 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='minio.internal', port=443): "
          "Read timed out. (read timeout=10)", "net.http"),
         ("urllib3.exceptions.ConnectTimeoutError: (<urllib3.connection.HTTPSConnection object at "
-         "0x7f>, 'Connection to api.wandb.ai timed out. (connect timeout=10)')", "net.http"),
+         "0x7f>, 'Connection to api.wandb.ai timed out. (connect timeout=10)')", "net.connect"),
         ("socket.timeout: timed out", "net.http"),
         # a JVM's heap is the host's memory; RAPIDS' memory manager failing on the device is not
         ("23/07/10 04:54:29 WARN TaskSetManager: Lost task 1.0 in stage 8.0 (TID 105) (10.191.8.91"
@@ -2379,9 +2384,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "https://huggingface.co/api/models/org/model/tree/main", "net.http"),
         ("requests.exceptions.HTTPError: 502 Server Error: Bad Gateway for url: "
          "https://api.wandb.ai/graphql", "net.http"),
-        ("ValueError: Could not connect to server after multiple tries.", "net.http"),
+        ("ValueError: Could not connect to server after multiple tries.", "net.connect"),
         ("ConnectionError: Unable to connect to the remote endpoint https://tracking:5000",
-         "net.http"),
+         "net.connect"),
         # a loss at NaN or inf under a namespace, as wandb-style loggers print it
         ("train/generator_loss = nan.", "numerical.nan"),
         ("{'train/policy_loss': nan, 'train/lr': 1e-05}", "numerical.nan"),
@@ -2390,7 +2395,14 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("[ERROR] arena.cc:250] Init] cudaHostAlloc failed, ret[2], out of memory",
          "host.memory_error"),
         ("RuntimeError: cudaMallocHost failed: out of memory", "host.memory_error"),
-        ("Could not establish connection to the server at 10.0.0.5:8000", "net.http"),
+        ("Could not establish connection to the server at 10.0.0.5:8000", "net.connect"),
+        # a proxy that refused the tunnel, aiohttp's refused connect
+        ("requests.exceptions.ProxyError: HTTPSConnectionPool(host='huggingface.co', port=443): "
+         "Max retries exceeded with url: /api (Caused by ProxyError('Unable to connect to proxy', "
+         "OSError('Tunnel connection failed: 407 Proxy Authentication Required')))",
+         "net.hub"),
+        ("aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host 10.0.0.5:8000 "
+         "ssl:default [Connect call failed ('10.0.0.5', 8000)]", "net.connect"),
         ("HTTP Error 429 thrown while requesting HEAD https://huggingface.co/api/datasets/o/d",
          "net.rate_limited"),
         # the CUDA runtime's words for a kernel's fault, printed by an extension without `error`

@@ -484,7 +484,7 @@ def test_ray_s_header_starts_a_traceback_and_a_vllm_logged_one_is_read_through_i
     # after an exception's name, the line is that exception's own finding
     wrapped = triage([f"ray.exceptions.RayTaskError(ValueError): {head}", *frames,
                       "ValueError: Could not connect to server after multiple tries."])  # fmt: skip
-    assert wrapped.category == Category.NETWORK and wrapped.rule == "net.http"
+    assert wrapped.category == Category.NETWORK and wrapped.rule == "net.connect"
     vllm = "(EngineCore pid=7) ERROR 06-10 10:55:03 [core.py:459] "
     d = triage(
         [vllm + "Traceback (most recent call last):"] + [vllm + f for f in frames]
@@ -1292,9 +1292,54 @@ def test_an_error_a_program_logged_before_any_step_is_the_set_up_and_after_steps
         "[ERROR] [actor_train-1 1 / 8][PID 18175] ",
         "[W socket.cpp:464] [c10d] ERROR while probing the address",
         "the run had no error and trained well",
+        # what a program goes on after: a preload, a dashboard, an optional piece, a retry, a
+        # tracker's own uploads; absl's dateless E lines (TensorFlow's chatter)
+        "ERROR: ld.so: object '/usr/lib/libtcmalloc.so' from LD_PRELOAD cannot be preloaded: "
+        "ignored.",
+        "2024-05-01 12:00:00,123\tERROR services.py:1353 -- Failed to start the dashboard",
+        "[ERROR] Failed to import optional dependency bitsandbytes; 8-bit optimizers disabled",
+        "[ERROR] Something bad happened; we will retry",
+        "wandb: ERROR Dropped streaming file chunk (see wandb/debug-internal.log)",
+        "E0000 00:00:1721223344.123456   12345 meta_optimizer.cc:966] layout failed: bad size",
+        # a level named as a setting, a warning that mentions one, a metric, a table
+        "Namespace(batch_size=8, log_level='ERROR', lr=0.0001)",
+        "  --log_level ERROR --seed 42",
+        "set_verbosity(ERROR) for datasets",
+        "WARNING: ERROR handling is deprecated and will be removed",
+        "x.py:12: UserWarning: this will raise an ERROR in a future release",
+        "Validation error: nan",
+        "Relative error: 1.2e-03 (tolerance 1e-2)",
+        "Tokenizer error handling: strict",
+        "ERROR       | 0.0123 | 0.0456 | best",
+        "Health Check failed: retrying in 5s",
+        # a process that failed, a report that points elsewhere
+        "[ERROR] TBE Subprocess[task_distribute] raise error[], main process disappeared!",
+        "ERROR 05-01 12:00:00 [core.py:123] EngineCore hit an issue. See stack trace for it.",
     ):
         log.write_text(f"loading the config\n{line}\n")
         assert triage_files([log], KB).diagnosis.rule != "log.error_record", line
+    # A failure with something particular in it counts, however short.
+    log.write_text("ERROR: Loading checkpoint /ckpt/model.pt failed\n")
+    assert triage_files([log], KB).diagnosis.rule == "log.error_record"
+    # Steps in another file, or an attempt the caller saw train: the line says nothing.
+    steps = tmp_path / "rank0.log"
+    steps.write_text("step 10 | loss: 2.31\nstep 11 | loss: 2.30\n")
+    log.write_text("[ERROR] (cache) Could not find image path for cache file /data/0a1b.pt\n")
+    assert triage_files([steps, log], KB).diagnosis.rule != "log.error_record"
+    assert triage_files([log], KB, trained=True).diagnosis.rule != "log.error_record"
+    # An ending that tells more than the line: the run said it finished, it ends in the stacks
+    # of stuck processes, or waiting for a server again and again.
+    line = "[ERROR] (cache) Could not find image path for cache file /data/0a1b.pt"
+    for end, category in (
+        (["Training completed. Do not forget to share your model!"], Category.UNKNOWN),
+        (['Thread 0x00007f (most recent call first):', '  File "train.py", line 88 in step'],
+         Category.HANG),
+        (["Waiting for the parameter server at 10.0.0.1:5000 ..."] * 5, Category.NETWORK),
+    ):
+        log.write_text("\n".join(["loading the config", line, *end]) + "\n")
+        d = triage_files([log], KB).diagnosis
+        assert d.category == category and d.rule != "log.error_record", end
+        assert any(c.category == Category.UNKNOWN for c in d.consequences), end
     # Words of the network or the hardware keep it unknown; any other finding outranks it.
     log.write_text("ERROR: could not connect to the licence server at 10.0.0.1\n")
     d = triage_files([log], KB).diagnosis
@@ -1346,7 +1391,7 @@ def test_the_rank_that_failed_to_pass_a_monitored_barrier_is_the_suspect() -> No
         "RuntimeError: Rank 0 successfully reached monitoredBarrier, but received errors while "
         "waiting for send/recv from ranks: Rank 3 failed to pass monitoredBarrier in 1800000 ms",
     ])
-    assert d.category == Category.NCCL_TIMEOUT and d.transient is True
+    assert d.category == Category.NCCL_TIMEOUT and d.transient is None
     assert d.suspect.rank == 3 and d.rule == "dist.monitored_barrier"
     prefixed = triage(["[rank0]:RuntimeError: Rank 0 successfully reached monitoredBarrier, but "
                        "received errors while waiting for send/recv from ranks: Rank 5 failed to "

@@ -52,6 +52,10 @@ _DEVICE_DOWN: tuple[bytes, ...] = (
 # matter. Searched in files up to SMALL_FILE_BYTES and in any file whose first chunk looks like
 # a kernel or Kubernetes log.
 RARE_NEEDLES: tuple[bytes, ...] = (
+    # a logger's fatal and critical levels, where the line names no error (`FATAL: dataset
+    # directory /data/x is empty`): a logged error line's (triage/engine.py _ERROR_RECORD)
+    b"fatal",
+    b"critical",
     b"loss scale to",  # not `loss scale`: Megatron prints `loss scale: 1.0` on every step
     b"mismatch",  # `size mismatch for ...` (the RuntimeError above it holds `error`)
     b"gpu is lost",

@@ -1274,6 +1274,8 @@ def test_an_error_a_program_logged_before_any_step_is_the_set_up_and_after_steps
         "F0317 02:46:21.118406 358837 registration.cc:10] Check failed: Register(kHw) is OK",
         "Error running job: .to() does not accept copy argument",
         "\x1b[31mERROR\x1b[0m Fused kernels configured but not installed",
+        "FATAL: dataset directory /data/x is empty",
+        "2026-03-02 10:01:02,003 - prep - CRITICAL - the tokenizer has no pad token",
     )
     for line in counted:
         log.write_text(f"loading the config\n{line}\nbye\n")

@@ -327,15 +327,12 @@ UNCLASSIFIED = _standin(
     phase=(False, None),  # before the first training step: the set-up raised it, every time
 )
 
-# The error a DataLoader worker raised in the dataset's own code (`__getitem__`, a transform,
-# collate_fn): a generic exception (KeyError, IndexError, ValueError) there is about a sample.
-
 # A line a program logged at its error level (a logger's `ERROR`, `FATAL` or `CRITICAL`, glog's
 # `E0409 15:55:07.713 ...]` and `F...`, a `Check failed`, a line that starts `Error: ` or
 # `Error running job: `) that no rule knows and that is no Python exception: weaker than any
-# other finding (the story only when there is none), and counted only in a log that shows no
-# training step (with steps, the program may have logged it and gone on). Before the first step
-# it is the set-up's, as any error there.
+# other finding (the story only when there is none), and counted only when no log shows a
+# training step (with steps, the program may have logged it and gone on: verdict.py drops it).
+# Before the first step it is the set-up's, as any error there.
 ERROR_RECORD = dataclasses.replace(
     _standin(
         "log.error_record",
@@ -350,6 +347,10 @@ ERROR_RECORD = dataclasses.replace(
     ),
     set_up_only=True,
 )
+
+
+# The error a DataLoader worker raised in the dataset's own code (`__getitem__`, a transform,
+# collate_fn): a generic exception (KeyError, IndexError, ValueError) there is about a sample.
 
 
 def _data_rule(rid: str, explain: str, action: str, confidence: float) -> Rule:

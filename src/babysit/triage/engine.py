@@ -17,10 +17,11 @@ import re
 from dataclasses import dataclass
 
 from babysit.records import Category
-from babysit.triage.anatomy import ANSI, Anatomy, anatomy
+from babysit.triage.anatomy import Anatomy, anatomy
 from babysit.triage.collectives import WORLD_HINTS, Collectives
 from babysit.triage.findings import Finding, Group
 from babysit.triage.knowledge import Knowledge, Rule, Xid
+from babysit.triage.logged import error_record
 from babysit.triage.standins import (
     DATA_IN_WORKER_CUT,
     ERROR_RECORD,
@@ -90,56 +91,7 @@ _EXC_REPR = re.compile(
     r"^(?:[A-Za-z_]\w*\.)*(?P<type>[A-Za-z_]\w*(?:Error|Exception))\((?P<q>['\"])(?P<msg>.+)(?P=q),?\)$"
 )
 _LONE_ENDS = ("Error", "Exception")
-# A line logged at an error level (see standins.ERROR_RECORD): a logger's level word in capitals
-# where a logger puts it (the line's start, `[ERROR]`, `- ERROR -`, `| ERROR |`, a tab, after a
-# date or a logger's name: `2024-05-01 12:00:00 ERROR ...`, `fedbiomed ERROR - ...`), glog's E
-# and F lines (a real month: not absl's dateless `E0000 00:00:1721223344`, TensorFlow's chatter),
-# a CHECK's failure, or the line's first words (`Error: ...`, `Fatal error: ...`, `Error running
-# job: ...`, `Training error: ...`; not a metric's `Validation error: 0.12`, nor a setting's
-# `error handling: strict`).
-_ERROR_RECORD = re.compile(
-    r"(?:^|[\[|\t]|[\w\]):.]\s|\s-\s)(?:ERROR|FATAL|CRITICAL)"
-    r"(?![\w./'\")=-]| (?:rate|count|metric)\b)"
-    r"|^\W{0,3}[EF](?:0[1-9]|1[0-2])\d\d \d\d:\d\d:\d\d"
-    r"|(?:^|[\]:]\s*)Check [Ff]ailed\b"
-    r"|^\W{0,3}(?:[A-Za-z]+ )?(?:Fatal )?(?:[Ee]rror|ERROR)"
-    r"(?! (?:handling|rate|bound|threshold|tolerance|level|count|code|margin|mode|policy|metric"
-    r"|function|type)\b)"
-    r"(?: [a-z]+){0,2}:\s(?!\s*[-+]?(?:\d|nan\b|inf\b))"
-)
-# Not a count or a summary of none (`ERROR SUMMARY: 0 errors`, `0 errors`), a level named as a
-# setting (`log_level='ERROR'`, `set_verbosity(ERROR)`), a warning that mentions one, what a
-# program says it went on after (pip's note on its dependency resolver, ld.so's LD_PRELOAD
-# `... cannot be preloaded ...: ignored.`, an optional dependency), nor a tracker's complaint
-# about its own uploads (`wandb: ERROR Dropped streaming file chunk`).
-_NO_ERROR = re.compile(
-    r"(?i)\b(?:no|0|zero) errors?\b|ERROR SUMMARY|pip's dependency resolver"
-    r"|log[_ ]?level|\blevel\s*[=:(]|verbosity"
-    r"|\b(?:\w*warning|warn|info|debug)\b[^\n]*\b(?:error|fatal|critical)\b"
-    r"|\bignored\W*$|\b(?:optional|dashboard)\b|^\W*wandb: ERROR"
-    # nor one that says it tries again (a last failure says so by ending the log: triage/stall.py)
-    r"|\bretry(?:ing)?\b|\bwill retry\b"
-)
-# Nor a line that only reports a failure elsewhere, with no word of what it was: a launcher's or
-# a scheduler's summary (`Compute Failed`, `EngineCore encountered a fatal error.`: four words
-# at most, with no path, quote or name holding a number, a failure's verb last), a process, a
-# worker, a container or a job that failed (`Container failed !!!`, `main process disappeared!`),
-# one that points elsewhere (`Please check its log.`, `See stack trace for the root cause.`),
-# or a header whose message follows (`[ERROR] [actor_train-1 1 / 8][PID 18175]`).
-_REPORT_ONLY = re.compile(
-    r"(?i)\b(?:failed|aborted|died|disappeared|terminated|exited|fatal error)\W*$"
-)
-_REPORTED = re.compile(
-    r"(?i)\b(?:(?:sub)?process(?:es)?|workers?|containers?|jobs?|trainers?|tasks?|child|ranks?|"
-    r"nodes?|replicas?|pods?)\b[^\n]{0,40}\b(?:failed|aborted|died|disappeared|terminated|exited|"
-    r"crashed)\W*$"
-)
-_ELSEWHERE = re.compile(
-    r"(?i)\bcheck (?:its|the|their) logs?\W*$"
-    r"|\bsee (?:the )?(?:stack ?trace|traceback|logs?|above|below)\b"
-)
 _RECORDED_MAX = 4096  # different error records remembered, to skip their repeats
-_BRACKETED = re.compile(r"\[[^\][]*\]|\([^()]*\)")
 # The stand-in for an exception line without its traceback: weak, and the set-up's only in a
 # log that shows no training step at all (with steps in it, the line may be one the program
 # printed and went on after: diagnose() knows it by its id).
@@ -150,28 +102,6 @@ LONE_EXCEPTION = dataclasses.replace(UNCLASSIFIED, id=LONE_ID)
 _WORKER_WRAPPER = re.compile(
     r"Caught [\w.]+ in (?:DataLoader worker\b|pin memory thread for device \d+)"
 )
-
-
-def _error_record(text: str) -> bool:
-    """Whether a line (its prefixes too: glog's and vLLM's carry the level) was logged at an
-    error level, and says what failed."""
-    if "\x1b" in text:
-        text = ANSI.sub("", text)
-    m = _ERROR_RECORD.search(text)
-    if m is None or _NO_ERROR.search(text) or _ELSEWHERE.search(text):
-        return False
-    said = _BRACKETED.sub("", text[m.end() :])
-    if not any(c.isalpha() for c in said) or said.lstrip().startswith("|"):
-        return False  # only more labels in brackets (a header whose message follows), a table
-    if _REPORTED.search(said):
-        return False  # a process, a worker, a job that failed: its own error is elsewhere
-    # A failure's verb last and few words with nothing particular in them (no path, no quote, no
-    # name with a number): a report of one, not its words (a date or a time does not count).
-    words = [w for w in said.split() if any(c.isalpha() for c in w)]
-    particular = any(
-        any(c in "/\\'\"`" for c in w) or any(c.isdigit() for c in w) for w in words
-    )
-    return not (_REPORT_ONLY.search(said) and len(words) <= 4 and not particular)
 
 
 # The arguments of Engine._add for a finding held back.
@@ -459,16 +389,17 @@ class Engine:
                     tb_key, (LONE_EXCEPTION, None, file, line, text, body, lone, (), exc_type)
                 )
                 return False
-            if tb is None and exc_type is None and not a.warning and _error_record(text):
+            if tb is None and exc_type is None and not a.warning:
                 # A program's own error line (see ERROR_RECORD): weak, and only in the set-up.
                 # Its repeats add nothing (a logger's complaint on every step): the scanner may
                 # skip them.
                 if stripped in self._recorded:
                     return True
-                if len(self._recorded) < _RECORDED_MAX:
-                    self._recorded.add(stripped)
-                self._emit(tb_key, (ERROR_RECORD, None, file, line, text, body, a, (), None))
-                return False
+                if error_record(text):
+                    if len(self._recorded) < _RECORDED_MAX:
+                        self._recorded.add(stripped)
+                    self._emit(tb_key, (ERROR_RECORD, None, file, line, text, body, a, (), None))
+                    return False
             return (
                 tb is None
                 and exc_type is None

@@ -10,7 +10,6 @@ reader's), a Ctrl-C in a wait, and what a traceback cut before its exception lin
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Protocol
 
@@ -329,23 +328,20 @@ UNCLASSIFIED = _standin(
 
 # A line a program logged at its error level (a logger's `ERROR`, `FATAL` or `CRITICAL`, glog's
 # `E0409 15:55:07.713 ...]` and `F...`, a `Check failed`, a line that starts `Error: ` or
-# `Error running job: `) that no rule knows and that is no Python exception: weaker than any
-# other finding (the story only when there is none), and counted only when no log shows a
-# training step (with steps, the program may have logged it and gone on: verdict.py drops it).
-# Before the first step it is the set-up's, as any error there.
-ERROR_RECORD = dataclasses.replace(
-    _standin(
-        "log.error_record",
-        Category.UNKNOWN,
-        "The program logged an error that babysit has no rule for.",
-        "Read the quoted error line and the lines around it; add a rule to your team's rules "
-        "file once you know what it means.",
-        confidence=0.2,
-        role="consequence",  # the story only when nothing else is (a retry, a stall)
-        precedence=9,  # below an exception line no rule knows (python.unclassified: 11)
-        phase=(False, None),  # before the first training step: the set-up, every time
-    ),
-    set_up_only=True,
+# `Error running job: `; triage/logged.py reads them) that no rule knows and that is no Python
+# exception: weaker than any other finding (the story only when there is none), and counted
+# only when no log shows a training step (with steps, the program may have logged it and gone
+# on: verdict.py drops it). Before the first step it is the set-up's, as any error there.
+ERROR_RECORD = _standin(
+    "log.error_record",
+    Category.UNKNOWN,
+    "The program logged an error that babysit has no rule for.",
+    "Read the quoted error line and the lines around it; add a rule to your team's rules "
+    "file once you know what it means.",
+    confidence=0.2,
+    role="consequence",  # the story only when nothing else is (a retry, a stall)
+    precedence=9,  # below an exception line no rule knows (python.unclassified: 11)
+    phase=(False, None),  # before the first training step: the set-up, every time
 )
 
 

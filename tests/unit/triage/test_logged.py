@@ -1,0 +1,44 @@
+"""triage/logged.py: a line logged at an error level, read by itself."""
+
+from __future__ import annotations
+
+import pytest
+
+from babysit.triage.logged import error_record
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ERROR: Fused kernels configured but not installed",
+        "2026-03-02 10:01:02,003 - trainer - ERROR - the config names 3 classes, the head has 5",
+        "[HCTR][07:19:46.966][ERROR][RK0][tid #1]: Runtime error: failed to read a file",
+        "E0409 15:55:07.713434 1402 error_handling.py:70] Error recorded from training_loop: x",
+        "F0317 02:46:21.118406 358837 registration.cc:10] Check failed: Register(kHw) is OK",
+        "Error running job: .to() does not accept copy argument",
+        "\x1b(B\x1b[m\x1b[31mERROR\x1b[0m could not open /data/shard-0001.bin",
+        "ERROR: Loading checkpoint /ckpt/model.pt failed",  # short, but it names what
+    ],
+)
+def test_an_error_a_logger_wrote_is_one(line: str) -> None:
+    assert error_record(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Namespace(batch_size=8, log_level='ERROR')",  # a setting
+        "WARNING: ERROR handling is deprecated",  # a warning that mentions one
+        "Validation error: 0.12",  # a metric
+        "ERROR       | 0.0123 | 0.0456 | best",  # a table
+        "E0000 00:00:1721223344.123456 12345 meta_optimizer.cc:966] layout failed",  # absl
+        "[ERROR] Something bad happened; we will retry",  # it goes on
+        "2025-11-11 21:05:55,828 - distributed.worker - ERROR - Compute Failed",  # a report
+        "[ERROR] TBE Subprocess[task_distribute] raise error[], main process disappeared!",
+        "ERROR launch.py:584] rank=[2] was aborted. Please check its log.",  # points elsewhere
+        "[ERROR] [actor_train-1 1 / 8][PID 18175] ",  # a header: its message follows
+        "the run had no error",
+    ],
+)
+def test_what_is_no_error_of_the_run_is_not(line: str) -> None:
+    assert not error_record(line)

@@ -2738,6 +2738,19 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("flash_attn._flash_attn_varlen_forward.default: got mixed torch.Tensor and DTensor, "
          "need to convert all torch.Tensor to DTensor before calling distributed operators",
          "code.shapes"),
+        # AMD's MIOpen (cuDNN's counterpart), torch_npu's failed HCCL call, TensorFlow's hint
+        # after an out-of-memory whose own line was cut off
+        ("MIOpen Error: /MIOpen/src/ocl/convolutionocl.cpp:831: Forward Convolution cannot be "
+         "executed due to incorrect params", "cuda.library"),
+        ("MIOpen(HIP): Error [BuildOcl] comgr status = INVALID_ARGUMENT (2)", "cuda.library"),
+        ("RuntimeError: miopenStatusUnknownError", "cuda.library"),
+        ("(TaskRunner pid=30188) RuntimeError: create_config:build/CMakeFiles/torch_npu.dir/"
+         "compiler_depend.ts:102 HCCL function error: hcclCommInitRootInfoConfig(numRanks, "
+         "&rootInfo, rank, config, &(comm->hcclComm_)), error code is 4", "nccl.error"),
+        ("2020-11-06 09:05:12.060282: E    1335 tensorflow/compiler/xla/xla_client/xla_util.cc:76]"
+         " Hint: If you want to see a list of allocated tensors when OOM happens, add "
+         "report_tensor_allocations_upon_oom to RunOptions for current allocation info.",
+         "cuda.oom"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

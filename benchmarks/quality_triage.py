@@ -159,6 +159,10 @@ def load_cases(corpus: Path) -> list[dict[str, object]]:
 STARTUP = {"network", "preemption"}
 
 
+# A launcher's rank label at a line's start, as a real log's lines may carry already.
+LAUNCHER_PREFIX = re.compile(r"(?m)^\[(?:rank(?P<rank>\d{1,6})\]:|\d+,(?P<mpi>\d{1,6})\]<std)")
+
+
 def make_mix(
     lines: list[str],
     path: Path,
@@ -181,6 +185,12 @@ def make_mix(
     )
     if named and int(named.group(1)) < ranks:
         culprit = int(named.group(1))
+    else:
+        # A log whose lines carry a launcher's rank label (`[rank3]:`, `[1,3]<stderr>:`) is that
+        # rank's: a line never carries two ranks' labels.
+        own = LAUNCHER_PREFIX.search("\n".join(lines[:2000]))
+        if own and int(own.group("rank") or own.group("mpi")) < ranks:
+            culprit = int(own.group("rank") or own.group("mpi"))
     out: list[str] = []
     step = 1000 if trained else 1
     loss = 2.5
@@ -211,7 +221,7 @@ def make_mix(
 
     steps(20 if trained else 0)
     for line in lines:
-        out.append(f"[rank{culprit}]:{line}")
+        out.append(line if LAUNCHER_PREFIX.match(line) else f"[rank{culprit}]:{line}")
         if rng.random() < 0.3:
             out.append(other(rng.randrange(ranks)))
     for r in range(ranks if timeouts else 0):

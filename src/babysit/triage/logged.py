@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from babysit.triage.anatomy import ANSI
+from babysit.triage.anatomy import ANSI, LAUNCHER_PREFIX
 
 # A logger's level word in capitals where a logger puts it (the line's start, `[ERROR]`, `- ERROR
 # -`, `| ERROR |`, a tab, after a date or a logger's name: `2024-05-01 12:00:00 ERROR ...`,
@@ -65,6 +65,9 @@ def error_record(text: str) -> bool:
     error level, and says what failed."""
     if "\x1b" in text:
         text = ANSI.sub("", text)
+    launcher = LAUNCHER_PREFIX.match(text)  # the rank's line, as torchrun or srun labels it
+    if launcher is not None:
+        text = text[launcher.end() :]
     m = _LEVEL.search(text)
     if m is None or _NOT_AN_ERROR.search(text):
         return False

@@ -158,30 +158,39 @@ def _silent_rank_error(engine: Engine, groups: Iterable[Group], root: Group) -> 
     below a timeout by itself (a RuntimeError no rule knows, a notebook's exception header:
     alone, they may follow a failure or say little; here the others waited for that rank). A
     line that only names an error (a warning, a logged exception the rank went on after) is
-    not enough."""
+    not enough, unless torchrun names that rank as the one that failed first: then the last
+    error it printed before the others timed out (not a warning) is why it exited (a logged
+    `Uncaught AssertionError`, a notebook's out-of-memory, a shell's missing command), a line
+    it logged at its error level too (log.error_record, alone only the weakest finding)."""
     timeout = _meaning(root.first)
     if timeout.category != Category.NCCL_TIMEOUT or timeout.role != "cause" or not root.ranks:
         return None
     wanted = set()
+    exited = None  # the rank torchrun saw fail first
     if engine.elastic_root is not None and engine.elastic_root[1] is not None:
-        wanted.add(engine.elastic_root[1])
+        exited = engine.elastic_root[1]
+        wanted.add(exited)
     behind = engine.collectives.suspects(set(root.ranks))[1]
     if behind is not None:
         wanted.add(behind)
-    best: Group | None = None
+    best: Group | None = None  # the first error with its traceback
+    last: Group | None = None  # the last error of the rank torchrun names, traceback or not
     for g in groups:
         f, m = g.first, _meaning(g.first)
-        if (
-            m.role == "cause"
+        named = f.rank == exited and f.rule.id == ERROR_RECORD.id  # its error, as it logged it
+        if not (
+            (m.role == "cause" or named)
             and m.precedence < timeout.precedence
-            and f.frames
             and f.rank in wanted
             and f.rank not in root.ranks
             and _before(f, root.first)
-            and (best is None or earlier(f, best.first))
         ):
+            continue
+        if f.frames and (best is None or earlier(f, best.first)):
             best = g
-    return best
+        if f.rank == exited and not f.weak and (last is None or earlier(last.first, f)):
+            last = g
+    return best or last
 
 
 _MISSED_BARRIER = re.compile(r"Rank (?P<rank>\d+) failed to pass monitoredBarrier")

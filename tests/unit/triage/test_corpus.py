@@ -98,6 +98,22 @@ def test_a_mix_keeps_the_phase_of_the_log_it_hides(tmp_path: Path) -> None:
         assert (d.category, d.transient) == (a.category, a.transient), trained
 
 
+def test_a_mix_hides_a_log_as_the_rank_its_own_lines_name(tmp_path: Path) -> None:
+    # a log whose lines carry torchrun's label of their rank is that rank's: a line never carries
+    # two ranks' labels, and that rank is the one that never reports a timeout
+    crash = ["[rank5]:Traceback (most recent call last):",
+             '[rank5]:  File "train.py", line 88, in <module>',
+             "[rank5]:RuntimeError: only Tensors of floating point dtype can require gradients",
+             "a line without a label"]  # fmt: skip
+    mix = tmp_path / "mix.log"
+    BENCH.make_mix(crash, mix, ranks=8, seed=1, trained=False)
+    lines = mix.read_text(encoding="utf-8").splitlines()
+    assert crash[0] in lines and "[rank5]:a line without a label" in lines
+    assert not any(line.startswith("[rank5]:[rank") for line in lines)
+    assert not any("[Rank 5] Watchdog" in line for line in lines)
+    assert any("rank      : 5 (local_rank: 5)" in line for line in lines)
+
+
 @pytest.mark.parametrize("rare", [None, False], ids=["as-is", "big-log-needles"])
 def test_category_accuracy_and_never_a_fatal_cause_called_transient(rare: bool | None) -> None:
     # Floors below which a change is a regression (the figures, with the issues' targets, are

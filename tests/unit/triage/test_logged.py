@@ -18,6 +18,10 @@ from babysit.triage.logged import error_record
         "Error running job: .to() does not accept copy argument",
         "\x1b(B\x1b[m\x1b[31mERROR\x1b[0m could not open /data/shard-0001.bin",
         "ERROR: Loading checkpoint /ckpt/model.pt failed",  # short, but it names what
+        # the same as a launcher labels a rank's line: torchrun, Open MPI, srun
+        "[rank49]:ERROR:tensorflow:Error recorded from infeed: From /job:worker/replica:0/task:0:",
+        "[1,3]<stderr>:ERROR: could not open /data/shard-0001.bin",
+        "  3: ERROR: could not open /data/shard-0001.bin",
     ],
 )
 def test_an_error_a_logger_wrote_is_one(line: str) -> None:
@@ -38,6 +42,7 @@ def test_an_error_a_logger_wrote_is_one(line: str) -> None:
         "ERROR launch.py:584] rank=[2] was aborted. Please check its log.",  # points elsewhere
         "[ERROR] [actor_train-1 1 / 8][PID 18175] ",  # a header: its message follows
         "the run had no error",
+        "[rank2]:wandb: ERROR Error while calling W&B API: context deadline exceeded",  # labelled
     ],
 )
 def test_what_is_no_error_of_the_run_is_not(line: str) -> None:

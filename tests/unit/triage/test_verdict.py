@@ -1163,6 +1163,30 @@ def test_the_error_of_the_rank_the_others_timed_out_waiting_for_is_the_root_caus
         assert triage([said, *_timeouts_then_root_cause(1)]).category == Category.NCCL_TIMEOUT
 
 
+def test_the_rank_torchrun_saw_fail_first_exited_on_its_last_error_traceback_or_not() -> None:
+    # Rank 2 printed an error without its traceback (a notebook's, a logger's, a shell's), then
+    # the others timed out waiting for it and torchrun named it: that error is why it exited.
+    for said, category, rule in (
+        ("[rank2]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 9.47 GiB",
+         Category.CUDA_OOM, "cuda.oom"),
+        ("[rank2]:/bin/sh: 1: torchrun: not found", Category.USER_CODE, "code.shell"),
+        ("[rank2]:2024-07-16 21:30:52 olmo.util:163 ERROR the checkpoint holds 3 of 4 shards",
+         Category.UNKNOWN, "log.error_record"),  # (the set-up's when the log shows no step)
+    ):  # fmt: skip
+        d = triage([said, *_timeouts_then_root_cause(1)])
+        assert (d.category, d.rule, d.suspect.rank) == (category, rule, 2), said
+        # the last of its errors before the timeouts, not an earlier one it went on after
+        d = triage(["[rank2]:2024-07-16 21:30:50 trainer ERROR could not read /data/7.bin, skipped",
+                    said, *_timeouts_then_root_cause(1)])  # fmt: skip
+        assert d.rule == rule, said
+        # on a rank torchrun did not name, the weaker two are not enough: the timeout stays the
+        # story (an out-of-memory outranks a timeout anywhere)
+        other = said.replace("[rank2]", "[rank1]")
+        if rule != "cuda.oom":
+            d = triage([other, *_timeouts_then_root_cause(1)])
+            assert d.category == Category.NCCL_TIMEOUT, said
+
+
 def test_the_silent_rank_s_error_in_its_own_file_is_found_whatever_the_order(
     tmp_path: Path,
 ) -> None:

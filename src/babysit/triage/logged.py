@@ -60,6 +60,16 @@ _REPORTED = re.compile(
 _BRACKETED = re.compile(r"\[[^\][]*\]|\([^()]*\)")
 
 
+def went_on(text: str) -> bool:
+    """Whether a line says the program went on after it, or that it is no error of the run: a
+    warning that mentions an error, a retry, a tracker's complaint about its own uploads, a
+    setting, a count of none (what error_record never counts)."""
+    if "\x1b" in text:
+        text = ANSI.sub("", text)
+    launcher = LAUNCHER_PREFIX.match(text)
+    return _NOT_AN_ERROR.search(text[launcher.end() :] if launcher else text) is not None
+
+
 def error_record(text: str) -> bool:
     """Whether a line (its prefixes too: glog's and vLLM's carry the level) was logged at an
     error level, and says what failed."""

@@ -23,6 +23,7 @@ from typing import NamedTuple
 from babysit.records import Category, Consequence, Diagnosis, LogLine, Suspect
 from babysit.triage.engine import LONE_EXCEPTION, Engine
 from babysit.triage.findings import Finding, Group, earlier
+from babysit.triage.logged import went_on
 from babysit.triage.silence import ending_tells, nothing_found, quote
 from babysit.triage.stall import Ending, Stall
 from babysit.triage.standins import ERROR_RECORD, FRAME
@@ -161,7 +162,9 @@ def _silent_rank_error(engine: Engine, groups: Iterable[Group], root: Group) -> 
     not enough, unless torchrun names that rank as the one that failed first: then the last
     error it printed before the others timed out (not a warning) is why it exited (a logged
     `Uncaught AssertionError`, a notebook's out-of-memory, a shell's missing command), a line
-    it logged at its error level too (log.error_record, alone only the weakest finding)."""
+    it logged at its error level too (log.error_record, alone only the weakest finding), and
+    its NCCL's or its network's word on a peer or a link it lost (alone a consequence: here
+    the rank that did not time out, so why the others did)."""
     timeout = _meaning(root.first)
     if timeout.category != Category.NCCL_TIMEOUT or timeout.role != "cause" or not root.ranks:
         return None
@@ -175,22 +178,36 @@ def _silent_rank_error(engine: Engine, groups: Iterable[Group], root: Group) -> 
         wanted.add(behind)
     best: Group | None = None  # the first error with its traceback
     last: Group | None = None  # the last error of the rank torchrun names, traceback or not
+    lost: Group | None = None  # the last peer or link it lost, if it printed no error
     for g in groups:
         f, m = g.first, _meaning(g.first)
-        named = f.rank == exited and f.rule.id == ERROR_RECORD.id  # its error, as it logged it
-        if not (
-            (m.role == "cause" or named)
-            and m.precedence < timeout.precedence
-            and f.rank in wanted
-            and f.rank not in root.ranks
-            and _before(f, root.first)
-        ):
+        if f.rank not in wanted or f.rank in root.ranks or not _before(f, root.first):
             continue
-        if f.frames and (best is None or earlier(f, best.first)):
+        cause = m.role == "cause" and m.precedence < timeout.precedence
+        if cause and f.frames and (best is None or earlier(f, best.first)):
             best = g
-        if f.rank == exited and not f.weak and (last is None or earlier(last.first, f)):
+        if f.rank != exited or (f.weak and not _uncaught(f)):
+            continue  # not a warning, nor an exception quoted in a line the program went on after
+        if (cause or f.rule.id == ERROR_RECORD.id) and (last is None or earlier(last.first, f)):
             last = g
-    return best or last
+        if m.category in _LOST_PEER and (lost is None or earlier(lost.first, f)):
+            lost = g
+    return best or last or lost
+
+
+def _uncaught(f: Finding) -> bool:
+    """Whether a weak finding may still be the exception that ended its program: one quoted in
+    a line (a notebook's header, `AttributeError    Traceback (most recent call last)`; a
+    logger's `TRAINER: NameError: ...`, `CRITICAL Uncaught AssertionError: ...`) that does not
+    say the program went on (a warning, a retry, a tracker's own error); never a glog warning."""
+    quoted = f.rule.id.startswith("python.") or "Traceback (most recent call last)" in f.text
+    return quoted and not went_on(f.text)
+
+
+# What a rank's NCCL or network says of a peer or a link it lost (nccl.remote_error's `remote
+# process exited or there was a network error`, a socket's error trace): the rank's own failure
+# when the others timed out waiting for it.
+_LOST_PEER = (Category.NCCL_ERROR, Category.NETWORK)
 
 
 _MISSED_BARRIER = re.compile(r"Rank (?P<rank>\d+) failed to pass monitoredBarrier")

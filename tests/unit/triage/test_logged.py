@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from babysit.triage.logged import error_record
+from babysit.triage.logged import error_record, went_on
 
 
 @pytest.mark.parametrize(
@@ -47,3 +47,10 @@ def test_an_error_a_logger_wrote_is_one(line: str) -> None:
 )
 def test_what_is_no_error_of_the_run_is_not(line: str) -> None:
     assert not error_record(line)
+
+
+def test_a_line_says_whether_the_program_went_on_after_it() -> None:
+    assert went_on("[rank2]:wandb: ERROR Error while calling W&B API: context deadline exceeded")
+    assert went_on("ValueError: bad sample 7, will retry")
+    assert went_on("WARNING: skipping shard 3 after IOError: [Errno 5] Input/output error")
+    assert not went_on("[rank2]:TRAINER: NameError: name 'dbg' is not defined")

@@ -1172,9 +1172,21 @@ def test_the_rank_torchrun_saw_fail_first_exited_on_its_last_error_traceback_or_
         ("[rank2]:/bin/sh: 1: torchrun: not found", Category.USER_CODE, "code.shell"),
         ("[rank2]:2024-07-16 21:30:52 olmo.util:163 ERROR the checkpoint holds 3 of 4 shards",
          Category.UNKNOWN, "log.error_record"),  # (the set-up's when the log shows no step)
+        # an exception quoted in a logger's line, a notebook's header of an uncaught one
+        ("[rank2]:[MusubiTuner WanLoRATrainer] TRAINER: NameError: name 'dbg' is not defined",
+         Category.USER_CODE, "python.bug"),
+        ("[rank2]:OutOfMemoryError                          Traceback (most recent call last)",
+         Category.CUDA_OOM, "cuda.oom"),
+        # its NCCL's word on a peer it lost: why the others waited
+        ("[rank2]:node-2:4016:4653 [2] NCCL WARN NET/IB : Got completion from peer 10.0.0.3<4> "
+         "with error 12, opcode 0, len 0, vendor err 129 (Recv) localGid ::ffff:10.0.0.2",
+         Category.NCCL_ERROR, None),
     ):  # fmt: skip
         d = triage([said, *_timeouts_then_root_cause(1)])
-        assert (d.category, d.rule, d.suspect.rank) == (category, rule, 2), said
+        assert (d.category, d.suspect.rank) == (category, 2), said
+        assert rule is None or d.rule == rule, said
+        if rule is None:
+            continue
         # the last of its errors before the timeouts, not an earlier one it went on after
         d = triage(["[rank2]:2024-07-16 21:30:50 trainer ERROR could not read /data/7.bin, skipped",
                     said, *_timeouts_then_root_cause(1)])  # fmt: skip

@@ -161,6 +161,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"-1073741571",
     b"': could not find '",  # Hydra's short error for a config it cannot compose
     b"': could not load '",
+    b"cannot find primary config",
+    b"would exceed allowed memory",  # torch's allocator over its memory fraction
     # Windows' exit status of an access violation, as hex, unsigned or signed
     b"0xc0000005",
     b"3221225477",

@@ -2744,6 +2744,14 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "executed due to incorrect params", "cuda.library"),
         ("MIOpen(HIP): Error [BuildOcl] comgr status = INVALID_ARGUMENT (2)", "cuda.library"),
         ("RuntimeError: miopenStatusUnknownError", "cuda.library"),
+        ("Cannot find primary config 'train'. Check that it's in your config search path.",
+         "code.cli_config"),  # Hydra's
+        ("torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of "
+         "memory)", "cuda.oom"),
+        ("2025-07-08 10:39:40 ERROR    !!! Exception during processing !!! Allocation on device  ",
+         "cuda.oom"),  # ComfyUI's cut of it
+        ("[CUDNN ERROR] at file cudnn_att.cpp:141:", "cuda.library"),  # llm.c's check
+        ("[cudnn_frontend] Error: No execution plans built successfully.", "cuda.library"),
         ("(TaskRunner pid=30188) RuntimeError: create_config:build/CMakeFiles/torch_npu.dir/"
          "compiler_depend.ts:102 HCCL function error: hcclCommInitRootInfoConfig(numRanks, "
          "&rootInfo, rank, config, &(comm->hcclComm_)), error code is 4", "nccl.error"),

@@ -159,8 +159,11 @@ def load_cases(corpus: Path) -> list[dict[str, object]]:
 STARTUP = {"network", "preemption"}
 
 
-# A launcher's rank label at a line's start, as a real log's lines may carry already.
-LAUNCHER_PREFIX = re.compile(r"(?m)^\[(?:rank(?P<rank>\d{1,6})\]:|\d+,(?P<mpi>\d{1,6})\]<std)")
+# A launcher's rank label at a line's start (torchrun's, Open MPI's), as a real log's lines may
+# carry already; the first line that reports an error names the rank that failed.
+RANK_LABEL = re.compile(r"^\[(?:rank(?P<rank>\d{1,6})\]:|\d+,(?P<mpi>\d{1,6})\]<std)")
+SRUN_LABEL = re.compile(r"^ {0,6}\d{1,6}: ")  # srun --label's: kept, though not the culprit's
+_REPORTS_ERROR = re.compile(r"(?i)traceback|error|exception")
 
 
 def make_mix(
@@ -187,8 +190,11 @@ def make_mix(
         culprit = int(named.group(1))
     else:
         # A log whose lines carry a launcher's rank label (`[rank3]:`, `[1,3]<stderr>:`) is that
-        # rank's: a line never carries two ranks' labels.
-        own = LAUNCHER_PREFIX.search("\n".join(lines[:2000]))
+        # rank's (a line never carries two ranks' labels): the rank of its first line that
+        # reports an error, else of its first labelled line.
+        labelled = [(m, line) for line in lines if (m := RANK_LABEL.match(line))]
+        own = next((m for m, line in labelled if _REPORTS_ERROR.search(line)), None)
+        own = own or (labelled[0][0] if labelled else None)
         if own and int(own.group("rank") or own.group("mpi")) < ranks:
             culprit = int(own.group("rank") or own.group("mpi"))
     out: list[str] = []
@@ -221,7 +227,8 @@ def make_mix(
 
     steps(20 if trained else 0)
     for line in lines:
-        out.append(line if LAUNCHER_PREFIX.match(line) else f"[rank{culprit}]:{line}")
+        own_label = RANK_LABEL.match(line) or SRUN_LABEL.match(line)
+        out.append(line if own_label else f"[rank{culprit}]:{line}")
         if rng.random() < 0.3:
             out.append(other(rng.randrange(ranks)))
     for r in range(ranks if timeouts else 0):

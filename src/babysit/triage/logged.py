@@ -34,15 +34,16 @@ _LEVEL = re.compile(
 # setting (`log_level='ERROR'`, `set_verbosity(ERROR)`), a warning that mentions one, what a
 # program says it went on after (pip's note on its dependency resolver, ld.so's LD_PRELOAD `...
 # cannot be preloaded ...: ignored.`, an optional dependency, a dashboard, a retry: a last failure
-# says so by ending the log, triage/stall.py), a tracker's complaint about its own uploads
-# (`wandb: ERROR Dropped streaming file chunk`), nor a line that points elsewhere (`Please check
-# its log.`, `See stack trace for the root cause.`).
+# says so by ending the log, triage/stall.py; a sample it skips, a fallback, `continuing`), a
+# tracker's complaint about its own uploads (`wandb: ERROR Dropped streaming file chunk`), nor a
+# line that points elsewhere (`Please check its log.`, `See stack trace for the root cause.`).
 _NOT_AN_ERROR = re.compile(
     r"(?i)\b(?:no|0|zero) errors?\b|ERROR SUMMARY|pip's dependency resolver"
     r"|log[_ ]?level|\blevel\s*[=:(]|verbosity"
     r"|\b(?:\w*warning|warn|info|debug)\b[^\n]*\b(?:error|fatal|critical)\b"
     r"|\bignored\W*$|\b(?:optional|dashboard)\b|^\W*wandb: ERROR"
     r"|\bretry(?:ing)?\b|\bwill retry\b"
+    r"|\bskipping\b|\bcontinuing\b|\b(?:will )?continue with\b|\bfalling back\b|\bignoring\b"
     r"|\bcheck (?:its|the|their) logs?\W*$"
     r"|\bsee (?:the )?(?:stack ?trace|traceback|logs?|above|below)\b"
 )

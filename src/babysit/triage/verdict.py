@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from babysit.records import Category, Consequence, Diagnosis, LogLine, Suspect
+from babysit.triage.anatomy import anatomy
 from babysit.triage.engine import LONE_EXCEPTION, Engine
 from babysit.triage.findings import Finding, Group, earlier
 from babysit.triage.logged import went_on
@@ -159,55 +160,78 @@ def _silent_rank_error(engine: Engine, groups: Iterable[Group], root: Group) -> 
     below a timeout by itself (a RuntimeError no rule knows, a notebook's exception header:
     alone, they may follow a failure or say little; here the others waited for that rank). A
     line that only names an error (a warning, a logged exception the rank went on after) is
-    not enough, unless torchrun names that rank as the one that failed first: then the last
-    error it printed before the others timed out (not a warning) is why it exited (a logged
-    `Uncaught AssertionError`, a notebook's out-of-memory, a shell's missing command), a line
-    it logged at its error level too (log.error_record, alone only the weakest finding), and
-    its NCCL's or its network's word on a peer or a link it lost (alone a consequence: here
-    the rank that did not time out, so why the others did)."""
+    not enough, unless torchrun names that rank as the one that failed first, on a Python error
+    (exit code 1): then the last error it printed before the others timed out is why it exited
+    (a logged `Uncaught AssertionError`, a notebook's out-of-memory, a shell's missing command),
+    a line it logged at its error level too (log.error_record, alone only the weakest finding);
+    and, when it printed no error and exited on one or on NCCL's abort (SIGABRT), its NCCL's
+    word on a peer or a link it lost (alone a consequence: here the rank that did not time out,
+    so why the others did)."""
     timeout = _meaning(root.first)
     if timeout.category != Category.NCCL_TIMEOUT or timeout.role != "cause" or not root.ranks:
         return None
-    wanted = set()
-    exited = None  # the rank torchrun saw fail first
+    wanted: set[int] = set()
+    exited: int | None = None  # the rank torchrun saw fail first
     if engine.elastic_root is not None and engine.elastic_root[1] is not None:
         exited = engine.elastic_root[1]
         wanted.add(exited)
     behind = engine.collectives.suspects(set(root.ranks))[1]
     if behind is not None:
         wanted.add(behind)
+    timeouts = [root.first, *root.samples]
     best: Group | None = None  # the first error with its traceback
-    last: Group | None = None  # the last error of the rank torchrun names, traceback or not
-    lost: Group | None = None  # the last peer or link it lost, if it printed no error
+    last: tuple[Finding, Group] | None = None  # the named rank's last error, traceback or not
+    lost: tuple[Finding, Group] | None = None  # its last word on a peer it lost
     for g in groups:
-        f, m = g.first, _meaning(g.first)
-        if f.rank not in wanted or f.rank in root.ranks or not _before(f, root.first):
-            continue
+        m = _meaning(g.first)
         cause = m.role == "cause" and m.precedence < timeout.precedence
-        if cause and f.frames and (best is None or earlier(f, best.first)):
+        first = g.first
+        if (
+            cause
+            and first.frames
+            and first.rank in wanted
+            and _before_all(first, root, timeouts)
+            and (best is None or earlier(first, best.first))
+        ):
             best = g
-        if f.rank != exited or (f.weak and not _uncaught(f)):
-            continue  # not a warning, nor an exception quoted in a line the program went on after
-        if (cause or f.rule.id == ERROR_RECORD.id) and (last is None or earlier(last.first, f)):
-            last = g
-        if m.category in _LOST_PEER and (lost is None or earlier(lost.first, f)):
-            lost = g
-    return best or last or lost
+        if exited is None:
+            continue
+        for f in (g.first, *g.samples):  # the rank's own lines, the last of them
+            if f.rank != exited or not _before_all(f, root, timeouts) or not _uncaught(f):
+                continue
+            if (cause or f.rule.id == ERROR_RECORD.id) and engine.elastic_exit in (1, None):
+                last = (f, g) if last is None or earlier(last[0], f) else last
+            elif m.category == Category.NCCL_ERROR and engine.elastic_exit in (1, -6, None):
+                lost = (f, g) if lost is None or earlier(lost[0], f) else lost
+    if best is not None:
+        return best
+    chosen = last or lost
+    if chosen is None:
+        return None
+    f, g = chosen
+    return g if f is g.first else dataclasses.replace(g, first=f)
+
+
+def _before_all(f: Finding, root: Group, timeouts: list[Finding]) -> bool:
+    """Whether f, on a rank that did not time out itself (a victim), came before the timeouts:
+    the root's first, and each of those in its own file."""
+    if f.rank in root.ranks:
+        return False
+    return _before(f, root.first) and all(_before(f, t) for t in timeouts if t.file == f.file)
 
 
 def _uncaught(f: Finding) -> bool:
-    """Whether a weak finding may still be the exception that ended its program: one quoted in
-    a line (a notebook's header, `AttributeError    Traceback (most recent call last)`; a
-    logger's `TRAINER: NameError: ...`, `CRITICAL Uncaught AssertionError: ...`) that does not
-    say the program went on (a warning, a retry, a tracker's own error); never a glog warning."""
+    """Whether a finding may be the error that ended its program: a strong one, or a weak one
+    quoted in a line (a notebook's header, `AttributeError    Traceback (most recent call
+    last)`; a logger's `TRAINER: NameError: ...`, `CRITICAL Uncaught AssertionError: ...`) that
+    is no warning; neither saying the program went on (a retry, a skipped sample, a tracker's
+    own error)."""
+    if went_on(f.text):
+        return False
+    if not f.weak:
+        return True
     quoted = f.rule.id.startswith("python.") or "Traceback (most recent call last)" in f.text
-    return quoted and not went_on(f.text)
-
-
-# What a rank's NCCL or network says of a peer or a link it lost (nccl.remote_error's `remote
-# process exited or there was a network error`, a socket's error trace): the rank's own failure
-# when the others timed out waiting for it.
-_LOST_PEER = (Category.NCCL_ERROR, Category.NETWORK)
+    return quoted and not anatomy(f.text).warning
 
 
 _MISSED_BARRIER = re.compile(r"Rank (?P<rank>\d+) failed to pass monitoredBarrier")

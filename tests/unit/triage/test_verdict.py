@@ -1187,16 +1187,38 @@ def test_the_rank_torchrun_saw_fail_first_exited_on_its_last_error_traceback_or_
         assert rule is None or d.rule == rule, said
         if rule is None:
             continue
-        # the last of its errors before the timeouts, not an earlier one it went on after
-        d = triage(["[rank2]:2024-07-16 21:30:50 trainer ERROR could not read /data/7.bin, skipped",
-                    said, *_timeouts_then_root_cause(1)])  # fmt: skip
-        assert d.rule == rule, said
-        # on a rank torchrun did not name, the weaker two are not enough: the timeout stays the
-        # story (an out-of-memory outranks a timeout anywhere)
+        # the last of its errors before the timeouts, not an earlier one (of the same rule too),
+        # nor another rank's that came first
+        for before in ("[rank2]:2024-07-16 21:30:50 trainer ERROR could not read /data/7.bin",
+                       "[rank0]:2024-07-16 21:30:50 trainer ERROR could not read /data/7.bin"):
+            d = triage([before, said, *_timeouts_then_root_cause(1)])
+            assert d.rule == rule and said.strip()[-20:] in d.summary, said
+        if rule == "cuda.oom":
+            continue  # an out-of-memory outranks a timeout anywhere
+        # not when torchrun saw it killed by a signal (exit -15: the agent's SIGTERM), nor on a
+        # rank torchrun did not name: the timeout stays the story
+        assert triage([said, *_timeouts_then_root_cause(-15)]).category == Category.NCCL_TIMEOUT
         other = said.replace("[rank2]", "[rank1]")
-        if rule != "cuda.oom":
-            d = triage([other, *_timeouts_then_root_cause(1)])
-            assert d.category == Category.NCCL_TIMEOUT, said
+        assert triage([other, *_timeouts_then_root_cause(1)]).category == Category.NCCL_TIMEOUT
+
+
+def test_what_the_rank_torchrun_named_went_on_after_or_lost_is_not_why_it_exited() -> None:
+    # a warning, a sample it skipped, a retry, a peer that reset a socket (other ranks went on
+    # waiting: no cause), a line after the timeouts: the timeout stays the story
+    for said in (
+        "[rank2]:W1130 20:01:02.123456 4242 torch/_dynamo/convert_frame.py:844] recompile limit; "
+        "RuntimeError: recompile limit reached",
+        "[rank2]:[dataset] caught RuntimeError: sample 18231 has no frames; continuing with the "
+        "next one",
+        "[rank2]:2024-07-16 21:30:50 trainer ERROR sample 18231 has an empty caption, skipping it",
+        "[rank2]:wandb: ERROR Run initialization has timed out after 90.0 sec. Please retry.",
+        "[rank2]:ConnectionResetError: [Errno 104] Connection reset by peer",
+    ):
+        assert triage([said, *_timeouts_then_root_cause(1)]).category == Category.NCCL_TIMEOUT, said
+    late = "[rank2]:2024-07-16 21:30:52 olmo.util:163 ERROR the checkpoint holds 3 of 4 shards"
+    timeouts = _timeouts_then_root_cause(1)
+    d = triage([*timeouts[:3], late, *timeouts[3:]])
+    assert d.category == Category.NCCL_TIMEOUT
 
 
 def test_the_silent_rank_s_error_in_its_own_file_is_found_whatever_the_order(

@@ -63,8 +63,8 @@ _BRACKETED = re.compile(r"\[[^\][]*\]|\([^()]*\)")
 
 def went_on(text: str) -> bool:
     """Whether a line says the program went on after it, or that it is no error of the run: a
-    warning that mentions an error, a retry, a tracker's complaint about its own uploads, a
-    setting, a count of none (what error_record never counts)."""
+    warning that mentions an error, a retry, a skipped sample, a fallback, a tracker's complaint
+    about its own uploads, a setting, a count of none (what error_record never counts)."""
     if "\x1b" in text:
         text = ANSI.sub("", text)
     launcher = LAUNCHER_PREFIX.match(text)

@@ -209,12 +209,13 @@ def _silent_rank_error(engine: Engine, groups: Iterable[Group], root: Group) -> 
     if chosen is None:
         return None
     f, g = chosen
-    return g if f is g.first else dataclasses.replace(g, first=f)
+    # (its own set of bodies: the group's __post_init__ adds the new first's to it)
+    return g if f is g.first else dataclasses.replace(g, first=f, bodies=set(g.bodies))
 
 
 def _before_all(f: Finding, root: Group, timeouts: list[Finding]) -> bool:
-    """Whether f, on a rank that did not time out itself (a victim), came before the timeouts:
-    the root's first, and each of those in its own file."""
+    """Whether f came before the timeouts (the root's first, and each of those in its own file)
+    on a rank that did not time out itself: one that did is a victim."""
     if f.rank in root.ranks:
         return False
     return _before(f, root.first) and all(_before(f, t) for t in timeouts if t.file == f.file)

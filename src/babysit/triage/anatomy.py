@@ -26,10 +26,11 @@ _TORCHRUN = re.compile(
 _MPI = re.compile(r"\[\d+,(?P<rank>\d{1,6})\]<std(?:out|err)>:")
 _SRUN = re.compile(r" {0,6}(?P<rank>\d{1,6}): ")
 # The same three at a line's start, stacked (`[rank3]:`, `[1,3]<stderr>:`, `3: `): a launcher's
-# label on what a rank printed, not the rank's own words.
+# label on what a rank printed, not the rank's own words (their groups unnamed, to repeat them).
 LAUNCHER_PREFIX = re.compile(
-    r"(?:(?:\[(?:rank\d{1,6}|[A-Za-z_][\w-]{0,30}?\d{1,4})\]:|\[\d+,\d{1,6}\]<std(?:out|err)>:"
-    r"| {0,6}\d{1,6}: ) ?)+"
+    "(?:(?:{}) ?)+".format(
+        "|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern) for p in (_TORCHRUN, _MPI, _SRUN))
+    )
 )
 # A pdsh/DeepSpeed host label: must hold a digit or a hyphen, so `RuntimeError: ` is no host.
 # Nor is an exception class whose name holds a digit (boto3's S3UploadFailedError), nor a network

@@ -61,24 +61,26 @@ _REPORTED = re.compile(
 _BRACKETED = re.compile(r"\[[^\][]*\]|\([^()]*\)")
 
 
+def _own_words(text: str) -> str:
+    """The line as the program printed it: without colours, nor a launcher's label of its rank
+    (torchrun's, MPI's, srun's)."""
+    if "\x1b" in text:
+        text = ANSI.sub("", text)
+    launcher = LAUNCHER_PREFIX.match(text)
+    return text if launcher is None else text[launcher.end() :]
+
+
 def went_on(text: str) -> bool:
     """Whether a line says the program went on after it, or that it is no error of the run: a
     warning that mentions an error, a retry, a skipped sample, a fallback, a tracker's complaint
     about its own uploads, a setting, a count of none (what error_record never counts)."""
-    if "\x1b" in text:
-        text = ANSI.sub("", text)
-    launcher = LAUNCHER_PREFIX.match(text)
-    return _NOT_AN_ERROR.search(text[launcher.end() :] if launcher else text) is not None
+    return _NOT_AN_ERROR.search(_own_words(text)) is not None
 
 
 def error_record(text: str) -> bool:
     """Whether a line (its prefixes too: glog's and vLLM's carry the level) was logged at an
     error level, and says what failed."""
-    if "\x1b" in text:
-        text = ANSI.sub("", text)
-    launcher = LAUNCHER_PREFIX.match(text)  # the rank's line, as torchrun or srun labels it
-    if launcher is not None:
-        text = text[launcher.end() :]
+    text = _own_words(text)
     m = _LEVEL.search(text)
     if m is None or _NOT_AN_ERROR.search(text):
         return False

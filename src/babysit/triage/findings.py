@@ -1,9 +1,10 @@
-"""What triage found: one finding a line a rule matched, grouped by rule, and the order of two
-findings in time and in cause, whatever order the files and their lines came in.
+"""What triage found: one finding a line a rule matched, grouped by rule, what each means, and
+the order of two findings in time and in cause, whatever order the files and their lines came in.
 
     g = Group(first_finding)
     g.add(another)          # the earlier of the two becomes g.first (see `earlier`)
     earlier(kernel_xid79, rank_cuda_error)  # -> True: the kernel's word on a hardware fault first
+    meaning(finding).category  # -> Category.GPU_HARDWARE: its rule's, or its Xid's entry's
 
 Pure: no I/O, no clock.
 """
@@ -11,6 +12,7 @@ Pure: no I/O, no clock.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from babysit.records import Category
 from babysit.triage.knowledge import MAX_MIN_COUNT, Rule, Xid
@@ -103,3 +105,42 @@ def earlier(a: Finding, b: Finding) -> bool:
     if a.ts is not None and b.ts is not None and a.ts_kind == b.ts_kind and a.ts != b.ts:
         return a.ts < b.ts
     return a.seq < b.seq
+
+
+def before(f: Finding, g: Finding) -> bool:
+    """Whether f came before g as far as the logs can tell: in one file, by its order (or
+    timestamps); across files, by timestamps of one kind, and else yes (per-rank files without
+    them: the rank that crashed is the one the others waited for)."""
+    if f.file == g.file or (f.ts is not None and g.ts is not None and f.ts_kind == g.ts_kind):
+        return earlier(f, g)
+    return True
+
+
+class Meaning(NamedTuple):
+    category: Category
+    role: str
+    transient: bool | None
+    suspect: str
+    explain: str
+    precedence: int
+    confidence: float
+
+
+def meaning(f: Finding) -> Meaning:
+    """What a finding means: its rule's, or for an Xid its catalogue entry's."""
+    rule = f.rule
+    if f.xid is None or f.weak:
+        weak = f.weak  # it may have mattered, but anything else explains the run better
+        return Meaning(
+            rule.category,
+            rule.role,
+            rule.transient,
+            rule.suspect,
+            rule.explain,
+            min(rule.precedence, 9) if weak else rule.precedence,
+            min(rule.confidence, 0.45) if weak else rule.confidence,
+        )
+    x = f.xid
+    explain = f"Xid {x.code} ({x.name}): {x.explain}"
+    precedence = rule.precedence if x.category == Category.GPU_HARDWARE else 60
+    return Meaning(x.category, x.role, x.transient, x.suspect, explain, precedence, 0.9)

@@ -18,16 +18,14 @@ import dataclasses
 import hashlib
 import re
 from collections.abc import Iterable, Mapping
-from typing import NamedTuple
 
 from babysit.records import Category, Consequence, Diagnosis, LogLine, Suspect
-from babysit.triage.anatomy import anatomy
 from babysit.triage.engine import LONE_EXCEPTION, Engine
-from babysit.triage.findings import Finding, Group, earlier
-from babysit.triage.logged import went_on
+from babysit.triage.findings import Finding, Group, earlier, meaning
 from babysit.triage.silence import ending_tells, nothing_found, quote
 from babysit.triage.stall import Ending, Stall
 from babysit.triage.standins import ERROR_RECORD, FRAME
+from babysit.triage.waited import silent_rank_error
 
 _NORMALISE = (
     (re.compile(r"\x1b\[[0-9;]*[A-Za-z]"), ""),
@@ -93,36 +91,6 @@ def _where(rank: int | None, host: str | None, gpu: str | None) -> str:
     return ", ".join(parts)
 
 
-class Meaning(NamedTuple):
-    category: Category
-    role: str
-    transient: bool | None
-    suspect: str
-    explain: str
-    precedence: int
-    confidence: float
-
-
-def _meaning(f: Finding) -> Meaning:
-    """What a finding means: its rule's, or for an Xid its catalogue entry's."""
-    rule = f.rule
-    if f.xid is None or f.weak:
-        weak = f.weak  # it may have mattered, but anything else explains the run better
-        return Meaning(
-            rule.category,
-            rule.role,
-            rule.transient,
-            rule.suspect,
-            rule.explain,
-            min(rule.precedence, 9) if weak else rule.precedence,
-            min(rule.confidence, 0.45) if weak else rule.confidence,
-        )
-    x = f.xid
-    explain = f"Xid {x.code} ({x.name}): {x.explain}"
-    precedence = rule.precedence if x.category == Category.GPU_HARDWARE else 60
-    return Meaning(x.category, x.role, x.transient, x.suspect, explain, precedence, 0.9)
-
-
 def _action(f: Finding) -> str:
     return f.xid.action if f.xid is not None else f.rule.action
 
@@ -130,7 +98,7 @@ def _action(f: Finding) -> str:
 def _pick(groups: list[Group]) -> Group:
     best = groups[0]
     for g in groups[1:]:
-        pb, pg = _meaning(best.first).precedence, _meaning(g.first).precedence
+        pb, pg = meaning(best.first).precedence, meaning(g.first).precedence
         if pg > pb or (pg == pb and earlier(g.first, best.first)):
             best = g
     return best
@@ -142,97 +110,6 @@ def _python_error_of(groups: Iterable[Group], rank: int | None) -> bool:
     return any(
         g.first.rule.id.startswith("python.") and (not g.ranks or rank in g.ranks) for g in groups
     )
-
-
-def _before(f: Finding, g: Finding) -> bool:
-    """Whether f came before g as far as the logs can tell: in one file, by its order (or
-    timestamps); across files, by timestamps of one kind, and else yes (per-rank files without
-    them: the rank that crashed is the one the others waited for)."""
-    if f.file == g.file or (f.ts is not None and g.ts is not None and f.ts_kind == g.ts_kind):
-        return earlier(f, g)
-    return True
-
-
-def _silent_rank_error(engine: Engine, groups: Iterable[Group], root: Group) -> Group | None:
-    """The error behind a collective timeout, on the rank it points at: torchrun's first
-    observed failure, or the rank that never reported the timeout (collectives.suspects) crashed
-    on an exception (its traceback is in the log) before the others timed out, one that ranks
-    below a timeout by itself (a RuntimeError no rule knows, a notebook's exception header:
-    alone, they may follow a failure or say little; here the others waited for that rank). A
-    line that only names an error (a warning, a logged exception the rank went on after) is
-    not enough, unless torchrun names that rank as the one that failed first, on a Python error
-    (exit code 1): then the last error it printed before the others timed out is why it exited
-    (a logged `Uncaught AssertionError`, a notebook's out-of-memory, a shell's missing command),
-    a line it logged at its error level too (log.error_record, alone only the weakest finding);
-    and, when it printed no error and exited on one or on NCCL's abort (SIGABRT), its NCCL's
-    word on a peer or a link it lost (alone a consequence: here the rank that did not time out,
-    so why the others did)."""
-    timeout = _meaning(root.first)
-    if timeout.category != Category.NCCL_TIMEOUT or timeout.role != "cause" or not root.ranks:
-        return None
-    wanted: set[int] = set()
-    exited: int | None = None  # the rank torchrun saw fail first
-    if engine.elastic_root is not None and engine.elastic_root[1] is not None:
-        exited = engine.elastic_root[1]
-        wanted.add(exited)
-    behind = engine.collectives.suspects(set(root.ranks))[1]
-    if behind is not None:
-        wanted.add(behind)
-    timeouts = [root.first, *root.samples]
-    best: Group | None = None  # the first error with its traceback
-    last: tuple[Finding, Group] | None = None  # the named rank's last error, traceback or not
-    lost: tuple[Finding, Group] | None = None  # its last word on a peer it lost
-    for g in groups:
-        m = _meaning(g.first)
-        cause = m.role == "cause" and m.precedence < timeout.precedence
-        first = g.first
-        if (
-            cause
-            and first.frames
-            and first.rank in wanted
-            and _before_all(first, root, timeouts)
-            and (best is None or earlier(first, best.first))
-        ):
-            best = g
-        if exited is None:
-            continue
-        for f in (g.first, *g.samples):  # the rank's own lines, the last of them
-            if f.rank != exited or not _before_all(f, root, timeouts) or not _uncaught(f):
-                continue
-            if (cause or f.rule.id == ERROR_RECORD.id) and engine.elastic_exit in (1, None):
-                last = (f, g) if last is None or earlier(last[0], f) else last
-            elif m.category == Category.NCCL_ERROR and engine.elastic_exit in (1, -6, None):
-                lost = (f, g) if lost is None or earlier(lost[0], f) else lost
-    if best is not None:
-        return best
-    chosen = last or lost
-    if chosen is None:
-        return None
-    f, g = chosen
-    # (its own set of bodies: the group's __post_init__ adds the new first's to it)
-    return g if f is g.first else dataclasses.replace(g, first=f, bodies=set(g.bodies))
-
-
-def _before_all(f: Finding, root: Group, timeouts: list[Finding]) -> bool:
-    """Whether f came before the timeouts (the root's first, and each of those in its own file)
-    on a rank that did not time out itself: one that did is a victim."""
-    if f.rank in root.ranks:
-        return False
-    return _before(f, root.first) and all(_before(f, t) for t in timeouts if t.file == f.file)
-
-
-def _uncaught(f: Finding) -> bool:
-    """Whether a finding may be the error that ended its program: a strong one, or a weak one
-    quoted in a line (a notebook's header, `AttributeError    Traceback (most recent call
-    last)`; a logger's `TRAINER: NameError: ...`, `CRITICAL Uncaught AssertionError: ...`) that
-    is no warning; neither saying the program went on (a retry, a skipped sample, a tracker's
-    own error)."""
-    if went_on(f.text):
-        return False
-    if not f.weak:
-        return True
-    quoted = f.rule.id.startswith("python.") or "Traceback (most recent call last)" in f.text
-    return quoted and not anatomy(f.text).warning
 
 
 _MISSED_BARRIER = re.compile(r"Rank (?P<rank>\d+) failed to pass monitoredBarrier")
@@ -280,7 +157,7 @@ def _evidence(
 
 def _consequence(g: Group, files: list[str]) -> Consequence:
     f = g.first
-    m = _meaning(f)
+    m = meaning(f)
     return Consequence(
         m.category,
         m.explain,
@@ -332,7 +209,7 @@ def found_cause(engine: Engine, progress: Mapping[int, int] | None) -> bool:
     """Whether a finding that counts is a cause, not only what follows one or warns of one (a
     client that retried, a peer that closed, the launcher's report): a log whose findings are
     only those is read for a stall too, which explains it better."""
-    return any(_meaning(g.first).role == "cause" for g in findings(engine, progress))
+    return any(meaning(g.first).role == "cause" for g in findings(engine, progress))
 
 
 def _joining(f: Finding) -> bool:
@@ -399,7 +276,7 @@ def diagnose(
         return nothing_found(
             files if read is None else read, lines, last_line, note, ending, untrained
         )
-    causes = [g for g in groups if _meaning(g.first).role == "cause"]
+    causes = [g for g in groups if meaning(g.first).role == "cause"]
     fallback = not causes
     records = all(g.first.rule.id == ERROR_RECORD.id for g in groups)
     if fallback and (isinstance(ending, Stall) or (records and ending_tells(last_line, ending))):
@@ -410,7 +287,7 @@ def diagnose(
         hung = nothing_found(files if read is None else read, lines, last_line, note, ending)
         return dataclasses.replace(hung, consequences=_consequences(groups, files))
     root = _pick(causes or groups)
-    waited = _silent_rank_error(engine, groups, root)
+    waited = silent_rank_error(engine, groups, root)
     waiting = ""  # the note on the ranks that timed out waiting for the root's rank
     if waited is not None:
         waiting = (
@@ -418,7 +295,7 @@ def diagnose(
         )
         root = waited
     f = root.first
-    category, _, transient, suspect_kind, explain, precedence, confidence = _meaning(f)
+    category, _, transient, suspect_kind, explain, precedence, confidence = meaning(f)
     in_log = trained_before(f, progress)
     if f.rule.id == LONE_EXCEPTION.id and progress:
         in_log = None  # a lone exception line in a log that trains: perhaps handled, says nothing
@@ -512,7 +389,7 @@ def diagnose(
     others = [g for g in groups if g is not root]
     rivals = [
         m
-        for m in (_meaning(g.first) for g in others)
+        for m in (meaning(g.first) for g in others)
         if m.role == "cause" and m.category != category and abs(m.precedence - precedence) <= 5
     ]
     if rivals:  # another cause almost as fundamental: less sure which came first

@@ -65,8 +65,9 @@ _CTIME = re.compile(
     r"(?P<d>\d{1,2}) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d) (?P<y>\d{4}) ?"
 )
 _GLOG = re.compile(
-    # PyTorch's c10 logger prints the month unpadded: `E626` is June 26, `E1206` December 6.
-    r"\[?(?P<level>[IWEF])(?P<mo>\d{1,2}?)(?P<d>\d\d) "
+    # PyTorch's c10 logger prints the month unpadded: `E626` is June 26, `E1206` December 6;
+    # glog since 0.6 the year before them: `F20220801 07:29:34.701110  2256 file.cc:42] `.
+    r"\[?(?P<level>[IWEF])(?:\d{4}(?=\d{4} ))?(?P<mo>\d{1,2}?)(?P<d>\d\d) "
     r"(?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d(?:\.\d+)?)"
     r"(?: +\d+)?(?: [\w./-]+:\d+)?\] ?"
 )

@@ -14,16 +14,18 @@ import re
 
 from babysit.triage.anatomy import ANSI, LAUNCHER_PREFIX
 
-# A logger's level word in capitals where a logger puts it (the line's start, `[ERROR]`, `- ERROR
+# A logger's level word in capitals where a logger puts it (the line's start, after blanks too:
+# rich's handler leaves the time's column blank under a line of the same second, `[ERROR]`, `- ERROR
 # -`, `| ERROR |`, a tab, after a date or a logger's name: `2024-05-01 12:00:00 ERROR ...`,
 # `fedbiomed ERROR - ...`), glog's E and F lines (a real month: not absl's dateless `E0000
 # 00:00:1721223344`, TensorFlow's chatter), a CHECK's failure, or the line's first words (`Error:
 # ...`, `Fatal error: ...`, `Error running job: ...`, `Training error: ...`; not a metric's
-# `Validation error: 0.12`, nor a setting's `error handling: strict`).
+# `Validation error: 0.12`, nor a setting's `error handling: strict`). glog since 0.6 puts the
+# year first: `F20220801 07:29:34.701110 ...]`.
 _LEVEL = re.compile(
-    r"(?:^|[\[|\t]|[\w\]):.]\s|\s-\s)(?:ERROR|FATAL|CRITICAL)"
+    r"(?:^\s*|[\[|\t]|[\w\]):.]\s|\s-\s)(?:ERROR|FATAL|CRITICAL)"
     r"(?![\w./'\")=-]| (?:rate|count|metric)\b)"
-    r"|^\W{0,3}[EF](?:0[1-9]|1[0-2])\d\d \d\d:\d\d:\d\d"
+    r"|^\W{0,3}[EF](?:(?:19|20)\d\d)?(?:0[1-9]|1[0-2])\d\d \d\d:\d\d:\d\d"
     r"|(?:^|[\]:]\s*)Check [Ff]ailed\b"
     r"|^\W{0,3}(?:[A-Za-z]+ )?(?:Fatal )?(?:[Ee]rror|ERROR)"
     r"(?! (?:handling|rate|bound|threshold|tolerance|level|count|code|margin|mode|policy|metric"

@@ -182,6 +182,16 @@ def test_vllm_s_logger_prefix_is_removed_from_every_line_it_logs() -> None:
     assert anatomy("ERROR 06-10 in the evaluation").body == "ERROR 06-10 in the evaluation"
 
 
+def test_glog_since_0_6_puts_the_year_first() -> None:
+    a = anatomy("F20220801 07:29:34.701110  2256 fs_coordinator.cc:42] Invalid tracker path: x/")
+    b = anatomy("F0801 07:29:35.701110  2256 fs_coordinator.cc:42] Invalid tracker path: x/")
+    assert a.body == b.body == "Invalid tracker path: x/"
+    assert a.ts_kind == "glog" and a.ts is not None and b.ts is not None
+    assert b.ts - a.ts == pytest.approx(1.0)
+    line = "F202208011 07:29:34.701110 1 a.cc:1] x"  # nine digits: neither form
+    assert anatomy(line).body == line
+
+
 def test_glog_with_impossible_month_is_no_prefix() -> None:
     line = "E1306 18:44:12.715298 123 file.cpp:45] x"
     a = anatomy(line)

@@ -1008,6 +1008,13 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zr_hpo/020-autogluon-tabular-knn-bag-l2-blas-too-many-memory-regions.log",
     ),
     (
+        "code.openmp_duplicate",
+        # (after the progress bar it broke off)
+        "  0%|" + " " * 92 + "| 0/3 [00:00<?, ?it/s]OMP: Error #15: Initializing "
+        "libiomp5md.dll, but found libiomp5md.dll already initialized.",
+        "zzd_vision/013-yolov7-tiny-windows-omp-error15-libiomp5md.log",
+    ),
+    (
         "code.locale_encoding",
         "UnicodeDecodeError: 'gbk' codec can't decode byte 0xa2 in position 2127: illegal "
         "multibyte sequence",

@@ -15,6 +15,8 @@ from babysit.triage.logged import error_record, went_on
         "[HCTR][07:19:46.966][ERROR][RK0][tid #1]: Runtime error: failed to read a file",
         "E0409 15:55:07.713434 1402 error_handling.py:70] Error recorded from training_loop: x",
         "F0317 02:46:21.118406 358837 registration.cc:10] Check failed: Register(kHw) is OK",
+        # glog since 0.6, the year first
+        "F20220801 07:29:34.701110  2256 fs_coordinator.cc:42] Invalid tracker path: root://gl/",
         "Error running job: .to() does not accept copy argument",
         "\x1b(B\x1b[m\x1b[31mERROR\x1b[0m could not open /data/shard-0001.bin",
         "ERROR: Loading checkpoint /ckpt/model.pt failed",  # short, but it names what

@@ -1644,6 +1644,7 @@ def test_an_ib_transfer_error_is_transient_in_any_phase(kb: Knowledge) -> None:
         ("host.oom_killer", None, "      Reason:       OOMKilled"),
         ("host.sigkill", None, "      Exit Code:    137"),
         ("sched.preempted", True, "Reason:         Evicted"),
+        ("sched.preempted", True, "message: 1/8 workers are evicted"),
         (  # the node's memory, not the cloud taking it back: host memory ran out
             "sched.evicted_memory",
             None,
@@ -2846,6 +2847,10 @@ def test_the_loss_scale_at_inf_is_not_a_nan_loss(kb: Knowledge) -> None:
         "Killed 3 stale workers; 12 alive",
         "Killedworkers: 0",  # (a counter's name, not a lowercase tail after the shell's word)
         "xFormers 0.0.23 built with CUDA 12.1, memory_efficient_attention.cutlassF: available",
+        # Ray's object store full (what it cannot evict is no eviction of the job)
+        "The local object store is full of objects that are still in scope and cannot be evicted."
+        " Tip: Use the `ray memory` command to list active objects in the cluster.",
+        "LRU cache: 12 entries evicted, 3 pinned",
     ],
 )
 def test_ordinary_output_that_looks_like_a_failure_is_not_one(kb: Knowledge, line: str) -> None:

@@ -2851,6 +2851,7 @@ def test_the_loss_scale_at_inf_is_not_a_nan_loss(kb: Knowledge) -> None:
         "The local object store is full of objects that are still in scope and cannot be evicted."
         " Tip: Use the `ray memory` command to list active objects in the cluster.",
         "LRU cache: 12 entries evicted, 3 pinned",
+        "  activeDeadlineSeconds: 86400",  # a printed manifest's field
     ],
 )
 def test_ordinary_output_that_looks_like_a_failure_is_not_one(kb: Knowledge, line: str) -> None:

@@ -163,6 +163,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"': could not load '",
     b"cannot find primary config",
     b"would exceed allowed memory",  # torch's allocator over its memory fraction
+    b"tcmalloc: large alloc",  # tcmalloc's report of a huge host allocation (host.large_alloc)
     # Windows' exit status of an access violation, as hex, unsigned or signed
     b"0xc0000005",
     b"3221225477",

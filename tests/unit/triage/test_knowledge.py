@@ -178,6 +178,22 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "gpu/028-host-oom-dataloader-killed-cgroup-oom.log",
     ),
     (
+        "fs.object_store_client",
+        "2018-11-02 19:06:20.388378: E tensorflow/core/platform/s3/aws_logging.cc:60] Curl "
+        "returned error code 55",
+        "g_ops/003-sagemaker-tf-s3-checkpoint-curl55.log",
+    ),
+    (
+        "host.large_alloc",
+        "tcmalloc: large alloc 11498029056 bytes == 0x7f52590bc000 @  "
+        "0x7f568599a1e7 0x7f56152510ce 0x7f56152a7cf5 0x7f561535086d 0x7f561535117f "
+        "0x7f56153512d0 0x4ba22b 0x7f5615292944 0x58ebef 0x51ae13 0x5b41c5 0x58f49e "
+        "0x51837f 0x5b4a3e 0x4ba80a 0x7f5615292944 0x58ebef 0x51ae13 0x5b41c5 0x58f49e "
+        "0x51837f 0x5b4a3e 0x4ba80a 0x537e46 0x58ff66 0x51bbc5 0x5b41c5 0x604133 "
+        "0x606e06 0x606ecc 0x609aa6",
+        "zy_colab/007-torchngp-colab-tcmalloc-large-alloc-ctrl-c.log",
+    ),
+    (
         "host.memory_error",
         "OSError: [WinError 1455] 页面文件太小，无法完成操作。 Error loading "
         '"D:\\Anaconda3\\envs\\wssam\\lib\\site-packages\\torch\\lib\\cudnn_cnn_infer64_8.dll" '
@@ -1944,7 +1960,7 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("lua: File.lua:210: write error: wrote 24686288 blocks instead of 32768000 at "
          "THDiskFile.c:353", "fs.checkpoint_write"),
         ("E tensorflow/core/platform/s3/aws_logging.cc:60] Curl returned error code 55",
-         "fs.object_store"),
+         "fs.object_store_client"),
         ("<Code>RequestTimeTooSkewed</Code><Message>The difference between the request time and "
          "the current time is too large.</Message>", "net.clock_skew"),
         ("165376/296960 [=====>........] - ETA: 365s - loss: 2.1371Killed", "host.sigkill"),
@@ -2852,6 +2868,29 @@ def test_the_loss_scale_at_inf_is_not_a_nan_loss(kb: Knowledge) -> None:
         " Tip: Use the `ray memory` command to list active objects in the cluster.",
         "LRU cache: 12 entries evicted, 3 pinned",
         "  activeDeadlineSeconds: 86400",  # a printed manifest's field
+        # lines that quote a failure the program retries or goes on after, or only look like
+        # one (a path, a metric's name, a setting), from a review of the rules that promise a
+        # restart: TensorFlow's retried GCS call, pip's retry, datasets' offline cache
+        "I external/org_tensorflow/tensorflow/core/platform/cloud/retrying_utils.cc:73] The "
+        "operation failed and will be automatically retried in 1.54867 seconds (attempt 1 out of "
+        "10), caused by: Unavailable: Error executing an HTTP request: HTTP response code 503 "
+        "with body ''",
+        "WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) "
+        "after connection broken by 'NewConnectionError('<pip._vendor.urllib3.connection."
+        "HTTPSConnection object at 0x7f>: Failed to establish a new connection: [Errno 111] "
+        "Connection refused')': /simple/torch/",
+        "Using the latest cached version of the dataset since allenai/c4 couldn't be found on the "
+        "Hugging Face Hub (offline mode is enabled).",
+        "  data_path ....... ['/lustre/fsw/llm/datasets/grammar_error_correction/train_text']",
+        "Saving checkpoint to /lustre/fsw/team/error_analysis_v2/checkpoint-500",
+        'DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL{gpu="0",UUID="GPU-1"} 0',
+        "NVLink status: 18 links up, errors: none",
+        "Evicted 1 cookie(s) over the 1-cookie total limit",
+        "KV cache: 12 entries were evicted",
+        "resume-if-preempted: True",
+        '{"preempted": false, "restarts": 0}',
+        "INFO Initializing TCPStore master_address=10.0.0.1 tcpstore_port=29500 "
+        "timeout_barrier_init_secs=30 timeout_secs=600",
     ],
 )
 def test_ordinary_output_that_looks_like_a_failure_is_not_one(kb: Knowledge, line: str) -> None:

@@ -2292,3 +2292,24 @@ def test_a_one_shard_checkpoint_not_found_is_not_a_directory_the_tasks_do_not_sh
     assert triage_files([log], KB).diagnosis.rule != "code.ckpt_dir_not_shared"
     log.write_text("\n".join([*_STEPS, line.replace("-of-00001", "-of-00002")]) + "\n")
     assert triage_files([log], KB).diagnosis.rule == "code.ckpt_dir_not_shared"
+
+
+def test_a_huge_host_allocation_explains_a_bare_interruption_but_no_error() -> None:
+    alloc = "tcmalloc: large alloc 44581601280 bytes == 0x7f6ef822c000 @  0x7f7a28081001 0x50a4a5"
+    d = triage(["Mix layers sets:  [7, 9, 12]", alloc, "^C"])  # a notebook VM's OOM kill
+    assert d.category == Category.HOST_OOM and d.transient is False and d.confidence < 0.5
+    bug = triage([alloc, "Traceback (most recent call last):", '  File "t.py", line 3, in <module>',
+                  "KeyError: 'input_ids'"])  # fmt: skip
+    assert bug.category == Category.USER_CODE
+
+
+def test_a_retried_request_to_the_object_store_does_not_outweigh_the_run_s_bug() -> None:
+    curl = "2018-12-14 01:13:58.715801: E tensorflow/core/platform/s3/aws_logging.cc:60] Curl "
+    curl += "returned error code 28"
+    retry = "2018-12-14 01:13:58.716001: W tensorflow/core/platform/s3/aws_logging.cc:57] Request "
+    retry += "failed, now waiting 0 ms before attempting again."
+    bug = ["Traceback (most recent call last):", '  File "train.py", line 40, in <module>',
+           "KeyError: 'label'"]  # fmt: skip
+    assert triage([curl, retry, *bug]).category == Category.USER_CODE
+    alone = triage([curl, retry, curl])  # nothing else failed: the object store
+    assert alone.category == Category.FILESYSTEM_IO and alone.rule == "fs.object_store_client"

@@ -173,13 +173,23 @@ def make_mix(
     seed: int = 0,
     timeouts: bool = True,
     trained: bool = True,
+    launcher: str = "torchrun",
 ) -> None:
     """The real lines as rank `culprit`'s output among `ranks` ranks, then the cascade (with
     the other ranks' NCCL watchdog timeouts when `timeouts`). A log that `trained` (shows a
     training step) is hidden among the other ranks' step lines, after twenty steps of them; one
     that did not, among their set-up lines, and their timeouts are in the first collective: the
-    mix keeps the log's phase, on which whether a restart helps may turn."""
+    mix keeps the log's phase, on which whether a restart helps may turn.
+    `launcher` "torchrun": torchrun's labels (`[rank5]:`), its SIGTERMs and its failure summary
+    naming the culprit; "srun": one srun task a rank, srun's labels (`srun --label`: ` 5: `),
+    its word on the culprit's task as it exits (`srun: error: node-000: task 5: Exited with exit
+    code 1`), then on the others', aborted by their NCCL watchdog."""
     rng = random.Random(seed)
+    width = len(str(ranks - 1))
+
+    def label(r: int) -> str:
+        return f"[rank{r}]:" if launcher == "torchrun" else f"{r:>{width}}: "
+
     culprit = rng.randrange(ranks)
     # A real log with torchrun's own failure summary names its rank: that rank is the culprit,
     # so that the mix tells one story (the others time out waiting for it).
@@ -203,7 +213,7 @@ def make_mix(
 
     def step_line(r: int, at: str) -> str:
         return (
-            f"[rank{r}]:[titan] 2026-11-30 01:02:{at} - root - INFO - step: {step}"
+            f"{label(r)}[titan] 2026-11-30 01:02:{at} - root - INFO - step: {step}"
             f"  loss: {loss:7.4f}  memory:  9.46GiB(64.99%)  tps: 7,282  mfu: 41.2%"
         )
 
@@ -211,7 +221,7 @@ def make_mix(
         """Rank r's line beside the culprit's: a step, or a set-up line before any step."""
         if not trained:
             return (
-                f"[rank{r}]:[titan] 2026-11-30 01:02:04,000 - root - INFO - Building llama3 8B "
+                f"{label(r)}[titan] 2026-11-30 01:02:04,000 - root - INFO - Building llama3 8B "
                 "with ModelArgs(dim=4096, n_layers=32, n_heads=32, vocab_size=128256)"
             )
         return step_line(r, "04,000")
@@ -228,14 +238,16 @@ def make_mix(
     steps(20 if trained else 0)
     for line in lines:
         own_label = RANK_LABEL.match(line) or SRUN_LABEL.match(line)
-        out.append(line if own_label else f"[rank{culprit}]:{line}")
+        out.append(line if own_label else f"{label(culprit)}{line}")
         if rng.random() < 0.3:
             out.append(other(rng.randrange(ranks)))
+    if launcher == "srun":  # srun's word as the culprit's task exits, before the timeouts
+        out.append(f"srun: error: node-{culprit // 8:03d}: task {culprit}: Exited with exit code 1")
     for r in range(ranks if timeouts else 0):
         if r == culprit:
             continue
         out.append(
-            f"[rank{r}]:[E1130 23:12:03.408271257 ProcessGroupNCCL.cpp:607] [Rank {r}] Watchdog "
+            f"{label(r)}[E1130 23:12:03.408271257 ProcessGroupNCCL.cpp:607] [Rank {r}] Watchdog "
             f"caught collective operation timeout: WorkNCCL(SeqNum={step}, OpType=ALLREDUCE, "
             "NumelIn=466119168, NumelOut=466119168, Timeout(ms)=600000) ran for 600060 "
             "milliseconds before timing out."
@@ -244,14 +256,24 @@ def make_mix(
         if r == culprit:
             continue
         out += [
-            f"[rank{r}]:[E1130 23:12:03.408271257 ProcessGroupNCCL.cpp:1595] [PG 0 Rank {r}] "
+            f"{label(r)}[E1130 23:12:03.408271257 ProcessGroupNCCL.cpp:1595] [PG 0 Rank {r}] "
             "Exception (either an error or timeout) detected by watchdog at work: "
             f"{step}, last enqueued NCCL work: {step}, last completed NCCL work: "
             f"{step - 1 if trained else -1}.",
-            f"[rank{r}]:[E1130 23:12:03.408271257 ProcessGroupNCCL.cpp:621] [Rank {r}] To avoid "
+            f"{label(r)}[E1130 23:12:03.408271257 ProcessGroupNCCL.cpp:621] [Rank {r}] To avoid "
             "data inconsistency, we are taking the entire process down.",
-            f"[rank{r}]:terminate called after throwing an instance of 'c10::DistBackendError'",
+            f"{label(r)}terminate called after throwing an instance of 'c10::DistBackendError'",
         ]
+    if launcher == "srun":
+        for node in range(0, ranks, 8):  # each node's other tasks, aborted by their watchdogs
+            tasks = [r for r in range(node, min(node + 8, ranks)) if r != culprit]
+            if tasks and timeouts:
+                out.append(
+                    f"srun: error: node-{node // 8:03d}: tasks {_task_list(tasks)}: "
+                    "Aborted (core dumped)"
+                )
+        path.write_text("\n".join(out) + "\n", encoding="utf-8")
+        return
     out += [
         f"W1130 23:12:05.118000 139 torch/distributed/elastic/multiprocessing/api.py:897] Sending "
         f"process {4000 + r} closing signal SIGTERM"
@@ -279,6 +301,17 @@ def make_mix(
     path.write_text("\n".join(out) + "\n", encoding="utf-8")
 
 
+def _task_list(tasks: list[int]) -> str:
+    """srun's list of task ids: runs as ranges (`0-4,6-7`)."""
+    runs: list[list[int]] = []
+    for t in tasks:
+        if runs and t == runs[-1][1] + 1:
+            runs[-1][1] = t
+        else:
+            runs.append([t, t])
+    return ",".join(f"{a}-{b}" if a != b else f"{a}" for a, b in runs)
+
+
 PARTS = ("rule-writing", "held out", "held out, fresh")
 
 
@@ -302,13 +335,18 @@ def no_edges() -> Iterator[None]:
         scan_module.RARE_HEAD_BYTES, scan_module.RARE_TAIL_BYTES = saved
 
 
-def evaluate(cases: list[dict[str, object]], rare: bool | None, mixes: bool) -> dict[str, object]:
-    """Triage every case (rare=False: big-log needles, the edges left out: see no_edges)."""
+def evaluate(
+    cases: list[dict[str, object]], rare: bool | None, mixes: bool, launcher: str = "torchrun"
+) -> dict[str, object]:
+    """Triage every case (rare=False: big-log needles, the edges left out: see no_edges; mixes:
+    each hidden among 64 ranks that `launcher` started)."""
     with no_edges() if rare is False else nullcontext():
-        return _evaluate(cases, rare, mixes)
+        return _evaluate(cases, rare, mixes, launcher)
 
 
-def _evaluate(cases: list[dict[str, object]], rare: bool | None, mixes: bool) -> dict[str, object]:
+def _evaluate(
+    cases: list[dict[str, object]], rare: bool | None, mixes: bool, launcher: str
+) -> dict[str, object]:
     kb = load_knowledge()
     confusion: dict[str, Counter[str]] = defaultdict(Counter)
     wrong: dict[str, list[str]] = defaultdict(list)  # part -> misses
@@ -333,6 +371,7 @@ def _evaluate(cases: list[dict[str, object]], rare: bool | None, mixes: bool) ->
                     seed=i,
                     timeouts=label not in STARTUP,
                     trained=first_progress(text.lower().encode()) >= 0,
+                    launcher=launcher,
                 )
                 path = mix
             d = triage_files([path], kb, rare=rare).diagnosis
@@ -421,6 +460,7 @@ def main() -> int:
             f" (every {args.mix_every}th case)" if args.mix_every > 1 else ""
         )
         results[name] = evaluate(sample, None, True)
+        results[name.replace("64 ranks", "64 srun tasks")] = evaluate(sample, None, True, "srun")
     # Exit 1 for a bug called transient (a rule, whatever the corpus); the accuracy figures are
     # reported against their targets (tests/unit/triage/test_corpus.py keeps regression floors).
     missed = any(r["transient_violations"] for r in results.values())

@@ -21,6 +21,7 @@ from babysit.triage.anatomy import Anatomy, anatomy
 from babysit.triage.collectives import WORLD_HINTS, Collectives
 from babysit.triage.findings import Finding, Group
 from babysit.triage.knowledge import Knowledge, Rule, Xid
+from babysit.triage.launchers import Launchers
 from babysit.triage.logged import error_record
 from babysit.triage.standins import (
     DATA_IN_WORKER_CUT,
@@ -49,9 +50,6 @@ _EXC_LINE = re.compile(
     r"Warning))(?::\s?(?P<msg>.*))?$"
 )
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
-_BLOCK_HOST = re.compile(r"^\s*host\s*:\s*(?P<host>\S+)")
-_BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(?P<rank>\d+)")
-_BLOCK_EXIT = re.compile(r"^\s*exitcode\s*:\s*(?P<code>-?\d+)")
 _PREVIOUS_XID = re.compile(r"previous Xid (?P<xid>\d{1,3})")
 # A run's own word that the whole training is over, a line of its own (Megatron's `[after
 # training is done]`, HF's `Training completed. Do not forget to share your model`, Lightning's
@@ -147,22 +145,12 @@ def _unflattened(tb: _Traceback, stripped: str, body: str) -> str:
     return body
 
 
-@dataclass
-class _Block:
-    """torchrun's failure summary: `Root Cause (first observed failure):` then host, rank."""
-
-    root: bool
-    host: str | None = None
-    rank: int | None = None
-
-
 class Engine:
     def __init__(self, kb: Knowledge) -> None:
         self.kb = kb
         self.groups: dict[tuple[str, int | None], Group] = {}
         self.collectives = Collectives()  # what the collective timeouts say
-        self.elastic_root: tuple[str | None, int | None] | None = None  # (host, rank)
-        self.elastic_exit: int | None = None  # the first observed failure's exit code
+        self.launchers = Launchers()  # what torchrun and srun say of the first failure
         # file -> (number, text) of the line that first said the training was done
         self.training_done: dict[int, tuple[int, str]] = {}
         # files in which torch's store-based barrier completed (after the waits it logged)
@@ -188,8 +176,6 @@ class Engine:
         ]
         self._shapes: set[int] = set()
         self._tb: dict[tuple[int, int | None], _Traceback] = {}
-        self._block: _Block | None = None
-        self._block_file = -1
         self._seq = 0
         # A wrapper's finding (`KeyError: Caught KeyError in DataLoader worker process 3.`)
         # waits for the worker's own error, which replaces it; kept if the log ends first.
@@ -277,7 +263,7 @@ class Engine:
         if any(h in body for h in WORLD_HINTS):
             self.collectives.note_world(body)
         tb_key = (file, a.rank)
-        self._track_block(file, stripped, a)
+        self.launchers.feed(file, stripped, text)
         if stripped.startswith("terminate called after throwing an instance of '"):
             self._threw[tb_key] = stripped[48:].split("'", 1)[0]
         tb = self._tb.get(tb_key)
@@ -403,13 +389,13 @@ class Engine:
             return (
                 tb is None
                 and exc_type is None
-                and self._block is None
+                and self.launchers.block is None
                 and body[:1] not in (" ", "\t")
             )
         idx, m = hit
         rule = self.kb.rules[idx]
         if rule.role == "noise":
-            return tb is None and self._block is None
+            return tb is None and self.launchers.block is None
         xid: Xid | None = None
         groups = m.groupdict()
         if groups.get("xid"):
@@ -436,9 +422,10 @@ class Engine:
         if rank is None and groups.get("rank"):
             rank = int(groups["rank"])
         gpu = a.gpu or groups.get("gpu")
-        if self._block is not None and self._block_file == file:
-            host = host or self._block.host
-            rank = rank if rank is not None else self._block.rank
+        block = self.launchers.block
+        if block is not None and self.launchers.block_file == file:
+            host = host or block.host
+            rank = rank if rank is not None else block.rank
         if rule.id == "nccl.watchdog_timeout" or rule.id == "nccl.watchdog_teardown":
             self.collectives.note_watchdog(rank, body, text)
         weak = (a.warning and rule.category in _CHATTY) or (
@@ -554,35 +541,3 @@ class Engine:
             self.groups[key] = group
         else:
             group.add(f)
-
-    def _track_block(self, file: int, stripped: str, a: Anatomy) -> None:
-        low = stripped[:40].lower()
-        if low.startswith("root cause (first observed failure)"):
-            self._block, self._block_file = _Block(True), file
-            return
-        if low.startswith("failures:"):
-            self._block, self._block_file = _Block(False), file
-            return
-        if self._block is None or self._block_file != file:
-            return
-        if low.startswith("[") and "]:" in low[:8]:
-            self._block.host = self._block.rank = None
-            return
-        if low.startswith("====="):
-            self._block = None
-            return
-        hm = _BLOCK_HOST.match(stripped)
-        if hm:
-            self._block.host = hm["host"]
-            if self._block.root and self.elastic_root is None:
-                self.elastic_root = (hm["host"], None)
-            return
-        rm = _BLOCK_RANK.match(stripped)
-        if rm:
-            self._block.rank = int(rm["rank"])
-            if self._block.root and self.elastic_root is not None and self.elastic_root[1] is None:
-                self.elastic_root = (self.elastic_root[0], int(rm["rank"]))
-            return
-        em = _BLOCK_EXIT.match(stripped)
-        if em and self._block.root and self.elastic_exit is None:
-            self.elastic_exit = int(em["code"])

@@ -329,8 +329,9 @@ def diagnose(
     # Where the root line was printed, and whom to suspect (the same, except for a timeout,
     # where the ranks that report it are the victims, not the culprit).
     loc_rank, loc_host, loc_gpu = f.rank, f.host, f.gpu
-    if loc_rank is None and loc_host is None and engine.elastic_root is not None:
-        loc_host, loc_rank = engine.elastic_root  # torchrun's "first observed failure"
+    launched = engine.launchers.first_failure()  # torchrun's "first observed failure", srun's
+    if loc_rank is None and loc_host is None and launched is not None:
+        loc_host, loc_rank = launched.host, launched.rank
     rank, host, gpu = loc_rank, loc_host, loc_gpu
     notes = []
     desynced = first_collective = False
@@ -352,10 +353,12 @@ def diagnose(
             transient, desynced, suspect_kind = False, True, "code"
             rank, host, gpu = None, None, None
             notes.append(split)
-        first = engine.elastic_root[1] if engine.elastic_root else None
-        python_first = False  # torchrun's first failure was a Python error, before the timeouts
+        first = launched.rank if launched is not None else None
+        python_first = False  # the first failure was a Python error, before the timeouts
         if (
-            engine.elastic_exit == 1
+            launched is not None
+            and launched.exit == 1
+            and (first is not None or launched.by == "torchrun")
             and transient is not False
             and (first not in root.ranks or _python_error_of(groups, first))
         ):
@@ -364,11 +367,12 @@ def diagnose(
             # what it was (or babysit has no rule for it), so neither can a restart be promised.
             transient, python_first = None, True
             notes.append(
-                f"torchrun's first observed failure{'' if first is None else f', rank {first},'}"
+                f"{launched.by}'s first observed failure"
+                f"{'' if first is None else f', rank {first},'}"
                 " exited with code 1 (a Python error) before the timeouts: find its error"
             )
             if first is not None:
-                rank, host = first, engine.elastic_root[0] if engine.elastic_root else None
+                rank, host = first, launched.host
         set_up = engine.collectives.at_set_up()
         unseen = trained is False or (trained is None and not progress)
         if set_up is not None and transient is not False and unseen and not python_first:
@@ -377,6 +381,12 @@ def diagnose(
             # it, none in any other): the set-up's wait.
             transient, first_collective, suspect_kind = False, True, "config"
             notes.append(set_up)
+        elif python_first and unseen:
+            # That Python error came before any training step: the set-up's (the code, its
+            # config, the environment), which a restart meets again, as the same error alone
+            # would be (an error no rule knows, raised in the set-up, is the code's).
+            transient, suspect_kind = False, "config"
+            notes.append("no training step shows before it: a restart meets the same error")
     if waiting:
         notes.append(waiting)
     if joining:

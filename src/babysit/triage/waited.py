@@ -1,6 +1,7 @@
-"""The rank the others waited for: when a collective timed out on all ranks but one, or torchrun
-names the rank that failed first, that rank's own error (an exception, a logged error, its NCCL's
-word on a peer it lost) explains the timeouts better than the timeouts do.
+"""The rank the others waited for: when a collective timed out on all ranks but one, or the
+launcher (torchrun, srun) names the rank that failed first, that rank's own error (an
+exception, a logged error, its NCCL's word on a peer it lost) explains the timeouts better than
+the timeouts do.
 
     waited = silent_rank_error(engine, groups, root)  # root: the NCCL timeout's group
     waited.first.text  # -> "torch.OutOfMemoryError: CUDA out of memory. ..." on rank 49
@@ -22,26 +23,29 @@ from babysit.triage.standins import ERROR_RECORD
 
 
 def silent_rank_error(engine: Engine, groups: Iterable[Group], root: Group) -> Group | None:
-    """The error behind a collective timeout, on the rank it points at: torchrun's first
-    observed failure, or the rank that never reported the timeout (collectives.suspects) crashed
-    on an exception (its traceback is in the log) before the others timed out, one that ranks
-    below a timeout by itself (a RuntimeError no rule knows, a notebook's exception header:
-    alone, they may follow a failure or say little; here the others waited for that rank). A
-    line that only names an error (a warning, a logged exception the rank went on after) is
-    not enough, unless torchrun names that rank as the one that failed first, on a Python error
-    (exit code 1): then the last error it printed before the others timed out is why it exited
-    (a logged `Uncaught AssertionError`, a notebook's out-of-memory, a shell's missing command),
-    a line it logged at its error level too (log.error_record, alone only the weakest finding);
-    and, when it printed no error and exited on one or on NCCL's abort (SIGABRT), its NCCL's
-    word on a peer or a link it lost (alone a consequence: here the rank that did not time out,
-    so why the others did)."""
+    """The error behind a collective timeout, on the rank it points at: the launcher's first
+    observed failure (torchrun's, or srun's first task that ended: launchers.py), or the rank
+    that never reported the timeout (collectives.suspects) crashed on an exception (its
+    traceback is in the log) before the others timed out, one that ranks below a timeout by
+    itself (a RuntimeError no rule knows, a notebook's exception header: alone, they may follow
+    a failure or say little; here the others waited for that rank). A line that only names an
+    error (a warning, a logged exception the rank went on after) is not enough, unless the
+    launcher names that rank as the one that failed first, on a Python error (exit code 1):
+    then the last error it printed before the others timed out is why it exited (a logged
+    `Uncaught AssertionError`, a notebook's out-of-memory, a shell's missing command), a line it
+    logged at its error level too (log.error_record, alone only the weakest finding); and, when
+    it printed no error and exited on one or on NCCL's abort (SIGABRT), its NCCL's word on a
+    peer or a link it lost (alone a consequence: here the rank that did not time out, so why
+    the others did)."""
     timeout = meaning(root.first)
     if timeout.category != Category.NCCL_TIMEOUT or timeout.role != "cause" or not root.ranks:
         return None
     wanted: set[int] = set()
-    exited: int | None = None  # the rank torchrun saw fail first
-    if engine.elastic_root is not None and engine.elastic_root[1] is not None:
-        exited = engine.elastic_root[1]
+    exited: int | None = None  # the rank the launcher saw fail first
+    launched = engine.launchers.first_failure()
+    exit_code = launched.exit if launched is not None else None
+    if launched is not None and launched.rank is not None:
+        exited = launched.rank
         wanted.add(exited)
     behind = engine.collectives.suspects(set(root.ranks))[1]
     if behind is not None:
@@ -67,9 +71,9 @@ def silent_rank_error(engine: Engine, groups: Iterable[Group], root: Group) -> G
         for f in (g.first, *g.samples):  # the rank's own lines, the last of them
             if f.rank != exited or not _before_all(f, root, timeouts) or not _uncaught(f):
                 continue
-            if (cause or f.rule.id == ERROR_RECORD.id) and engine.elastic_exit in (1, None):
+            if (cause or f.rule.id == ERROR_RECORD.id) and exit_code in (1, None):
                 last = (f, g) if last is None or earlier(last[0], f) else last
-            elif m.category == Category.NCCL_ERROR and engine.elastic_exit in (1, -6, None):
+            elif m.category == Category.NCCL_ERROR and exit_code in (1, -6, None):
                 lost = (f, g) if lost is None or earlier(lost[0], f) else lost
     if best is not None:
         return best

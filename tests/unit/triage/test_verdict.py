@@ -42,6 +42,15 @@ def triage(*files: list[str]):  # type: ignore[no-untyped-def]
     return diagnose(engine, [f"rank{i}.log" for i in range(len(files))], 100)
 
 
+def triage_trained(lines: list[str]):  # type: ignore[no-untyped-def]
+    """As triage, one file whose first training step is its first line (before `lines`)."""
+    engine = Engine(KB)
+    for n, line in enumerate(lines, 2):
+        engine.feed(0, n, line)
+    engine.finish()
+    return diagnose(engine, ["rank0.log"], 100, progress={0: 1})
+
+
 def test_an_oom_on_one_rank_explains_the_timeouts_of_the_others() -> None:
     lines = [x for r in range(8) if r != 5 for x in watchdog(r)] + OOM_RANK5
     d = triage(lines)
@@ -1129,12 +1138,14 @@ def _timeouts_then_root_cause(exitcode: int) -> list[str]:
 
 def test_timeouts_after_a_rank_exited_with_a_python_error_are_not_promised_to_restart() -> None:
     # Exit code 1 is a Python exception on rank 2 before the others timed out: the timeouts
-    # are its consequence, and a restart helps only if that error was transient.
-    d = triage(_timeouts_then_root_cause(1))
+    # are its consequence, and a restart helps only if that error was transient (after
+    # training steps: the log cannot say; before any, it is the set-up's: no).
+    d = triage_trained(_timeouts_then_root_cause(1))
     assert d.category == Category.NCCL_TIMEOUT and d.transient is None
     assert d.suspect.rank == 2 and "exited with code 1" in d.summary
-    aborted = triage(_timeouts_then_root_cause(-6))  # a rank that timed out itself: SIGABRT
+    aborted = triage_trained(_timeouts_then_root_cause(-6))  # timed out itself: SIGABRT
     assert aborted.transient is None and "exited with code 1" not in aborted.summary
+    assert triage(_timeouts_then_root_cause(1)).transient is False
 
 
 def test_the_error_of_the_rank_the_others_timed_out_waiting_for_is_the_root_cause() -> None:
@@ -1200,6 +1211,42 @@ def test_the_rank_torchrun_saw_fail_first_exited_on_its_last_error_traceback_or_
         assert triage([said, *_timeouts_then_root_cause(-15)]).category == Category.NCCL_TIMEOUT
         other = said.replace("[rank2]", "[rank1]")
         assert triage([other, *_timeouts_then_root_cause(1)]).category == Category.NCCL_TIMEOUT
+
+
+def _srun_tasks_then_timeouts(ended: str) -> list[str]:
+    """srun --label's tasks 0 to 3, one a rank: task 2 ended (`ended`), the others timed out
+    waiting for it and their watchdogs aborted them."""
+    return [
+        f"srun: error: node-000: task 2: {ended}",
+        *[
+            f"{r}: [E1130 23:12:03.408271257 ProcessGroupNCCL.cpp:607] [Rank {r}] Watchdog "
+            f"caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, "
+            "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600060 milliseconds before "
+            "timing out."
+            for r in (0, 1, 3)
+        ],
+        "srun: error: node-000: tasks 0-1,3: Aborted (core dumped)",
+    ]
+
+
+def test_the_rank_srun_saw_exit_first_exited_on_its_last_error_traceback_or_not() -> None:
+    # The same as torchrun's first observed failure, where srun starts one task a rank
+    # (Megatron's and NeMo's way on Slurm): its first word on a task that ended names it.
+    said = "2: 2024-07-16 21:30:52 olmo.util:163 ERROR the checkpoint holds 3 of 4 shards"
+    d = triage([said, *_srun_tasks_then_timeouts("Exited with exit code 1")])
+    assert (d.rule, d.suspect.rank) == ("log.error_record", 2)
+    assert "3 other rank(s) then timed out" in d.summary
+    # no error of its own: the timeouts, and srun's rank 2 exited on a Python error
+    d = triage_trained(_srun_tasks_then_timeouts("Exited with exit code 1"))
+    assert d.category == Category.NCCL_TIMEOUT and d.transient is None
+    assert d.suspect.rank == 2 and "srun's first observed failure, rank 2," in d.summary
+    # not when srun saw it killed (the timeout stays the story), nor where a launcher that
+    # starts the ranks itself runs under srun (a task is a node there, not a rank)
+    killed = triage([said, *_srun_tasks_then_timeouts("Killed")])
+    assert killed.category == Category.NCCL_TIMEOUT
+    agent = "W1130 23:12:05.118000 139 torch/distributed/elastic/multiprocessing/api.py:897] x"
+    node = triage([agent, said, *_srun_tasks_then_timeouts("Exited with exit code 1")])
+    assert node.category == Category.NCCL_TIMEOUT and "srun" not in node.summary
 
 
 def test_what_the_rank_torchrun_named_went_on_after_or_lost_is_not_why_it_exited() -> None:
@@ -1651,8 +1698,13 @@ def test_a_rank_that_exited_with_code_1_outweighs_the_first_collective() -> None
         "  exitcode  : 1 (pid: 100)",
     ]
     d = triage([_timeout(r, 1, "BROADCAST") for r in (1, 2, 3)] + root)
-    assert d.transient is None and d.suspect.rank == 0
+    assert d.suspect.rank == 0
     assert "exited with code 1" in d.summary and "first collective" not in d.summary
+    # before any training step, that error is the set-up's: a restart meets it again; after
+    # one, the log cannot say
+    assert d.transient is False and "no training step shows before it" in d.summary
+    trained = triage_trained([*[_timeout(r, 1, "BROADCAST") for r in (1, 2, 3)], *root])
+    assert trained.transient is None
 
 
 def test_no_gpu_for_nccl_yields_to_the_drivers_own_words() -> None:

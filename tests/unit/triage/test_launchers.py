@@ -1,0 +1,86 @@
+"""triage/launchers.py: what torchrun and srun say of the process that failed first."""
+
+from __future__ import annotations
+
+import pytest
+
+from babysit.triage.launchers import FirstFailure, Launchers
+
+
+def _seen(*lines: str) -> FirstFailure | None:
+    seen = Launchers()
+    for line in lines:
+        seen.feed(0, line.strip(), line)
+    return seen.first_failure()
+
+
+@pytest.mark.parametrize(
+    ("line", "rank", "code"),
+    [
+        ("srun: error: node-006: task 49: Exited with exit code 1", 49, 1),
+        ("srun: error: gpu-a17: task 3: Aborted (core dumped)", 3, -6),
+        ("srun: error: gpu-a17: task 3: Aborted", 3, -6),
+        ("srun: error: nid001: task 640: Segmentation fault", 640, -11),
+        ("srun: error: nid001: task 0: Out Of Memory", 0, -9),
+        ("srun: error: nid001: task 8: Killed", 8, -9),
+        ("srun: error: nid001: task 8: Some signal srun may name one day", 8, None),
+        # several at once: none of them is the first
+        ("srun: error: node-001: tasks 8-15: Terminated", None, -15),
+        ("srun: error: node-001: tasks 9-10,12-15: Killed", None, -9),
+    ],
+)
+def test_srun_s_word_on_a_task_that_ended(line: str, rank: int | None, code: int | None) -> None:
+    host = line.split(": ")[2]
+    assert _seen(line) == FirstFailure(host, rank, code, "srun")
+
+
+def test_the_first_task_srun_saw_end_is_the_one_that_counts() -> None:
+    first = _seen(
+        "srun: error: node-006: task 49: Exited with exit code 1",
+        "srun: error: node-000: tasks 0-7: Aborted (core dumped)",
+    )
+    assert first is not None and (first.rank, first.exit) == (49, 1)
+
+
+@pytest.mark.parametrize(
+    "agent",
+    [
+        "W1130 23:12:05.118000 139 torch/distributed/elastic/multiprocessing/api.py:897] Sending "
+        "process 4001 closing signal SIGTERM",
+        "+ srun torchrun --nnodes 8 --nproc-per-node 8 train.py",
+        "[rank3]:[W socket.cpp:464] [c10d] The server socket has failed to bind",
+        "[default0]:[rank0]: Traceback (most recent call last):",
+    ],
+)
+def test_under_a_launcher_that_starts_the_ranks_an_srun_task_is_a_node(agent: str) -> None:
+    # One srun task a node, which starts its ranks itself: task 3 is the fourth node, no rank.
+    assert _seen(agent, "srun: error: node-003: task 3: Exited with exit code 1") is None
+    assert _seen("srun: error: node-003: task 3: Exited with exit code 1", agent) is None
+
+
+def test_torchrun_s_summary_wins_over_srun_s_word() -> None:
+    first = _seen(
+        "srun: error: node-000: task 0: Exited with exit code 1",
+        "Root Cause (first observed failure):",
+        "[0]:",
+        "  time      : 2026-11-30_23:12:05",
+        "  host      : node-002",
+        "  rank      : 21 (local_rank: 5)",
+        "  exitcode  : 1 (pid: 4242)",
+        "============================================================",
+    )
+    assert first == FirstFailure("node-002", 21, 1, "torchrun")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "srun: error: Unable to create step for job 1234: Invalid generic resource (gres) "
+        "specification",
+        "srun: error: node-001: task 3 launch failed: Error configuring interconnect",
+        "0: srun: error: node-006: task 49: Exited with exit code 1 (quoted in a rank's line)",
+        "",
+    ],
+)
+def test_other_srun_errors_name_no_first_failure(line: str) -> None:
+    assert _seen(line) is None

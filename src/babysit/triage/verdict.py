@@ -104,6 +104,28 @@ def _pick(groups: list[Group]) -> Group:
     return best
 
 
+# srun's word that a task ended on an error of its own (an exit code, not a signal), and that it
+# then stopped the step's other tasks (srun/launch.c: `Terminating StepId=...`, on the first bad
+# exit where the step is to be killed then).
+_SRUN_STOPPED = re.compile(
+    r"srun: error: \S+: tasks? [\d,-]+: Exited with exit code [1-9]|Terminating StepId="
+)
+
+
+def _srun_s_stop(g: Group, groups: Iterable[Group]) -> bool:
+    """Whether g is a launcher's agent told to stop (torchrun's `Received 15 death signal`)
+    after srun said a task had exited on an error: srun stopping the step's other tasks, not the
+    scheduler or an operator."""
+    if g.first.rule.id != "sched.death_signal":
+        return False
+    return any(
+        _SRUN_STOPPED.search(f.text) is not None and earlier(f, g.first)
+        for other in groups
+        if other.first.rule.id == "launcher.child_failed"
+        for f in (other.first, *other.samples)
+    )
+
+
 def _python_error_of(groups: Iterable[Group], rank: int | None) -> bool:
     """Whether `rank` (or a line naming no rank) printed a Python error of its own besides its
     timeouts (one babysit has no rule for: `RuntimeError: Invalid mt19937 state`)."""
@@ -276,6 +298,7 @@ def diagnose(
         return nothing_found(
             files if read is None else read, lines, last_line, note, ending, untrained
         )
+    groups = [g for g in groups if not _srun_s_stop(g, groups)]
     causes = [g for g in groups if meaning(g.first).role == "cause"]
     fallback = not causes
     records = all(g.first.rule.id == ERROR_RECORD.id for g in groups)

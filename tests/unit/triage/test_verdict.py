@@ -2365,3 +2365,24 @@ def test_a_retried_request_to_the_object_store_does_not_outweigh_the_run_s_bug()
     assert triage([curl, retry, *bug]).category == Category.USER_CODE
     alone = triage([curl, retry, curl])  # nothing else failed: the object store
     assert alone.category == Category.FILESYSTEM_IO and alone.rule == "fs.object_store_client"
+
+
+def test_an_agent_stopped_by_srun_after_a_task_failed_is_no_preemption() -> None:
+    # One torchrun agent a node under srun: task 1 exited on its error, srun stopped the step,
+    # and the other node's agent logged the SIGTERM: srun's doing, not the scheduler's.
+    error = ["[E socket.cpp:462] [c10d] The server socket has failed to listen on any local "
+             "network address.",
+             "Traceback (most recent call last):",
+             '  File "/env/lib/python3.10/site-packages/torch/distributed/run.py", line 8, in run',
+             "torch.distributed.elastic.rendezvous.api.RendezvousClosedError"]  # fmt: skip
+    stop = [
+        "srun: error: cdr2596: task 1: Exited with exit code 1",
+        "srun: Terminating StepId=21941655.1",
+        "WARNING:torch.distributed.elastic.agent.server.api:Received 15 death signal, shutting "
+        "down workers",
+    ]
+    assert triage([*error, *stop]).category != Category.PREEMPTION
+    # the same signal with nothing of srun's before it: someone stopped the job from outside
+    told = triage([*error[1:], stop[2]])
+    assert told.category == Category.PREEMPTION and told.rule == "sched.death_signal"
+    assert triage([*error[1:], stop[2], *stop[:2]]).category == Category.PREEMPTION

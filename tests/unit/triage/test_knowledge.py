@@ -2257,6 +2257,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "data.empty"),
         ("AssertionError: train: No labels found in data/labels/train.cache, can not start "
          "training.", "data.empty"),
+        ("RuntimeError: Empty dataset!", "data.empty"),  # LLaMA-Factory's own check
+        ("Exception: The dataset is empty. This could indicate that all samples were dropped",
+         "data.empty"),
         ("ValueError: Label values must be <= vocab_size: 29", "data.schema"),
         ("ValueError: Video features and video tokens do not match: tokens: 0, features 1560",
          "data.image_tokens"),

@@ -164,6 +164,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"cannot find primary config",
     b"would exceed allowed memory",  # torch's allocator over its memory fraction
     b"tcmalloc: large alloc",  # tcmalloc's report of a huge host allocation (host.large_alloc)
+    b"memory on the node (ip:",  # Ray's memory monitor's message, cut before its `threshold`
     # Windows' exit status of an access violation, as hex, unsigned or signed
     b"0xc0000005",
     b"3221225477",

@@ -2258,6 +2258,10 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("AssertionError: train: No labels found in data/labels/train.cache, can not start "
          "training.", "data.empty"),
         ("RuntimeError: Empty dataset!", "data.empty"),  # LLaMA-Factory's own check
+        ("(SGLangHttpServer pid=250977) [torch_memory_saver.cpp] CUresult error: 2 (out of memory)"
+         "  file=csrc/utils.h func=cu_mem_create line=194", "cuda.oom"),
+        ("Memory on the node (IP: 10.1.180.84, ID: ba65c80c8aec6b1c) where the task (task ID: "
+         "d221d26232c9, name=head, rank=0,, pid=4503, memory used", "host.ray_memory_monitor"),
         ("Exception: The dataset is empty. This could indicate that all samples were dropped",
          "data.empty"),
         ("ValueError: Label values must be <= vocab_size: 29", "data.schema"),

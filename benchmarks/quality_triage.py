@@ -272,9 +272,14 @@ def make_mix(
                     f"srun: error: node-{node // 8:03d}: tasks {_task_list(tasks)}: "
                     "Aborted (core dumped)"
                 )
-        path.write_text("\n".join(out) + "\n", encoding="utf-8")
-        return
-    out += [
+    else:
+        out += _torchrun_summary(ranks, culprit)
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
+def _torchrun_summary(ranks: int, culprit: int) -> list[str]:
+    """torchrun's SIGTERMs to a node's other workers, then its failure summary naming `culprit`."""
+    out = [
         f"W1130 23:12:05.118000 139 torch/distributed/elastic/multiprocessing/api.py:897] Sending "
         f"process {4000 + r} closing signal SIGTERM"
         for r in range(min(ranks, 8))
@@ -298,7 +303,7 @@ def make_mix(
         "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html",
         "============================================================",
     ]
-    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return out
 
 
 def _task_list(tasks: list[int]) -> str:

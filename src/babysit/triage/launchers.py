@@ -29,6 +29,7 @@ _SRUN_EXIT = re.compile(
     r"^srun: error: (?P<host>\S+): tasks? (?P<tasks>\d[\d,-]*): "
     r"(?:Exited with exit code (?P<code>\d+)|(?P<signal>[A-Z][\w /]*?)(?: \(core dumped\))?)\s*$"
 )
+_SRUN_TERMINATING = "Terminating StepId="  # srun killing the step's other tasks (launch.c)
 _SIGNALS = {
     "Hangup": 1,
     "Interrupt": 2,
@@ -153,4 +154,14 @@ class Launchers:
             self._root_exit = int(em["code"])
 
 
-__all__ = ["Block", "FirstFailure", "Launchers"]
+def srun_stopped_step(words: str) -> bool:
+    """Whether a line's words are srun's that a task exited on an error of its own (an exit code,
+    not a signal: `srun: error: node-3: task 1: Exited with exit code 1`), or that srun is
+    terminating the step's other tasks (`srun: Terminating StepId=21941655.1`)."""
+    if _SRUN_TERMINATING in words:
+        return True
+    m = _SRUN_EXIT.match(words.strip())
+    return m is not None and m["code"] is not None and int(m["code"]) > 0
+
+
+__all__ = ["Block", "FirstFailure", "Launchers", "srun_stopped_step"]

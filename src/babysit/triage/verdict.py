@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from babysit.records import Category, Consequence, Diagnosis, LogLine, Suspect
 from babysit.triage.engine import LONE_EXCEPTION, Engine
 from babysit.triage.findings import Finding, Group, earlier, meaning
+from babysit.triage.launchers import srun_stopped_step
 from babysit.triage.silence import ending_tells, nothing_found, quote
 from babysit.triage.stall import Ending, Stall
 from babysit.triage.standins import ERROR_RECORD, FRAME
@@ -104,14 +105,6 @@ def _pick(groups: list[Group]) -> Group:
     return best
 
 
-# srun's word that a task ended on an error of its own (an exit code, not a signal), and that it
-# then stopped the step's other tasks (srun/launch.c: `Terminating StepId=...`, on the first bad
-# exit where the step is to be killed then).
-_SRUN_STOPPED = re.compile(
-    r"srun: error: \S+: tasks? [\d,-]+: Exited with exit code [1-9]|Terminating StepId="
-)
-
-
 def _srun_s_stop(g: Group, groups: Iterable[Group]) -> bool:
     """Whether g is a launcher's agent told to stop (torchrun's `Received 15 death signal`)
     after srun said a task had exited on an error: srun stopping the step's other tasks, not the
@@ -119,7 +112,7 @@ def _srun_s_stop(g: Group, groups: Iterable[Group]) -> bool:
     if g.first.rule.id != "sched.death_signal":
         return False
     return any(
-        _SRUN_STOPPED.search(f.text) is not None and earlier(f, g.first)
+        srun_stopped_step(f.body) and earlier(f, g.first)
         for other in groups
         if other.first.rule.id == "launcher.child_failed"
         for f in (other.first, *other.samples)

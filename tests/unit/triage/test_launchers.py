@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from babysit.triage.launchers import FirstFailure, Launchers
+from babysit.triage.launchers import FirstFailure, Launchers, srun_stopped_step
 
 
 def _seen(*lines: str) -> FirstFailure | None:
@@ -84,3 +84,21 @@ def test_torchrun_s_summary_wins_over_srun_s_word() -> None:
 )
 def test_other_srun_errors_name_no_first_failure(line: str) -> None:
     assert _seen(line) is None
+
+
+@pytest.mark.parametrize(
+    ("words", "stopped"),
+    [
+        ("srun: error: cdr2596: task 1: Exited with exit code 1", True),
+        ("srun: Terminating StepId=21941655.1", True),
+        ("srun: error: node-0: tasks 0-7: Exited with exit code 2", True),
+        ("srun: error: node-0: task 3: Terminated", False),  # a signal: stopped from outside
+        ("srun: error: node-0: task 3: Exited with exit code 0", False),
+        ("slurmstepd: error: *** STEP 1234.0 ON node-0 CANCELLED AT 2024-01-05T14:27:50 ***",
+         False),
+    ],
+)
+def test_srun_s_word_that_a_task_failed_or_that_it_stops_the_step(
+    words: str, stopped: bool
+) -> None:
+    assert srun_stopped_step(words) is stopped

@@ -528,3 +528,24 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     b"input ran out of data",
     b"some tensors share memory",
 )
+# What grep looks for in a big log's middle besides NEEDLES: MIDDLE_NEEDLES and the other rare
+# needles, each from its first letter on (`: permission denied` as `permission denied`; the
+# rules still match the whole line), less those shorter than six bytes from there (`: nan`).
+# grep's cost is in the needles that start with a blank, a colon or a digit, bytes every log is
+# full of (~0.05 s a GB each on the 1 GB log of benchmarks/triage_throughput.py); the ~190 that
+# start with a letter cost it nothing measurable there. A middle whose sample holds one on many
+# lines (`warn`, `nccl info`) is searched without it (scan.py's _middle_needles).
+def _from_first_letter(nd: bytes) -> bytes:
+    at = next((i for i, b in enumerate(nd) if 97 <= b <= 122), len(nd))
+    return nd[at:]
+
+
+GREP_MIDDLE_NEEDLES: tuple[bytes, ...] = MIDDLE_NEEDLES + tuple(
+    dict.fromkeys(
+        lettered
+        for nd in RARE_NEEDLES
+        if nd not in MIDDLE_NEEDLES
+        and (lettered := _from_first_letter(nd)) not in MIDDLE_NEEDLES
+        and (lettered == nd or len(lettered) >= 6)
+    )
+)

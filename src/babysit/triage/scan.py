@@ -35,7 +35,7 @@ from babysit.triage.grepfind import (
     match_offsets_in_file,
     match_offsets_of_two_sets,
 )
-from babysit.triage.needles import MIDDLE_NEEDLES, NEEDLES, RARE_NEEDLES
+from babysit.triage.needles import GREP_MIDDLE_NEEDLES, NEEDLES, RARE_NEEDLES
 
 CHUNK_BYTES = 1 << 20
 MAX_LINE_BYTES = 64 << 10  # the part of a huge line that is read; the rest is skipped
@@ -49,7 +49,7 @@ RARE_HEAD_BYTES = 4 << 20
 RARE_TAIL_BYTES = 16 << 20
 GREP_BLOCK_BYTES = 256 << 10  # blocks this big are searched for every needle by grep
 GREP_TIMEOUT_S = 600.0  # a whole-file grep without a deadline of the caller's
-# Past this many lines matching MIDDLE_NEEDLES (each decoded and matched in Python, ~40 us;
+# Past this many lines matching GREP_MIDDLE_NEEDLES (each decoded and matched in Python, ~40 us;
 # Megatron's `number of nan iterations: 0` on every step) the middle goes without them.
 MIDDLE_MATCHES = 20_000
 _KERNELISH = (b"kernel:", b"nvrm:", b"] nvrm", b"kubelet", b"evicted", b"slurmstepd")
@@ -218,50 +218,60 @@ class _Chunker:
         return [block]
 
 
-def _middle_dense(path: str, size: int) -> bool:
-    """Whether a log of `size` bytes would hold the rare needles of its middle on more than
-    MIDDLE_MATCHES lines, judged from a sample of its middle (Megatron's `number of nan
-    iterations` on every step line; not its head, whose start-up output says little of the
-    training's lines)."""
+def _middle_needles(path: str, size: int) -> tuple[bytes, ...]:
+    """The rare needles grep looks for in the middle of a log of `size` bytes: those of
+    GREP_MIDDLE_NEEDLES that a sample of its middle does not hold on many lines (a needle on
+    more than MIDDLE_MATCHES // 4 lines of the whole log, at the sample's rate, is chatter:
+    Megatron's `number of nan iterations` on every step, NCCL's INFO lines, a warning each
+    step); none when the ones left would still pass MIDDLE_MATCHES. Judged from its middle,
+    not its head, whose start-up output says little of the training's lines."""
     try:
         with open(path, "rb") as f:
             f.seek(size // 2)
             sample = f.read(CHUNK_BYTES)
     except OSError:
-        return False
+        return GREP_MIDDLE_NEEDLES
     low = sample[sample.find(b"\n") + 1 :].lower()
-    found = sum(low.count(nd) for nd in MIDDLE_NEEDLES)
-    return found * size > MIDDLE_MATCHES * max(len(low), 1)
+    scale = size / max(len(low), 1)
+    kept: list[bytes] = []
+    total = 0.0
+    for nd in GREP_MIDDLE_NEEDLES:
+        expected = low.count(nd) * scale
+        if expected <= MIDDLE_MATCHES // 4:
+            kept.append(nd)
+            total += expected
+    return tuple(kept) if total <= MIDDLE_MATCHES else ()
 
 
 def _grep_whole_file(
     path: str, size: int, deadline: float | None
-) -> tuple[Sequence[int], bool, bool] | None:
+) -> tuple[Sequence[int], bool, tuple[bytes, ...]] | None:
     """grep's pass over a big file: the offsets of its matches, whether grep stopped before the
-    end (MAX_MATCHES lines), and whether they hold the middle's rare needles too; None when grep
-    cannot say (then the blocks are searched in Python).
+    end (MAX_MATCHES lines), and the rare needles of the middle they hold too (none: the
+    common ones alone); None when grep cannot say (then the blocks are searched in Python).
 
     The rare needles go in the same pass as the common ones (a second pass costs ~0.6 s a GB):
-    the eviction, the NaN, the OOM kill that the run went on after. Only while they stay rare:
-    a middle that holds them on many lines (Megatron's `number of nan iterations` on every step,
-    judged from a sample) is searched for the common needles alone, and so is one whose rare
-    matches pass MIDDLE_MATCHES (again, when grep stopped before the common ones were all
-    found)."""
+    the eviction, the NaN, the OOM kill that the run went on after, the start-up error of a
+    log whose head is long. Only while they stay rare: those that a middle holds on many lines
+    (judged from a sample: _middle_needles) are left out, and the middle is searched for the
+    common needles alone when the rare matches still pass MIDDLE_MATCHES (again, when grep
+    stopped before the common ones were all found)."""
 
     def left() -> float:
         return GREP_TIMEOUT_S if deadline is None else deadline - time.monotonic()
 
-    if not _middle_dense(path, size):
-        both = match_offsets_of_two_sets(path, NEEDLES, MIDDLE_NEEDLES, left())
+    middle = _middle_needles(path, size)
+    if middle:
+        both = match_offsets_of_two_sets(path, NEEDLES, middle, left())
         if both is None:
             return None
         common, alone, capped = both
         if len(alone) <= MIDDLE_MATCHES:
-            return _merged(common, alone, size + 1), capped, True
+            return _merged(common, alone, size + 1), capped, middle
         if not capped:
-            return common, False, False
+            return common, False, ()
     only = match_offsets_in_file(path, NEEDLES, left())
-    return None if only is None else (only[0], only[1], False)
+    return None if only is None else (only[0], only[1], ())
 
 
 def _merged(a: Sequence[int], b: Sequence[int], upto: int) -> array[int]:
@@ -461,10 +471,11 @@ def scan(
     ):
         found = _grep_whole_file(path, size, deadline)
         if found is not None:
-            blocks.matches, capped, blocks.rare_middle = found
+            blocks.matches, capped, middle = found
             blocks.matched_to = blocks.matches[-1] if capped and blocks.matches else size + 1
-            if blocks.rare_middle:
-                stats.needles = NEEDLES + MIDDLE_NEEDLES  # everywhere (and `warn` at the edges)
+            blocks.rare_middle = bool(middle)
+            if middle:
+                stats.needles = NEEDLES + middle  # everywhere (and every one at the edges)
     chunker = _Chunker(stream, stats)
     # Blocks wait here until RARE_TAIL_BYTES come after them, so that the log's end is searched
     # for every needle whatever its size (known or not), in file order.

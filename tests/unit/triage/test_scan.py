@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 
 from babysit.triage import grepfind
+from babysit.triage.needles import MIDDLE_NEEDLES
 from babysit.triage.scan import (
     CHUNK_BYTES,
+    GREP_MIDDLE_NEEDLES,
     MAX_LINE_BYTES,
     NEEDLES,
     RARE_NEEDLES,
@@ -624,8 +626,8 @@ def test_rare_words_in_a_big_log_s_head_do_not_cost_its_middle_the_rare_needles(
 def test_a_middle_that_holds_the_rare_needles_on_every_line_is_searched_for_the_common_ones(
     small_edges: ModuleType, tmp_path: Path
 ) -> None:
-    # Megatron prints `number of nan iterations: 0` on every step: the middle is dense, judged
-    # from a sample of it, and grep looks for the common needles alone (an error there is found).
+    # Megatron prints `number of nan iterations: 0` on every step: the middle is dense in `nan`,
+    # judged from a sample of it, and grep looks for the other needles (an error there is found).
     size = len(filler(1)[0]) + 1
     n = CHUNK_BYTES // size
     step = "iteration 7 | lm loss: 2.3 | number of nan iterations: 0 |"
@@ -638,11 +640,50 @@ def test_a_middle_that_holds_the_rare_needles_on_every_line_is_searched_for_the_
     ]
     log = tmp_path / "megatron.log"
     log.write_bytes(lines(*text))
-    assert small_edges._middle_dense(str(log), log.stat().st_size)
+    middle = small_edges._middle_needles(str(log), log.stat().st_size)
+    assert b"nan" not in middle and b"evict" in middle
     handed, _ = scan_file(log, rare=False)
     assert any("illegal memory access" in t for _, t in handed)
     assert not any(t == step for _, t in handed[1:-5])  # the NaN counter's lines stay out
-    assert not small_edges._middle_dense(str(tmp_path / "missing.log"), 10**9)
+    missing = small_edges._middle_needles(str(tmp_path / "missing.log"), 10**9)
+    assert missing == GREP_MIDDLE_NEEDLES
+
+
+def test_a_middle_that_holds_many_rare_needles_is_searched_for_the_common_ones(
+    small_edges: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Six rare needles on one line in a thousand: each under its own limit (a quarter of
+    # MIDDLE_MATCHES), all six together over MIDDLE_MATCHES: none of them.
+    size = len(filler(1)[0]) + 1
+    n = CHUNK_BYTES // size
+    chatty = "ssh refused: daemon deadline, socket corrupt, truncated"
+    text = [chatty if i % 1000 == 0 else f for i, f in enumerate(filler(8 * n))]
+    log = tmp_path / "chatty.log"
+    log.write_bytes(lines("step start", *text, "the last line"))
+    expected = 8 * n // 1000  # each needle's lines in the whole log
+    monkeypatch.setattr(small_edges, "MIDDLE_MATCHES", 5 * expected)
+    assert small_edges._middle_needles(str(log), log.stat().st_size) == ()
+    _, stats = scan_file(log, rare=False)
+    assert stats.needles == NEEDLES
+
+
+def test_a_big_log_s_middle_is_searched_for_the_rare_needles_from_their_first_letter(
+    small_edges: ModuleType, tmp_path: Path
+) -> None:
+    # Issue 12, item 7: a rare needle that starts with a colon or a blank costs grep time, one
+    # that starts with a letter does not: grep looks for each from its first letter, and the
+    # rules still see the whole line (a shell that cannot find the launcher, mid-log).
+    line = "/bin/sh: 1: torchrun: not found"
+    low = line.lower().encode()
+    assert not any(nd in low for nd in NEEDLES + MIDDLE_NEEDLES)
+    assert b"not found" in GREP_MIDDLE_NEEDLES and b": not found" not in GREP_MIDDLE_NEEDLES
+    trimmed = set(GREP_MIDDLE_NEEDLES) - set(RARE_NEEDLES) - set(MIDDLE_NEEDLES)
+    assert trimmed and all(len(nd) >= 6 and b"\n" not in nd for nd in trimmed)
+    data, _ = three_parts(line)
+    log = tmp_path / "big.log"
+    log.write_bytes(data)
+    handed, _ = scan_file(log, rare=False)
+    assert line in [t for _, t in handed]
 
 
 def test_grep_that_fails_or_is_missing_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -706,14 +747,14 @@ def test_a_big_file_is_searched_for_rare_needles_in_its_middle_by_grep(
     log.write_bytes(data)
     handed, stats = scan_file(log, rare=False)
     assert [t for _, t in handed] == [RARE_ONLY, evicted, text[-1]]
-    assert stats.needles == NEEDLES + small_edges.MIDDLE_NEEDLES
+    assert stats.needles == NEEDLES + GREP_MIDDLE_NEEDLES
     # More rare matches than MIDDLE_MATCHES lines: the middle goes without them, whether the
     # head says so (one pass, for the common needles) or grep's pass does (two passes when grep
     # stopped before it found every common one).
     monkeypatch.setattr(small_edges, "MIDDLE_MATCHES", 1)
     capped, _ = scan_file(log, rare=False)
     assert [t for _, t in capped] == [RARE_ONLY, text[-1]]
-    monkeypatch.setattr(small_edges, "_middle_dense", lambda path, size: False)
+    monkeypatch.setattr(small_edges, "_middle_needles", lambda path, size: GREP_MIDDLE_NEEDLES)
     capped, _ = scan_file(log, rare=False)
     assert [t for _, t in capped] == [RARE_ONLY, text[-1]]
     monkeypatch.setattr(grepfind, "MAX_MATCHES", 1)

@@ -188,6 +188,23 @@ INTERRUPTED_WAIT = _standin(
     confidence=0.45,
     precedence=PRECEDENCE[Category.HANG] + 1,  # above a bare ^C (hang.interrupted)
 )
+# A person's Ctrl-C that ends a traceback anywhere else (a Python loop, the launcher's own wait
+# for its children): the run was stopped by hand, as with a bare `^C` (the knowledge's
+# hang.interrupted), most often because it had stopped moving. A launcher's clean-up that
+# interrupts its children after another failure leaves that failure in the log, which
+# outranks this (role consequence).
+INTERRUPTED = _standin(
+    "hang.interrupted_traceback",
+    Category.HANG,
+    "Someone interrupted the run by hand (KeyboardInterrupt, Ctrl-C): most often because it "
+    "had stopped making progress; the log shows no error of its own. The quoted line is where "
+    "the process was when it was interrupted.",
+    "If it was stuck, dump every rank's stacks before interrupting next time (py-spy dump "
+    "--pid PID) to see where it waited; then restart from the last checkpoint.",
+    confidence=0.35,
+    role="consequence",
+    precedence=PRECEDENCE[Category.HANG] - 1,
+)
 # A function that blocks (a `get` only in a queue's module: `requests.get`, a dict's `.get` are
 # no waits), or a code line that calls one on a queue, a pipe, a process, a thread, a future.
 # Not a GPU's synchronize: a busy training loop sits there too.
@@ -507,8 +524,8 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
         return rule
     if spawn_start(tb.file, tb.func, exc_type, body, tb.lines):
         return SPAWN_ORPHAN
-    if exc_type == "KeyboardInterrupt" and cut_wait(frames(tb.lines)):
-        return INTERRUPTED_WAIT
+    if exc_type == "KeyboardInterrupt":
+        return INTERRUPTED_WAIT if cut_wait(frames(tb.lines)) else INTERRUPTED
     if rule.id not in GENERIC_IDS:
         return rule
     if tb.worker and tb.own:

@@ -2131,6 +2131,18 @@ def test_a_ctrl_c_of_a_launcher_or_of_a_busy_gpu_is_no_stuck_run() -> None:
     assert triage(child).rule == "hang.interrupted_in_wait"
 
 
+def test_a_ctrl_c_anywhere_else_is_a_run_stopped_by_hand_not_a_workers_failure() -> None:
+    # A KeyboardInterrupt that ends a traceback outside a wait (the launcher's own join, a
+    # busy loop) was a person's Ctrl-C, as a bare `^C` is: no launcher reported a failure.
+    d = triage(_PARENT_JOIN)
+    assert d.rule == "hang.interrupted_traceback" and d.category == Category.HANG
+    assert "launcher" not in d.summary.lower() and d.confidence < 0.4
+    # the same Ctrl-C after a rank's real error is that error's consequence
+    after = triage(["[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered",
+                    *_PARENT_JOIN])  # fmt: skip
+    assert after.category == Category.CUDA_ERROR_OTHER
+
+
 def test_decords_own_cuda_errors_are_not_a_bad_video(tmp_path: Path) -> None:
     for line in ("decord._ffi.base.DECORDError: CUDA not enabled. Requested context GPU(0).",
                  "decord._ffi.base.DECORDError: [10:01:02] cuda_device_api.cc:33: Check failed: "

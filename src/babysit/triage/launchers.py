@@ -1,7 +1,9 @@
 """What the launchers say about the process that failed first: torchrun's failure summary
-(`Root Cause (first observed failure):`, then its host, rank and exit code) and srun's word on
+(`Root Cause (first observed failure):`, then its host, rank and exit code), srun's word on
 each task that ended badly (`srun: error: node-006: task 49: Exited with exit code 1`), the first
-of them, printed when that task ended.
+of them, printed when that task ended, and mpirun's (Open MPI's, Horovod's) on the first process
+that exited badly (`The first process to do so was:`, then its name and exit code; `mpirun
+noticed that process rank 7 with PID 0 on node gpu12 exited on signal 9 (Killed).`).
 
     seen = Launchers()
     seen.feed(0, "srun: error: node-006: task 49: Exited with exit code 1")
@@ -30,6 +32,22 @@ _SRUN_EXIT = re.compile(
     r"(?:Exited with exit code (?P<code>\d+)|(?P<signal>[A-Z][\w /]*?)(?: \(core dumped\))?)\s*$"
 )
 _SRUN_TERMINATING = "Terminating StepId="  # srun killing the step's other tasks (launch.c)
+# Open MPI's help texts (orterun's and prun's `non-zero-exit`, `proc-aborted-signal`):
+# `%s detected that one or more processes exited with non-zero status, thus causing / the job to
+# be terminated. The first process to do so was: / Process name: %s / Exit code: %d`, the name
+# `[[JOBFAMILY,JOB],VPID]`, the vpid the process's rank in its job; `%s noticed that process
+# rank %s with PID %s on node %s exited on signal %d (%s).` Horovod's gloo runner says the
+# first sentences the same way, its process named by its rank alone (`Process name: 1`).
+_MPI_FIRST = "The first process to do so was:"
+_MPI_NAME = re.compile(
+    r"(?:^|\s)Process name:\s*(?:\[\[\d+,\d+\],(?P<vpid>\d+)\]|(?P<rank>\d+))\s*$"
+)
+_MPI_EXIT = re.compile(r"(?:^|\s)Exit code:\s*(?P<code>-?\d+)\s*$")
+_MPI_SIGNAL = re.compile(
+    r"\bnoticed that process rank (?P<rank>\d+) with PID \S+ on node (?P<host>\S+) exited on "
+    r"signal (?P<signal>\d+)\b"
+)
+_MPI_LINES = 6  # the name and the exit code come within this many lines of `The first ...`
 _SIGNALS = {
     "Hangup": 1,
     "Interrupt": 2,
@@ -85,6 +103,9 @@ class Launchers:
         self._root: tuple[str | None, int | None] | None = None  # (host, rank)
         self._root_exit: int | None = None
         self._srun: FirstFailure | None = None
+        self._mpi: FirstFailure | None = None
+        self._mpi_block: tuple[int, int] | None = None  # (file, lines left) after `The first ...`
+        self._mpi_rank: int | None = None
         self._agent = False  # a launcher that starts the ranks itself showed
 
     def feed(self, file: int, stripped: str, text: str = "") -> None:
@@ -97,16 +118,39 @@ class Launchers:
             self._agent = True
         if self._srun is None and stripped.startswith("srun: error: "):
             self._read_srun(stripped)
+        if self._mpi is None:
+            self._read_mpi(file, stripped)
         self._track_block(file, stripped)
 
     def first_failure(self) -> FirstFailure | None:
-        """torchrun's first observed failure, else srun's first task that ended badly (as a
-        rank where no launcher agent showed), else None."""
+        """torchrun's first observed failure, else srun's first task that ended badly, else
+        mpirun's first process (each as a rank where no launcher agent showed), else None."""
         if self._root is not None:
             return FirstFailure(self._root[0], self._root[1], self._root_exit, "torchrun")
-        if self._srun is not None and not self._agent:
-            return self._srun
-        return None
+        if self._agent:
+            return None
+        return self._srun or self._mpi
+
+    def _read_mpi(self, file: int, stripped: str) -> None:
+        m = _MPI_SIGNAL.search(stripped)
+        if m is not None:
+            self._mpi = FirstFailure(m["host"], int(m["rank"]), -int(m["signal"]), "mpirun")
+            return
+        if _MPI_FIRST in stripped:
+            self._mpi_block, self._mpi_rank = (file, _MPI_LINES), None
+            return
+        if self._mpi_block is None or self._mpi_block[0] != file:
+            return
+        left = self._mpi_block[1] - 1
+        self._mpi_block = (file, left) if left > 0 else None
+        name = _MPI_NAME.search(stripped)
+        if name is not None:
+            self._mpi_rank = int(name["vpid"] or name["rank"])
+            return
+        code = _MPI_EXIT.search(stripped)
+        if code is not None:
+            self._mpi = FirstFailure(None, self._mpi_rank, int(code["code"]), "mpirun")
+            self._mpi_block = None
 
     def _read_srun(self, stripped: str) -> None:
         m = _SRUN_EXIT.match(stripped)

@@ -62,6 +62,7 @@ _FOLLOW: tuple[tuple[bytes, int], ...] = (
     (b"failures:", 12),
     (b"terminate called after throwing", 2),
     (b"last error:", 2),
+    (b"the first process to do so was:", 6),  # mpirun's: the process's name and exit code
 )
 
 # A training step's line, in the lowercased text, found from a literal at its start: a loss

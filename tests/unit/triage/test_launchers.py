@@ -1,4 +1,4 @@
-"""triage/launchers.py: what torchrun and srun say of the process that failed first."""
+"""triage/launchers.py: what torchrun, srun and mpirun say of the process that failed first."""
 
 from __future__ import annotations
 
@@ -84,6 +84,49 @@ def test_torchrun_s_summary_wins_over_srun_s_word() -> None:
 )
 def test_other_srun_errors_name_no_first_failure(line: str) -> None:
     assert _seen(line) is None
+
+
+_OMPI_FIRST = [
+    "--------------------------------------------------------------------------",
+    "mpirun detected that one or more processes exited with non-zero status, thus causing",
+    "the job to be terminated. The first process to do so was:",
+    "",
+    "  Process name: [[50759,1],3]",
+    "  Exit code:    2",
+    "--------------------------------------------------------------------------",
+]
+
+
+def test_open_mpi_s_first_process_to_exit_badly_is_a_rank() -> None:
+    # Open MPI names a process [[JOBFAMILY,JOB],VPID]: the vpid is its rank in the job.
+    assert _seen(*_OMPI_FIRST) == FirstFailure(None, 3, 2, "mpirun")
+    # as pasted into markdown, and Horovod's gloo runner (named by its rank alone)
+    pasted = [*_OMPI_FIRST[:5], "##   Exit code:    2"]
+    assert _seen(*pasted) == FirstFailure(None, 3, 2, "mpirun")
+    horovod = (
+        "RuntimeError: Horovod detected that one or more processes exited with non-zero status, "
+        "thus causing the job to be terminated. The first process to do so was:"
+    )
+    assert _seen(horovod, "Process name: 1", "Exit code: 1") == FirstFailure(None, 1, 1, "mpirun")
+    # an exit code far from that sentence, or in another file, is not its
+    far = [*_OMPI_FIRST[:3], *["step 10 loss 2.3"] * 8, "Exit code: 2"]
+    assert _seen(*far) is None
+    other = Launchers()
+    other.feed(0, _OMPI_FIRST[2], _OMPI_FIRST[2])
+    other.feed(1, "Exit code: 2", "Exit code: 2")
+    assert other.first_failure() is None
+
+
+def test_open_mpi_s_word_on_a_process_killed_by_a_signal() -> None:
+    line = (
+        "mpirun noticed that process rank 7 with PID 0 on node gpu12 exited on signal 9 (Killed)."
+    )
+    assert _seen(line) == FirstFailure("gpu12", 7, -9, "mpirun")
+    assert _seen(line, *_OMPI_FIRST) == FirstFailure("gpu12", 7, -9, "mpirun")  # the first word
+    # srun's, where both show, and none under a launcher that starts the ranks itself
+    srun = "srun: error: node-006: task 49: Exited with exit code 1"
+    assert _seen(line, srun) == FirstFailure("node-006", 49, 1, "srun")
+    assert _seen("+ mpirun -np 16 torchrun train.py", line) is None
 
 
 @pytest.mark.parametrize(

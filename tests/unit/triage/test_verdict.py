@@ -1249,6 +1249,28 @@ def test_the_rank_srun_saw_exit_first_exited_on_its_last_error_traceback_or_not(
     assert node.category == Category.NCCL_TIMEOUT and "srun" not in node.summary
 
 
+def test_the_rank_mpirun_saw_exit_first_is_named_as_srun_s_is() -> None:
+    # Open MPI (Horovod's usual launcher) names the first process that exited badly: its vpid
+    # is the rank. The timeouts of the others, and that rank's Python error, before them.
+    timeouts = [line.split(": ", 1)[1] for line in _srun_tasks_then_timeouts("x")[1:4]]
+    first = [
+        "mpirun detected that one or more processes exited with non-zero status, thus causing",
+        "the job to be terminated. The first process to do so was:",
+        "",
+        "  Process name: [[50759,1],2]",
+        "  Exit code:    1",
+    ]
+    d = triage_trained([*timeouts, *first])
+    assert d.category == Category.NCCL_TIMEOUT and d.transient is None
+    assert d.suspect.rank == 2 and "mpirun's first observed failure, rank 2," in d.summary
+    # a process it saw killed names the rank and its node
+    killed = (
+        "mpirun noticed that process rank 5 with PID 0 on node gpu12 exited on signal 9 (Killed)."
+    )
+    d = triage(["RuntimeError: CUDA error: an illegal memory access was encountered", killed])
+    assert (d.suspect.rank, d.suspect.host) == (5, "gpu12")
+
+
 def test_what_the_rank_torchrun_named_went_on_after_or_lost_is_not_why_it_exited() -> None:
     # a warning, a sample it skipped, a retry, a peer that reset a socket (other ranks went on
     # waiting: no cause), a line after the timeouts: the timeout stays the story

@@ -165,6 +165,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"would exceed allowed memory",  # torch's allocator over its memory fraction
     b"tcmalloc: large alloc",  # tcmalloc's report of a huge host allocation (host.large_alloc)
     b"memory on the node (ip:",  # Ray's memory monitor's message, cut before its `threshold`
+    b"still waiting for response from",  # TensorFlow's master on a task that never answered
     # Windows' exit status of an access violation, as hex, unsigned or signed
     b"0xc0000005",
     b"3221225477",

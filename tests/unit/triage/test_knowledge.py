@@ -1024,6 +1024,14 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zr_hpo/020-autogluon-tabular-knn-bag-l2-blas-too-many-memory-regions.log",
     ),
     (
+        "hang.tf_create_session",
+        "2021-01-28 14:33:25,918 [INFO] root: [/stdout-job-tf-distr-ps-aks-1611843855-90f5db13-"
+        "worker-0.log] 2021-01-28 14:33:24.599056: I tensorflow/core/distributed_runtime/"
+        "master.cc:267] CreateSession still waiting for response from worker: /job:ps/replica:0/"
+        "task:0",
+        "zl_orchestration/008-azureml-aks-tf-parameter-server-createsession-waiting.log",
+    ),
+    (
         "code.openmp_duplicate",
         # (after the progress bar it broke off)
         "  0%|" + " " * 92 + "| 0/3 [00:00<?, ?it/s]OMP: Error #15: Initializing "

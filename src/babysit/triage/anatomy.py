@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timezone
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]")  # CSI, and a charset's (`tput sgr0`)
+_BOLD = re.compile(r"\*\*[^*\s]")  # markdown's bold opening a line's words (not `***`, `** `)
 _TORCHRUN = re.compile(
     r"\[(?:rank(?P<rank>\d{1,6})|(?P<role>[A-Za-z_][\w-]{0,30}?)(?P<local>\d{1,4}))\]:"
 )
@@ -152,7 +153,7 @@ def anatomy(text: str) -> Anatomy:
     warning = False
     kernel = False
     pos = 0
-    quoted = False
+    quoted = bold = False
     logged = False  # a logger's own header read: what follows is its message, not a host label
     for _ in range(6):  # prefixes stack: `[rank3]:[E1206 ...] [Rank 3] ...`
         if pos >= len(text):
@@ -164,6 +165,10 @@ def anatomy(text: str) -> Anatomy:
         if c == "`" and not quoted:  # markdown's code marks around a pasted line
             quoted = True
             pos += 3 if text.startswith("```", pos) else 1
+            continue
+        if c == "*" and not bold and _BOLD.match(text, pos) and text.rstrip().endswith("**"):
+            bold = True  # markdown's bold around a pasted line (`**Killed**`), not glog's `***`
+            pos += 2
             continue
         if c == "[":
             m = _TORCHRUN.match(text, pos)
@@ -287,6 +292,8 @@ def anatomy(text: str) -> Anatomy:
                 continue
         break
     body = text[pos:] if pos else text
+    if bold:
+        body = body.rstrip().removesuffix("**").rstrip()
     if quoted:
         body = body.rstrip().rstrip("`")
     elif body.endswith("```"):  # a markdown fence closed on the log's last line (`KeyError```)

@@ -541,6 +541,12 @@ def test_ray_s_cpp_log_prefix_is_read_and_its_warnings_marked() -> None:
         # backticks inside a line are its own
         ("KeyError: `label`", "KeyError: `label`", None),
         ("a `b` c", "a `b` c", None),
+        # markdown's bold around a whole line, not glog's stars nor bold inside a line
+        ("**Killed**", "Killed", None),
+        ("> **IndexError: list index out of range**", "IndexError: list index out of range", None),
+        ("*** Check failure stack trace: ***", "*** Check failure stack trace: ***", None),
+        ("**a** b", "**a** b", None),
+        ("** not bold **", "** not bold **", None),
     ],
 )  # fmt: skip
 def test_markdown_marks_around_a_pasted_line_are_no_part_of_it(

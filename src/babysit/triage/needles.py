@@ -5,7 +5,9 @@ one is handed to the rules, the others are only counted. Lowercase bytes, found 
 - NEEDLES: searched everywhere, in every file;
 - RARE_NEEDLES: messages rare in big logs (the kernel's, the scheduler's, Kubernetes'), searched
   in small files and at a big file's edges;
-- MIDDLE_NEEDLES: the few searched in the middle of a big log too, in grep's pass with NEEDLES.
+- MIDDLE_NEEDLES: those chosen for the middle of a big log, in grep's pass with NEEDLES;
+  GREP_MIDDLE_NEEDLES: what that pass looks for there besides NEEDLES (MIDDLE_NEEDLES and the
+  other rare ones, each from its first letter on).
 
 Every shipped rule's pattern must contain one of NEEDLES or RARE_NEEDLES: the unit tests check
 each rule's quoted corpus line and example lines against them (a line that matches a rule but

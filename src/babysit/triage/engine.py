@@ -122,6 +122,15 @@ class _Traceback:
     flat: bool = False  # its frames came without their indentation (a paste lost it)
 
 
+def _worker_quoted(tb: _Traceback) -> bool:
+    """Whether a traceback is a DataLoader worker's own, quoted by torch after its wrapper's
+    line (`Caught KeyError in DataLoader worker process 3.`) that the log lost: torch's
+    `Original Traceback` header, and the worker's loop among its frames."""
+    return tb.lines[0][1].startswith("Original Traceback") and any(
+        t.endswith(", in _worker_loop") for _, t in tb.lines
+    )
+
+
 # The marks under a code line that Python 3.11+ prints (`^^^^^`, `~~~~^^^^`).
 _CARETS = re.compile(r"^[~^]+$")
 # What reads as an exception's line, not a frame's code, after a frame that has none (Cython's,
@@ -334,6 +343,8 @@ class Engine:
             if tb.func and exc_type is None:
                 exc_type = stripped.split(":", 1)[0][:80] if ":" in stripped else None
         hit = self._match(body)
+        if tb is not None and not tb.worker and _worker_quoted(tb):
+            tb.worker = True  # its wrapper's `Caught ... in DataLoader worker` cut from the log
         in_worker = tb is not None and tb.worker
         if in_worker:
             self._wrapper.pop(tb_key, None)  # the worker's own error replaces its wrapper

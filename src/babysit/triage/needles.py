@@ -65,6 +65,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"watchdog caught collective",  # c10d's timeout, its line cut before `timeout`
     b"does not have storage.",  # Google's IAM refusing a bucket to the job's service account
     b"unrecognized option",  # Slurm's commands refusing an option
+    b"unrecognized argument",  # MPICH's and Intel MPI's mpiexec (Hydra) refusing one
     b"pmi support",  # Open MPI started by srun without Slurm's PMI
     b"ignoring corrupt",  # a loader dropping samples it cannot read (Ultralytics)
     b"skipping corrupt",
@@ -75,6 +76,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"but source was compiled with",  # TensorFlow's cuDNN that does not fit its build
     b"dnn library is not found",  # TensorFlow without a cuDNN it can load
     b"no matches for kind",  # Kubernetes' API: an operator (CRD) not installed
+    b"could not find the requested resource",  # the same, through an operator's client
     b"is invalid: ",  # Kubernetes' API: a manifest that fails validation
     b"is forbidden: ",  # Kubernetes' API: a quota or a policy
     b"denied the request",  # Kubernetes' admission webhooks
@@ -242,6 +244,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"(active)",
     b"stall",
     b"corrupt",
+    b"double free",  # glibc's heap checks (`free(): double free detected in tcache 2`)
+    b"tcache chunk",
     b"truncated",
     b"invalid",
     b"imminent",

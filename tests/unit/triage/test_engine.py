@@ -130,6 +130,23 @@ def test_a_dataloader_workers_error_in_the_dataset_is_data(outer: bool) -> None:
     assert not d.consequences  # the wrapper is not a second finding
 
 
+def test_a_workers_quoted_traceback_whose_wrapper_line_was_cut_is_the_workers() -> None:
+    # The excerpt starts at torch's `Original Traceback`: the worker's loop among its frames
+    # says whose it is, as the lost `Caught ... in DataLoader worker` line would have.
+    d = _triage(WORKER_HEAD[1:] + IN_DATASET)
+    assert (d.category, d.rule) == (Category.DATA, "data.worker_exception")
+    # not DataParallel's replica, which torch quotes the same way
+    replica = [
+        "Original Traceback (most recent call last):",
+        f'  File "{_TORCH}/nn/parallel/parallel_apply.py", line 83, in _worker',
+        "    output = module(*input, **kwargs)",
+        '  File "/app/model.py", line 40, in forward',
+        '    x = self.table["label"]',
+        "KeyError: 'label'",
+    ]
+    assert _triage(replica).category != Category.DATA
+
+
 def test_the_same_error_per_rank_is_data_on_every_rank() -> None:
     lines = [f"[rank{r}]:{x}" for r in (0, 1) for x in WORKER_HEAD + IN_DATASET]
     d = _triage(lines)

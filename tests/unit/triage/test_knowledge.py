@@ -2785,6 +2785,27 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("RuntimeError: miopenStatusUnknownError", "cuda.library"),
         ("Cannot find primary config 'train'. Check that it's in your config search path.",
          "code.cli_config"),  # Hydra's
+        # MPICH's and Intel MPI's process manager (also named Hydra) refusing an option, and a
+        # program it could not start on a node; the shell by its path
+        ("[mpiexec@head] match_arg (../../../../../src/pm/i_hydra/libhydra/arg/hydra_arg.c:91): "
+         "unrecognized argument x", "code.cli_config"),
+        ("<[mpiexec@cappuccino-Super-Server] match_arg (utils/args/args.c:163): unrecognized "
+         "argument allow-run-as-root", "code.cli_config"),
+        ("[8] [proxy:1:1@node2] HYD_spawn (../../../../../src/pm/i_hydra/libhydra/spawn/intel/"
+         "hydra_spawn.c:117): execvp error on file FOUNDED_MLSL_ROOT/intel64/bin/ep_server (No "
+         "such file or directory)", "code.cli_config"),
+        ("/bin/sh: numactl: command not found", "code.shell"),
+        ('time="2023-06-13T03:24:07Z" level=warning msg="Sync PodGroup kubeflow/pytorch-dist-'
+         "mnist-gloo: unable to create PodGroup: unable to create PodGroup: the server could not "
+         'find the requested resource (post podgroups.scheduling.volcano.sh)"',
+         "sched.request_invalid"),  # a CRD not installed, through the training operator
+        # glibc's heap checks since 2.29, and its allocator's assertion
+        ("free(): double free detected in tcache 2", "segfault.heap"),
+        ("malloc(): unaligned tcache chunk detected", "segfault.heap"),
+        ("malloc(): corrupted top size", "segfault.heap"),
+        ("python: malloc.c:3722: _int_malloc: Assertion `(unsigned long) (size) >= (unsigned "
+         "long) (nb)' failed.", "segfault.heap"),
+        ("/usr/bin/bash: deepspeed: command not found", "code.shell"),
         ("torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of "
          "memory)", "cuda.oom"),
         ("2025-07-08 10:39:40 ERROR    !!! Exception during processing !!! Allocation on device  ",
@@ -2917,3 +2938,19 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
     # `: INFO` is on every line of some loggers: no needle may hold `: inf`
     for line in ("[rank0]: INFO: step 1 loss 2.31", "0: INFO step 1", "2024 : INFO : saved"):
         assert not any(nd in line.lower().encode() for nd in NEEDLES + RARE_NEEDLES), line
+
+
+def test_rays_list_of_what_may_have_killed_a_worker_is_no_oom_kill(kb: Knowledge) -> None:
+    # Ray names the OOM killer as one of three common causes: a hedge, not the kernel's word.
+    hedge = (
+        "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR "
+        "Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of "
+        "file. Some common causes include: (1) the process was killed by the OOM killer due to "
+        "high memory usage, (2) ray stop --force was called, or (3) the worker crashed "
+        "unexpectedly due to SIGSEGV or another unexpected error."
+    )
+    hit = kb.match(anatomy(hedge).body)
+    assert hit is not None and hit[0].id == "host.ray_worker_died"
+    said = 'The job has been killed by "OOM Killer", please check your job\'s memory usage.'
+    hit = kb.match(anatomy(said).body)
+    assert hit is not None and hit[0].id == "host.oom_killer"

@@ -66,6 +66,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"does not have storage.",  # Google's IAM refusing a bucket to the job's service account
     b"unrecognized option",  # Slurm's commands refusing an option
     b"unrecognized argument",  # MPICH's and Intel MPI's mpiexec (Hydra) refusing one
+    b"executable file not found",  # a container runtime without the image's command
     b"pmi support",  # Open MPI started by srun without Slurm's PMI
     b"ignoring corrupt",  # a loader dropping samples it cannot read (Ultralytics)
     b"skipping corrupt",

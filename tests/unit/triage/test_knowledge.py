@@ -2795,6 +2795,19 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "hydra_spawn.c:117): execvp error on file FOUNDED_MLSL_ROOT/intel64/bin/ep_server (No "
          "such file or directory)", "code.cli_config"),
         ("/bin/sh: numactl: command not found", "code.shell"),
+        ("ray.exceptions.RayTaskError(NotImplementedError): ray::TrainTrainable.train() "
+         "(pid=1481, ip=10.107.76.5, actor_id=16e01024e8f96f26f980a63b03000000, "
+         "repr=TorchTrainer)", "python.bug"),  # Ray's wrapper, its task's own line cut
+        ('exec: "train": executable file not found in $PATH', "sched.exec_failed"),  # SageMaker
+        ('Error: failed to create containerd task: failed to create shim task: OCI runtime '
+         'create failed: runc create failed: unable to start container process: exec: "python": '
+         "executable file not found in $PATH: unknown", "sched.exec_failed"),
+        # torch.multinomial on NaN probabilities, as the CUDA kernel asserts it and on the CPU
+        ("/pytorch/aten/src/ATen/native/cuda/TensorCompare.cu:112: _assert_async_cuda_kernel: "
+         "block: [0,0,0], thread: [0,0,0] Assertion `probability tensor contains either `inf`, "
+         "`nan` or element < 0` failed.", "numerical.nan"),
+        ("RuntimeError: probability tensor contains either `inf`, `nan` or element < 0",
+         "numerical.nan"),
         ('time="2023-06-13T03:24:07Z" level=warning msg="Sync PodGroup kubeflow/pytorch-dist-'
          "mnist-gloo: unable to create PodGroup: unable to create PodGroup: the server could not "
          'find the requested resource (post podgroups.scheduling.volcano.sh)"',

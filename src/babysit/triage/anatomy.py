@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timezone
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]")  # CSI, and a charset's (`tput sgr0`)
+# CloudWatch's console (SageMaker's logs), copied as a table: `| 2024-11-28T07:42:14.532Z | ...`
+_TABLE = re.compile(r" *\| (?=\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d)")
 _BOLD = re.compile(r"\*\*[^*\s]")  # markdown's bold opening a line's words (not `***`, `** `)
 _TORCHRUN = re.compile(
     r"\[(?:rank(?P<rank>\d{1,6})|(?P<role>[A-Za-z_][\w-]{0,30}?)(?P<local>\d{1,4}))\]:"
@@ -166,6 +168,11 @@ def anatomy(text: str) -> Anatomy:
             quoted = True
             pos += 3 if text.startswith("```", pos) else 1
             continue
+        if c in " |":
+            m = _TABLE.match(text, pos)
+            if m:
+                pos = m.end()  # a console's table of log events, its time in the first column
+                continue
         if c == "*" and not bold and _BOLD.match(text, pos) and text.rstrip().endswith("**"):
             bold = True  # markdown's bold around a pasted line (`**Killed**`), not glog's `***`
             pos += 2

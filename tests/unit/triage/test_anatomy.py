@@ -525,6 +525,16 @@ def test_ray_s_cpp_log_prefix_is_read_and_its_warnings_marked() -> None:
     assert anatomy("2024-01-01 10:00:00 E 5 stays").body == "E 5 stays"
 
 
+def test_a_consoles_table_of_log_events_is_read_for_its_time() -> None:
+    # CloudWatch's console copied as a table (SageMaker's logs): its time column is the line's
+    a = anatomy("  | 2024-11-28T07:42:14.532Z | algo-1:17773:17846 [0] NCCL INFO Connected all")
+    assert a.body == "NCCL INFO Connected all" and a.host == "algo-1" and a.ts is not None
+    b = anatomy("| 2024-08-23T22:22:50.870Z | [rank6]:[E ProcessGroupNCCL.cpp:563] [Rank 6] x")
+    assert (b.body, b.rank) == ("x", 6) and b.ts is not None and b.ts > a.ts - 10**8
+    # a markdown table's row is no such thing
+    assert anatomy("| step | loss |").body == "| step | loss |"
+
+
 @pytest.mark.parametrize(
     ("line", "body", "rank"),
     [

@@ -2795,6 +2795,7 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "hydra_spawn.c:117): execvp error on file FOUNDED_MLSL_ROOT/intel64/bin/ep_server (No "
          "such file or directory)", "code.cli_config"),
         ("/bin/sh: numactl: command not found", "code.shell"),
+        ("CUDA Error: unknown error", "gpu.unknown_cuda_error"),  # Darknet's check_error
         ("ray.exceptions.RayTaskError(NotImplementedError): ray::TrainTrainable.train() "
          "(pid=1481, ip=10.107.76.5, actor_id=16e01024e8f96f26f980a63b03000000, "
          "repr=TorchTrainer)", "python.bug"),  # Ray's wrapper, its task's own line cut

@@ -173,6 +173,10 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"still waiting for response from",  # TensorFlow's master on a task that never answered
     # Windows' exit status of an access violation, as hex, unsigned or signed
     b"0xc0000005",
+    b"0xc0000409",  # Windows' fail-fast exit status (an abort), hex, unsigned or signed
+    b"3221226505",
+    b"-1073740791",
+    b"memory object allocation failure",  # OpenCL's device out of memory
     b"3221225477",
     b"-1073741819",
     *_DEVICE_DOWN,

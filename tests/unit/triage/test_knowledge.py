@@ -2796,6 +2796,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "such file or directory)", "code.cli_config"),
         ("/bin/sh: numactl: command not found", "code.shell"),
         ("CUDA Error: unknown error", "gpu.unknown_cuda_error"),  # Darknet's check_error
+        (" **Error: File 'data/corpus.bpe.en' is empty", "data.empty"),  # Marian's corpus reader
+        ("  what():  Memory Object Allocation Failure", "cuda.oom"),  # OpenCL (LightGBM's GPU)
+        ("`Process finished with exit code -1073740791 (0xC0000409)`", "segfault.aborted"),
+        ("ImportError: DLL load failed while importing _pywrap_tensorflow_internal: Die "
+         "Auslagerungsdatei ist zu klein, um diesen Vorgang durchzuführen.", "host.memory_error"),
         ("ray.exceptions.RayTaskError(NotImplementedError): ray::TrainTrainable.train() "
          "(pid=1481, ip=10.107.76.5, actor_id=16e01024e8f96f26f980a63b03000000, "
          "repr=TorchTrainer)", "python.bug"),  # Ray's wrapper, its task's own line cut

@@ -177,6 +177,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"3221226505",
     b"-1073740791",
     b"memory object allocation failure",  # OpenCL's device out of memory
+    b"bufferassignment oom",  # XLA's
+    b"enough gpu memory",  # a trainer's own words (faceswap)
     b"3221225477",
     b"-1073741819",
     *_DEVICE_DOWN,

@@ -2798,6 +2798,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("CUDA Error: unknown error", "gpu.unknown_cuda_error"),  # Darknet's check_error
         (" **Error: File 'data/corpus.bpe.en' is empty", "data.empty"),  # Marian's corpus reader
         ("  what():  Memory Object Allocation Failure", "cuda.oom"),  # OpenCL (LightGBM's GPU)
+        ("Out of memory while trying to allocate 2359296 bytes.", "cuda.oom"),  # XLA's, cut
+        ("BufferAssignment OOM Debugging.", "cuda.oom"),
+        ("02/15/2020 15:10:09 MainProcess     _training_0     multithreading  run              "
+         "         DEBUG    Error in thread (_training_0): You do not have enough GPU memory "
+         "available to train the selected model at the selected settings.", "cuda.oom"),
         ("`Process finished with exit code -1073740791 (0xC0000409)`", "segfault.aborted"),
         ("ImportError: DLL load failed while importing _pywrap_tensorflow_internal: Die "
          "Auslagerungsdatei ist zu klein, um diesen Vorgang durchzuführen.", "host.memory_error"),

@@ -22,7 +22,7 @@ from datetime import date, datetime, timezone
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]")  # CSI, and a charset's (`tput sgr0`)
 # CloudWatch's console (SageMaker's logs), copied as a table: `| 2024-11-28T07:42:14.532Z | ...`
 _TABLE = re.compile(r" *\| (?=\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d)")
-_BOLD = re.compile(r"\*\*[^*\s]")  # markdown's bold opening a line's words (not `***`, `** `)
+_BOLD = re.compile(r" *\*\*[^*\s]")  # markdown's bold opening a line's words (not `***`, `** `)
 _TORCHRUN = re.compile(
     r"\[(?:rank(?P<rank>\d{1,6})|(?P<role>[A-Za-z_][\w-]{0,30}?)(?P<local>\d{1,4}))\]:"
 )
@@ -155,7 +155,7 @@ def anatomy(text: str) -> Anatomy:
     warning = False
     kernel = False
     pos = 0
-    quoted = bold = False
+    quoted = bold = table = False
     logged = False  # a logger's own header read: what follows is its message, not a host label
     for _ in range(6):  # prefixes stack: `[rank3]:[E1206 ...] [Rank 3] ...`
         if pos >= len(text):
@@ -168,15 +168,18 @@ def anatomy(text: str) -> Anatomy:
             quoted = True
             pos += 3 if text.startswith("```", pos) else 1
             continue
-        if c in " |":
+        if c in " |" and not table:
             m = _TABLE.match(text, pos)
             if m:
-                pos = m.end()  # a console's table of log events, its time in the first column
+                table = True  # a console's table of log events, its time in the first column
+                pos = m.end()
                 continue
-        if c == "*" and not bold and _BOLD.match(text, pos) and text.rstrip().endswith("**"):
-            bold = True  # markdown's bold around a pasted line (`**Killed**`), not glog's `***`
-            pos += 2
-            continue
+        if c in " *" and not bold and text.rstrip().endswith("**"):
+            m = _BOLD.match(text, pos)
+            if m:
+                bold = True  # markdown's bold around a pasted line (`**Killed**`), not glog's `***`
+                pos = m.end() - 1
+                continue
         if c == "[":
             m = _TORCHRUN.match(text, pos)
             if m:
@@ -301,6 +304,8 @@ def anatomy(text: str) -> Anatomy:
     body = text[pos:] if pos else text
     if bold:
         body = body.rstrip().removesuffix("**").rstrip()
+    if table:
+        body = body.rstrip().removesuffix(" |").rstrip()  # the table's closing column
     if quoted:
         body = body.rstrip().rstrip("`")
     elif body.endswith("```"):  # a markdown fence closed on the log's last line (`KeyError```)

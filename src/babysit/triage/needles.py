@@ -174,6 +174,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     # Windows' exit status of an access violation, as hex, unsigned or signed
     b"0xc0000005",
     b"0xc0000409",  # Windows' fail-fast exit status (an abort), hex, unsigned or signed
+    b"status_stack_buffer_overrun",
     b"3221226505",
     b"-1073740791",
     b"memory object allocation failure",  # OpenCL's device out of memory
@@ -253,6 +254,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"corrupt",
     b"double free",  # glibc's heap checks (`free(): double free detected in tcache 2`)
     b"tcache chunk",
+    b"fastbin chunk",
     b"truncated",
     b"invalid",
     b"imminent",
@@ -550,6 +552,10 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
 # start with a letter cost it nothing measurable there. A middle whose sample holds one on many
 # lines (`warn`, `nccl info`) is searched without it (scan.py's _middle_needles).
 def _from_first_letter(nd: bytes) -> bytes:
+    """The needle from its first ASCII letter on; whole when it starts with a byte of another
+    script (`错误`, `ошибка`: cheap for grep as a letter is), empty when it has neither."""
+    if nd[:1] >= b"\x80":
+        return nd
     at = next((i for i, b in enumerate(nd) if 97 <= b <= 122), len(nd))
     return nd[at:]
 

@@ -519,7 +519,8 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
     DataLoader worker's own dataset code, in a reader's, or, when it is about a value, anywhere
     below the fetch of a batch (DATA_IN_WORKER, DATA_IN_READER); any
     one in a process that spawn was starting is its parent's closed pipe (SPAWN_ORPHAN, not a
-    checkpoint's `Ran out of input`); a Ctrl-C in a wait, a run stuck there (INTERRUPTED_WAIT)."""
+    checkpoint's `Ran out of input`); a Ctrl-C in a wait, a run stuck there (INTERRUPTED_WAIT), and
+    anywhere else a run stopped by hand (INTERRUPTED)."""
     if tb is None:
         return rule
     if spawn_start(tb.file, tb.func, exc_type, body, tb.lines):

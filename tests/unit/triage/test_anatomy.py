@@ -531,8 +531,9 @@ def test_a_consoles_table_of_log_events_is_read_for_its_time() -> None:
     assert a.body == "NCCL INFO Connected all" and a.host == "algo-1" and a.ts is not None
     b = anatomy("| 2024-08-23T22:22:50.870Z | [rank6]:[E ProcessGroupNCCL.cpp:563] [Rank 6] x")
     assert (b.body, b.rank) == ("x", 6) and b.ts is not None and b.ts > a.ts - 10**8
-    # a markdown table's row is no such thing
+    # a markdown table's row is no such thing; the console's closing column is not the line's
     assert anatomy("| step | loss |").body == "| step | loss |"
+    assert anatomy("| 2024-11-28T07:42:14.532Z | Killed |").body == "Killed"
 
 
 @pytest.mark.parametrize(
@@ -553,6 +554,7 @@ def test_a_consoles_table_of_log_events_is_read_for_its_time() -> None:
         ("a `b` c", "a `b` c", None),
         # markdown's bold around a whole line, not glog's stars nor bold inside a line
         ("**Killed**", "Killed", None),
+        ("   **Killed**", "Killed", None),
         ("> **IndexError: list index out of range**", "IndexError: list index out of range", None),
         ("*** Check failure stack trace: ***", "*** Check failure stack trace: ***", None),
         ("**a** b", "**a** b", None),

@@ -2804,6 +2804,7 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "         DEBUG    Error in thread (_training_0): You do not have enough GPU memory "
          "available to train the selected model at the selected settings.", "cuda.oom"),
         ("`Process finished with exit code -1073740791 (0xC0000409)`", "segfault.aborted"),
+        ("STATUS_STACK_BUFFER_OVERRUN", "segfault.aborted"),
         ("ImportError: DLL load failed while importing _pywrap_tensorflow_internal: Die "
          "Auslagerungsdatei ist zu klein, um diesen Vorgang durchzuführen.", "host.memory_error"),
         ("ray.exceptions.RayTaskError(NotImplementedError): ray::TrainTrainable.train() "
@@ -2827,6 +2828,7 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("free(): double free detected in tcache 2", "segfault.heap"),
         ("malloc(): unaligned tcache chunk detected", "segfault.heap"),
         ("malloc(): corrupted top size", "segfault.heap"),
+        ("malloc(): unaligned fastbin chunk detected", "segfault.heap"),
         ("python: malloc.c:3722: _int_malloc: Assertion `(unsigned long) (size) >= (unsigned "
          "long) (nb)' failed.", "segfault.heap"),
         ("/usr/bin/bash: deepspeed: command not found", "code.shell"),
@@ -2978,3 +2980,43 @@ def test_rays_list_of_what_may_have_killed_a_worker_is_no_oom_kill(kb: Knowledge
     said = 'The job has been killed by "OOM Killer", please check your job\'s memory usage.'
     hit = kb.match(anatomy(said).body)
     assert hit is not None and hit[0].id == "host.oom_killer"
+
+
+@pytest.mark.parametrize(
+    ("line", "not_rule"),
+    [
+        # a trainer that falls back or offloads went on
+        ("WARNING: not enough GPU memory for batch size 64, falling back to 32", "cuda.oom"),
+        ("Loading checkpoint shards: not enough GPU memory for the whole model, offloading 4 "
+         "layers to CPU", "cuda.oom"),
+        # another Go program that cannot find a helper is no container's command
+        ('WARNING: error getting credentials - err: exec: "docker-credential-desktop": '
+         "executable file not found in $PATH, out: ``", "sched.exec_failed"),
+        ('E0101 metrics.go:42] failed to fetch GPU metrics: exec: "nvidia-smi": executable file '
+         "not found in $PATH", "sched.exec_failed"),
+        # reading an API that is not served (metrics-server missing) creates nothing
+        ("W0101 sidecar: kubectl top pod: error: the server could not find the requested "
+         "resource (get pods.metrics.k8s.io)", "sched.request_invalid"),
+    ],
+)  # fmt: skip
+def test_words_a_healthy_run_prints_are_not_these_failures(
+    kb: Knowledge, line: str, not_rule: str
+) -> None:
+    hit = kb.match(anatomy(line).body)
+    assert hit is None or hit[0].id != not_rule
+
+
+def test_rays_whole_list_of_guesses_for_a_dead_worker_is_its_own_rule(kb: Knowledge) -> None:
+    # not an OOM kill, nor a segfault: the third guess names SIGSEGV
+    line = (
+        "ray.exceptions.WorkerCrashedError: The worker died unexpectedly while executing this "
+        "task. Check python-core-worker-*.log files for more information. Worker exit type: "
+        "SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code "
+        "2. End of file. Some common causes include: (1) the process was killed by the OOM "
+        "killer due to high memory usage, (2) ray stop --force was called, or (3) the worker "
+        "crashed unexpectedly due to SIGSEGV or another unexpected error."
+    )
+    hit = kb.match(anatomy(line).body)
+    assert hit is not None and hit[0].id == "host.ray_worker_died"
+    hit = kb.match(anatomy("Fatal Python error: Segmentation fault; SIGSEGV received").body)
+    assert hit is not None and hit[0].category.value == "segfault"

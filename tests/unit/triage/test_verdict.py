@@ -1271,6 +1271,24 @@ def test_the_rank_mpirun_saw_exit_first_is_named_as_srun_s_is() -> None:
     assert (d.suspect.rank, d.suspect.host) == (5, "gpu12")
 
 
+def test_tensorflows_session_waiting_for_a_worker_is_a_hang_only_where_no_step_follows(
+    tmp_path: Path,
+) -> None:
+    wait = (
+        "2021-01-28 14:33:24.599056: I tensorflow/core/distributed_runtime/master.cc:267] "
+        "CreateSession still waiting for response from worker: /job:ps/replica:0/task:0"
+    )
+    waited = tmp_path / "waited.log"
+    waited.write_text(f"{wait}\n{wait}\n")
+    d = triage_files([waited], KB).diagnosis
+    assert d.rule == "hang.tf_create_session" and d.transient is False
+    # a cluster that starts up waits too, then trains: no failure of the set-up
+    steps = [f"INFO:tensorflow:loss = 2.3{i}, step = {i}" for i in range(40)]
+    trained = tmp_path / "trained.log"
+    trained.write_text("\n".join([wait, wait, *steps, "INFO:tensorflow:Loss for final step."]))
+    assert triage_files([trained], KB).diagnosis.rule != "hang.tf_create_session"
+
+
 def test_what_the_rank_torchrun_named_went_on_after_or_lost_is_not_why_it_exited() -> None:
     # a warning, a sample it skipped, a retry, a peer that reset a socket (other ranks went on
     # waiting: no cause), a line after the timeouts: the timeout stays the story

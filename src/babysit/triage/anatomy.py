@@ -174,9 +174,9 @@ def anatomy(text: str) -> Anatomy:
                 table = True  # a console's table of log events, its time in the first column
                 pos = m.end()
                 continue
-        if c in " *" and not bold and text.rstrip().endswith("**"):
+        if c in " *" and not bold:
             m = _BOLD.match(text, pos)
-            if m:
+            if m and text.rstrip().endswith("**"):
                 bold = True  # markdown's bold around a pasted line (`**Killed**`), not glog's `***`
                 pos = m.end() - 1
                 continue

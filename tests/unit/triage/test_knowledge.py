@@ -2966,22 +2966,6 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         assert not any(nd in line.lower().encode() for nd in NEEDLES + RARE_NEEDLES), line
 
 
-def test_rays_list_of_what_may_have_killed_a_worker_is_no_oom_kill(kb: Knowledge) -> None:
-    # Ray names the OOM killer as one of three common causes: a hedge, not the kernel's word.
-    hedge = (
-        "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR "
-        "Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of "
-        "file. Some common causes include: (1) the process was killed by the OOM killer due to "
-        "high memory usage, (2) ray stop --force was called, or (3) the worker crashed "
-        "unexpectedly due to SIGSEGV or another unexpected error."
-    )
-    hit = kb.match(anatomy(hedge).body)
-    assert hit is not None and hit[0].id == "host.ray_worker_died"
-    said = 'The job has been killed by "OOM Killer", please check your job\'s memory usage.'
-    hit = kb.match(anatomy(said).body)
-    assert hit is not None and hit[0].id == "host.oom_killer"
-
-
 @pytest.mark.parametrize(
     ("line", "not_rule"),
     [
@@ -3006,17 +2990,32 @@ def test_words_a_healthy_run_prints_are_not_these_failures(
     assert hit is None or hit[0].id != not_rule
 
 
-def test_rays_whole_list_of_guesses_for_a_dead_worker_is_its_own_rule(kb: Knowledge) -> None:
-    # not an OOM kill, nor a segfault: the third guess names SIGSEGV
-    line = (
-        "ray.exceptions.WorkerCrashedError: The worker died unexpectedly while executing this "
-        "task. Check python-core-worker-*.log files for more information. Worker exit type: "
-        "SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code "
-        "2. End of file. Some common causes include: (1) the process was killed by the OOM "
-        "killer due to high memory usage, (2) ray stop --force was called, or (3) the worker "
-        "crashed unexpectedly due to SIGSEGV or another unexpected error."
-    )
+_RAY_GUESSES = (
+    "Some common causes include: (1) the process was killed by the OOM killer due to high "
+    "memory usage, (2) ray stop --force was called, or (3) the worker crashed unexpectedly due "
+    "to SIGSEGV or another unexpected error."
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "rule_id"),
+    [
+        # Ray's list of guesses for a dead worker: not an OOM kill, nor a segfault (the third
+        # guess names SIGSEGV)
+        ("The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR "
+         "Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of "
+         f"file. {_RAY_GUESSES}", "host.ray_worker_died"),
+        ("ray.exceptions.WorkerCrashedError: The worker died unexpectedly while executing this "
+         "task. Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits "
+         f"with a connection error code 2. End of file. {_RAY_GUESSES}", "host.ray_worker_died"),
+        # the words that state it are still theirs
+        ('The job has been killed by "OOM Killer", please check your job\'s memory usage.',
+         "host.oom_killer"),
+        ("Fatal Python error: Segmentation fault; SIGSEGV received", "segfault.segv"),
+    ],
+)  # fmt: skip
+def test_rays_guesses_for_a_dead_worker_are_its_own_rule(
+    kb: Knowledge, line: str, rule_id: str
+) -> None:
     hit = kb.match(anatomy(line).body)
-    assert hit is not None and hit[0].id == "host.ray_worker_died"
-    hit = kb.match(anatomy("Fatal Python error: Segmentation fault; SIGSEGV received").body)
-    assert hit is not None and hit[0].category.value == "segfault"
+    assert hit is not None and hit[0].id == rule_id

@@ -1562,6 +1562,18 @@ def test_required_literal(pattern: str, hint: tuple[str, bool] | None) -> None:
     assert required_literal(pattern) == hint
 
 
+def test_a_shipped_rules_prefilter_lets_each_of_its_patterns_through(kb: Knowledge) -> None:
+    # `requires` skips a line without one of its words: a pattern whose every match holds none
+    # of them (python.import's `undefined symbol: ` under requires = ["Error"]) never fires.
+    for rule in kb.rules:
+        for i, hint in enumerate(rule.hints):
+            if not rule.requires or hint is None:
+                continue
+            text, folded = hint
+            words = [w.lower() if folded else w for w in rule.requires]
+            assert any(w in text for w in words), (rule.id, i, text)
+
+
 # -- transient by phase: before the first training step, or during training ---------------------
 
 
@@ -2845,6 +2857,16 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          " Hint: If you want to see a list of allocated tensors when OOM happens, add "
          "report_tensor_allocations_upon_oom to RunOptions for current allocation info.",
          "cuda.oom"),
+        # the loader's and TypeError's own words, with no exception class on the line
+        ('    "message": "Module raised an exception for failing to TPU node IP: /root/.local/lib/'
+         'python3.7/site-packages/tensorflow/core/kernels/libtfkernel_sobol_op.so: undefined '
+         'symbol: _ZN10tensorflow14kernel_factory17OpKernelRegistrar12InitInternalEPKNS_9",',
+         "python.import"),
+        ("Failed to create empty model structure: FlashTransformerLayer.__init__() got an "
+         "unexpected keyword argument 'ffn_dim'", "python.bug"),
+        ("Train Tools: train.train error replace_unet_cross_attn_to_xformers.<locals>."
+         "forward_xformers() got an unexpected keyword argument 'encoder_hidden_states'",
+         "python.bug"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

@@ -20,19 +20,17 @@ from babysit.records import Category
 from babysit.triage.anatomy import Anatomy, anatomy
 from babysit.triage.collectives import WORLD_HINTS, Collectives
 from babysit.triage.findings import Finding, Group
+from babysit.triage.frames import FRAME, cut_raise, own_file
 from babysit.triage.knowledge import Knowledge, Rule, Xid
 from babysit.triage.launchers import Launchers
 from babysit.triage.logged import error_record
 from babysit.triage.standins import (
     DATA_IN_WORKER_CUT,
     ERROR_RECORD,
-    FRAME,
     GENERIC_IDS,
     LONE_ID,
     UNCLASSIFIED,
-    cut_raise,
     cut_rule,
-    own_file,
     placed,
 )
 

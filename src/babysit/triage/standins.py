@@ -5,54 +5,27 @@ reader's), a Ctrl-C in a wait, and what a traceback cut before its exception lin
 
     rule = placed(UNCLASSIFIED, traceback, "KeyError", "KeyError: 'label'")  # DATA_IN_WORKER...
     rule = cut_rule(traceback.lines)  # CUT_WRITE, CUT_ALLOC, CUT_WAIT, CUT_NET or CUT_TRACEBACK
-    cut_raise("assert pg is not None", "__init__")  # -> "AssertionError: assert pg is not None"
+
+What the frames say (a wait, a write, a sample's fetch) is read in frames.py.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Protocol
 
 from babysit.records import Category
-from babysit.triage.knowledge import PRECEDENCE, Rule
-
-# The statement a traceback cut before its exception line ended in says what it raised: an
-# `assert` an AssertionError, `raise X(...)` an X, an import in a module's body an ImportError.
-_CUT_RAISES = (
-    (re.compile(r"^assert\b"), "AssertionError"),
-    (re.compile(r"^raise\s+(?:[A-Za-z_]\w*\.)*(?P<exc>[A-Z]\w*(?:Error|Exception))\b"), ""),
-    (re.compile(r"^(?:from\s+[\w.]+\s+import\b|import\s+[\w.]+)"), "ImportError"),
+from babysit.triage.frames import (
+    SAMPLE_ERRORS,
+    cut_alloc,
+    cut_net,
+    cut_wait,
+    cut_write,
+    data_frame,
+    fetched,
+    frames,
+    spawn_start,
 )
-
-
-def cut_raise(code: str, func: str | None) -> str | None:
-    """What the innermost statement of a cut traceback raised, as an exception line for the
-    rules (`AssertionError: assert pg is not None`), or None when the statement does not say."""
-    for rx, exc in _CUT_RAISES:
-        m = rx.match(code)
-        if m is None or (exc == "ImportError" and func != "<module>"):
-            continue
-        return f"{exc or m['exc']}: {code}"
-    return None
-
-
-# A traceback's frame: its file, its function (none for a SyntaxError's), its code line.
-Frame = tuple[str, str | None, str]
-# A traceback's frame line: `  File "train.py", line 88, in train_step` (no `in` for a
-# SyntaxError).
-FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>\S+))?')
-
-
-def frames(lines: list[tuple[int, str]]) -> list[Frame]:
-    """A traceback's frames from its (line number, text) lines, innermost last."""
-    out: list[Frame] = []
-    for _, text in lines:
-        m = FRAME.match(text)
-        if m:
-            out.append((m["file"], m["func"], ""))
-        elif out and not out[-1][2]:
-            out[-1] = (*out[-1][:2], text.strip())
-    return out
+from babysit.triage.knowledge import PRECEDENCE, Rule
 
 
 def _standin(
@@ -205,131 +178,10 @@ INTERRUPTED = _standin(
     role="consequence",
     precedence=PRECEDENCE[Category.HANG] - 1,
 )
-# A function that blocks (a `get` only in a queue's module: `requests.get`, a dict's `.get` are
-# no waits), or a code line that calls one on a queue, a pipe, a process, a thread, a future.
-# Not a GPU's synchronize: a busy training loop sits there too.
-_WAIT_FUNC = re.compile(r"^_*(?:wait\w*|acquire|recv\w*|poll|select|join|sleep|barrier|result)$")
-_QUEUE_FILE = re.compile(r"[/\\]queues?\.py$")
-_WAIT_CODE = re.compile(
-    r"(?:queue|\bq)\.get\(|"
-    r"\.(?:join|wait|acquire|_?recv(?:_bytes)?|_?poll|select|result)\(|"
-    r"\btime\.sleep\(|^(?:if not |return |res = |ready = )?(?:wait|select)\("
-)
-# A launcher's parent waits for its children whether they work or hang (torch.multiprocessing's
-# spawn joining them, torchrun's agent, accelerate's and DeepSpeed's launchers): its wait, a few
-# frames below the launcher's own, says nothing of the run.
-_LAUNCHER_FILE = re.compile(
-    r"[/\\]torch[/\\]multiprocessing[/\\]spawn\.py$|[/\\]torch[/\\]distributed[/\\]"
-    r"(?:elastic[/\\]|run\.py$|launch\.py$)|[/\\]accelerate[/\\]commands[/\\]|"
-    r"[/\\]deepspeed[/\\]launcher[/\\]"
-)
-
-
-def cut_wait(frames: list[Frame]) -> bool:
-    """Whether a traceback's innermost frame waited (one cut before its error line, or ended
-    by a Ctrl-C), and not in a launcher's join."""
-    if not frames or any(_LAUNCHER_FILE.search(f) and fn != "_wrap" for f, fn, _ in frames[-4:]):
-        return False  # (spawn's `_wrap` is a spawned child's own entry, not its parent's join)
-    file, func, _ = frames[-1]
-    if func == "get" and _QUEUE_FILE.search(file):
-        return True
-    return _does(frames[-1], _WAIT_FUNC, _WAIT_CODE)
-
-
-# A function named for the write it does (`save`, `_legacy_save`, `save_checkpoint`,
-# `write_table`), not one that also does something else first (`_train_and_save`); or the file
-# system's own operations on a path, in the modules that do them (shutil's `rmtree`,
-# `copyfile`, `move`; os's `makedirs`, `remove`, `rename`, `replace`; pathlib's), which fail on a
-# read-only, full or vanished mount (not a hook's `remove`, a dataclass's `replace`).
-_WRITE_FUNC = re.compile(
-    r"(?i)^_*(?:legacy_)?(?:save|write|dump|upload|serialize|persist|flush)(?:_|$)"
-)
-_FS_FUNC = re.compile(
-    r"^(?:rmtree|copyfile|copytree|copy2?|move|makedirs|mkdir|unlink|remove|rename|replace|"
-    r"rmdir|touch|write_bytes|write_text)$"
-)
-_FS_FILE = re.compile(r"[/\\](?:os|shutil|pathlib|genericpath|posixpath|ntpath)\.py$")
-_WRITE_CODE = re.compile(
-    r"(?i)\b(?:torch|np|numpy|jnp|tf\.io|joblib|pickle)\.(?:save|dump)\w*\(|"
-    r"\b_?(?:legacy_)?save(?:_checkpoint|_model|_state|_pretrained|_weights|_network|_file)?\(|"
-    r"\.(?:write|flush|save_pretrained|save_state|save_checkpoint|upload\w*)\(|"
-    r"\bshutil\.(?:rmtree|copy\w*|move)\(|"
-    r"\bos\.(?:makedirs|mkdir|remove|unlink|rename|replace|rmdir)\("
-)
-
-
-def cut_write(frames: list[Frame]) -> bool:
-    """Whether a cut traceback's two innermost frames were writing a checkpoint or file, or
-    changing the file system (removing, moving, making a directory)."""
-    return any(
-        _does(f, _WRITE_FUNC, _WRITE_CODE)
-        or bool(f[1] and _FS_FUNC.match(f[1]) and _FS_FILE.search(f[0]))
-        for f in frames[-2:]
-    )
-
-
-# A module that allocates device memory (vLLM's `device_allocator/cumem.py`, a framework's
-# `caching_allocator.py`), or a function that maps memory back or wakes an engine that does.
-_ALLOC_FILE = re.compile(
-    r"(?i)[/\\](?:device_allocator[/\\]\w+|(?:\w*_)?alloc(?:ator)?(?:_\w*)?)\.py$"
-)
-_ALLOC_FUNC = re.compile(r"^_*(?:wake_up|create_and_map|\w*malloc\w*)$")
-
-
-def cut_alloc(frames: list[Frame]) -> bool:
-    """Whether a cut traceback's innermost frame allocates device memory (an allocator's
-    module, or a function that maps memory back)."""
-    if not frames:
-        return False
-    file, func, _ = frames[-1]
-    return bool(_ALLOC_FILE.search(file) or (func and _ALLOC_FUNC.match(func)))
-
-
-# A traceback the log cuts before its error line, raised while the run talked to a server: an
-# HTTP client's or a socket's module (requests, urllib3, http.client, aiohttp, httpx, grpc, the
-# clouds' SDKs, torch's rendezvous creating its store), or a code line that sends a request.
-# The error it hides is most often the network's (a timeout, a refused or dropped connection, a
-# server's 5xx).
-_NET_FILE = re.compile(
-    r"[/\\](?:requests|urllib3|httpx|httpcore|aiohttp|grpc|botocore|boto3|websocket|"
-    r"websockets)[/\\]|[/\\](?:http[/\\]client|socket|ssl|urllib[/\\]request)\.py$|"
-    r"[/\\](?:rest_utils|rest_store|_http|http_client)\.py$|"
-    # torch's rendezvous, creating the store (binding or reaching MASTER_ADDR:MASTER_PORT)
-    r"[/\\]torch[/\\]distributed[/\\]rendezvous\.py$"
-)
-# (not a bare `connect`: sqlite3's, a pipe's; not multiprocessing's connection.py)
-_NET_FUNC = re.compile(
-    r"^_*(?:urlopen|http_request|call_endpoint|make_request|send_request|getresponse|"
-    r"create_connection)$"
-)
-_NET_CODE = re.compile(
-    r"\brequests\.(?:get|post|put|head|request)\(|\burlopen\(|\.getresponse\(|"
-    r"\b(?:http_)?request\(|\bcall_endpoint\(|\bsock(?:et)?\.connect\(|"
-    # (a response's check of its status: the server answered with an error, W&B's file stream)
-    r"\bcreate_connection\(|\.raise_for_status\("
-)
-
-
-def cut_net(frames: list[Frame]) -> bool:
-    """Whether a cut traceback's innermost frame is in a network client's module, or one of its
-    two innermost frames sends a request (not a server's handler calling the code: a frame of
-    grpc's server above the innermost)."""
-    if frames and _NET_FILE.search(frames[-1][0]):
-        return True
-    return any(_does(f, _NET_FUNC, _NET_CODE) for f in frames[-2:])
-
-
-def _does(frame: Frame, func_rx: re.Pattern[str], code_rx: re.Pattern[str]) -> bool:
-    """Whether a frame's function is named for what `func_rx` says, or its code line calls it."""
-    _, func, code = frame
-    return bool((func and func_rx.search(func)) or code_rx.search(code))
-
-
 # Generic exceptions that, raised in a DataLoader worker from the dataset's own code, say more
 # about a sample than about the training code: a missing key or field, an index out of range.
 LONE_ID = "python.unclassified_line"  # the stand-in for an exception line without its traceback
 GENERIC_IDS = frozenset({"python.bug", "python.runtime", "python.unclassified", LONE_ID})
-_LIBRARY_PATHS = ("site-packages", "dist-packages", "/lib/python", "\\lib\\")
 
 # A stand-in rule for an exception that ends a traceback and that no rule knows.
 UNCLASSIFIED = _standin(
@@ -392,64 +244,6 @@ DATA_IN_WORKER_CUT = _data_rule(
 )
 
 
-# The error a data pipeline raised on a sample, outside a DataLoader worker: the innermost frame
-# is in a library that reads or decodes samples (webdataset, HF datasets, pyarrow, PIL, ...) or
-# in the dataset code itself (a dataset or data-loader module); a generic exception there (a
-# missing key, a bad value, an index out of range) is about the data, as in a worker.
-_DATA_FILE = re.compile(
-    r"[/\\](?:webdataset|datasets|pyarrow|PIL|decord|soundfile|librosa|torchaudio|imageio)"
-    r"[/\\]|[/\\]torchvision[/\\](?:datasets|io)[/\\]"
-    r"|[/\\]\w*(?:dataset|data_?loader|collate)\w*\.py$",
-    re.IGNORECASE,
-)
-
-
-def data_frame(path: str) -> bool:
-    """Whether a frame's file reads or decodes samples (not torch's own DataLoader machinery,
-    whose errors are a worker's death: their rules say so)."""
-    return bool(_DATA_FILE.search(path)) and not re.search(r"[/\\]torch[/\\]utils[/\\]", path)
-
-
-# Errors about a value (not about the code's own names and types) raised while a batch was
-# being fetched: a frame of the chain reads or prepares samples (a dataset's `__getitem__`, a
-# DataLoader's fetch, and so a collate function it calls), and every frame below it is part of
-# that fetch.
-_SAMPLE_ERRORS = frozenset(
-    {
-        *("KeyError", "IndexError", "ValueError", "ZeroDivisionError", "EOFError"),
-        *("AssertionError", "RuntimeError", "FileNotFoundError", "StopIteration"),
-    }
-)
-_FETCH_FUNC = re.compile(r"^(?:__getitems?__|_next_data)$")
-_FETCH_FILE = re.compile(r"[/\\]torch[/\\]utils[/\\]data[/\\]_utils[/\\]fetch\.py$")
-
-
-def fetching(frame: Frame) -> bool:
-    """Whether a frame reads or prepares samples: the DataLoader's fetch of a batch, or the
-    run's own dataset code (a dataset's `__getitem__`, a dataset module); not a library's
-    mapping (`os.environ[...]`, a config registry), nor a collate function of the run's own
-    called outside a DataLoader (its KeyError is as often the code's as the data's)."""
-    path, func, _ = frame
-    if _FETCH_FILE.search(path) or (func == "_process_next_batch" and not own_file(path)):
-        return True  # (the second: torch < 1.0 re-raising a worker's error in the main process)
-    if not own_file(path) or path.startswith("<frozen "):  # the standard library's, frozen
-        return False
-    return bool(func and _FETCH_FUNC.match(func)) or bool(_DATA_FILE.search(path))
-
-
-def fetched(chain: list[Frame]) -> bool:
-    """Whether a traceback's chain (outermost first) passes through a frame that reads or
-    prepares samples, outside any object's construction: a lookup while a dataset or a sampler
-    is being built (`__init__` above it) is the set-up's, as a key the code expects and the
-    data does not hold."""
-    for frame in chain:
-        if frame[1] == "__init__":
-            return False
-        if fetching(frame):
-            return True
-    return False
-
-
 DATA_IN_READER = _data_rule(
     "data.reader_exception",
     "The data pipeline failed on a sample: the code that reads or decodes the data raised "
@@ -458,10 +252,6 @@ DATA_IN_READER = _data_rule(
     "skip bad samples), then start again: a restart meets the same sample.",
     0.6,
 )
-
-
-def own_file(path: str) -> bool:
-    return not any(lib in path for lib in _LIBRARY_PATHS)
 
 
 # A process that multiprocessing's spawn (or forkserver) was starting dies reading its start-up
@@ -478,24 +268,6 @@ SPAWN_ORPHAN = _standin(
     confidence=0.3,
     role="consequence",
 )
-_SPAWN_FILE = re.compile(r"[/\\]multiprocessing[/\\]spawn\.py$")
-
-
-def spawn_start(
-    path: str, func: str | None, exc_type: str | None, body: str, lines: list[tuple[int, str]]
-) -> bool:
-    """Whether a traceback (its innermost frame's `path` and `func`, its `lines`) is a spawned
-    process finding its parent's pipe closed: its innermost frame reads the start-up data and
-    the data ended (not an error of the data itself, such as a class the child cannot import:
-    that one is the code's). The frame is spawn's `_main`, or the statement it raised in is
-    spawn's read of the data: the parent's and the child's tracebacks interleaved line by line
-    on one console (Windows) leave the frame above it another's."""
-    if exc_type != "EOFError" and "pickle data was truncated" not in body:
-        return False
-    if func == "_main" and _SPAWN_FILE.search(path):
-        return True
-    where = frames(lines)
-    return bool(where) and where[-1][2].endswith("reduction.pickle.load(from_parent)")
 
 
 class Raised(Protocol):
@@ -533,7 +305,7 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
         return DATA_IN_WORKER
     if data_frame(tb.file):
         return DATA_IN_READER
-    if not tb.worker and exc_type in _SAMPLE_ERRORS and fetched(frames(tb.lines)):
+    if not tb.worker and exc_type in SAMPLE_ERRORS and fetched(frames(tb.lines)):
         return DATA_IN_READER
     return rule
 

@@ -22,10 +22,11 @@ from collections.abc import Iterable, Mapping
 from babysit.records import Category, Consequence, Diagnosis, LogLine, Suspect
 from babysit.triage.engine import LONE_EXCEPTION, Engine
 from babysit.triage.findings import Finding, Group, earlier, meaning
+from babysit.triage.frames import FRAME
 from babysit.triage.launchers import srun_stopped_step
 from babysit.triage.silence import ending_tells, nothing_found, quote
 from babysit.triage.stall import Ending, Stall
-from babysit.triage.standins import ERROR_RECORD, FRAME
+from babysit.triage.standins import ERROR_RECORD
 from babysit.triage.waited import silent_rank_error
 
 _NORMALISE = (

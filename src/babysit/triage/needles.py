@@ -263,6 +263,21 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"assert",
     b"refused",
     b"unreachable",
+    # other runtimes' words for a network that failed (ssh's, Go's, Java's, Node's, curl's)
+    b"no route to host",
+    b"no such host",
+    b"unknownhostexception",
+    b"enotfound",
+    b"eai_again",
+    b"etimedout",
+    b"i/o timeout",
+    b"could not resolve host",
+    b"reset by peer",
+    b"broken pipe",
+    b"to all addresses",
+    b"lustre",  # the Lustre client's own lines (`Lustre: ...: Connection to ... was lost`)
+    b"rate limit for object",  # GCS's throttling of writes to one object
+    b"slowdown",  # S3's
     b"winerror",
     b"exhausted",
     b"eof",

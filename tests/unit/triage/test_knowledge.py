@@ -2867,6 +2867,44 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("Train Tools: train.train error replace_unet_cross_attn_to_xformers.<locals>."
          "forward_xformers() got an unexpected keyword argument 'encoder_hidden_states'",
          "python.bug"),
+        # other runtimes' words for a network that failed: Java's, Go's net package, Node's,
+        # curl's and git's, gRPC core's, ssh's
+        ("java.net.UnknownHostException: node-2.cluster.local", "net.dns"),
+        ("dial tcp: lookup minio on 10.96.0.10:53: no such host", "net.dns"),
+        ("Error: getaddrinfo ENOTFOUND api.wandb.ai", "net.dns"),
+        ("fatal: unable to access 'https://github.com/x/y.git/': Could not resolve host: "
+         "github.com", "net.dns"),
+        ("curl: (6) Could not resolve host: example.com", "net.dns"),
+        ('Get "https://huggingface.co/api/models": dial tcp 10.0.0.1:443: i/o timeout',
+         "net.refused"),
+        ("⠸ Starting training run...(node:16964) UnhandledPromiseRejectionWarning: RequestError: "
+         "Error: connect ETIMEDOUT 169.61.47.130:80", "net.refused"),
+        ("ssh: connect to host node2 port 22: No route to host", "net.refused"),
+        ("read tcp 10.1.2.3:50312->10.1.2.4:2379: read: connection reset by peer",
+         "net.peer_closed"),
+        ("write: broken pipe", "net.peer_closed"),
+        ("google.api_core.exceptions.ServiceUnavailable: 503 failed to connect to all addresses",
+         "net.grpc_unavailable"),
+        # storage in other runtimes' and the kernel's words, and the object stores' throttling
+        ("write /var/lib/docker/overlay2/x/diff/tmp: no space left on device", "fs.nospace"),
+        ("gcsfuse: ReadFile: input/output error", "fs.eio"),
+        ("[ 8812.341] blk_update_request: I/O error, dev sdb, sector 123456 op 0x1:(WRITE)",
+         "fs.eio"),
+        ("[ 8812.342] Buffer I/O error on dev sdb1, logical block 15, lost async page write",
+         "fs.eio"),
+        ("EXT4-fs error (device nvme0n1p1): ext4_find_entry:1455: inode #2: comm python: "
+         "reading directory lblock 0", "fs.eio"),
+        ('XFS (md0): metadata I/O error in "xfs_trans_read_buf_map" at daddr 0x2 len 1 error 5',
+         "fs.eio"),
+        ("Lustre: lustre-OST0001-osc-ffff8: Connection to lustre-OST0001 (at 10.0.0.2@o2ib) was "
+         "lost; in progress operations using this service will wait for recovery to complete",
+         "fs.network_mount"),
+        ("google.api_core.exceptions.TooManyRequests: 429 PUT https://storage.googleapis.com/"
+         "upload/storage/v1/b/ckpt/o: The object exceeded the rate limit for object mutation "
+         "operations (create, update, and delete).", "fs.object_store"),
+        ("botocore.exceptions.ClientError: An error occurred (SlowDown) when calling the "
+         "PutObject operation (reached max retries: 4): Please reduce your request rate.",
+         "fs.object_store"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

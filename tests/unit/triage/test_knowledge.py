@@ -785,6 +785,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "e_rl/012-easyr1-workerdict-sigabrt.log",
     ),
     (
+        "segfault.python_fatal",
+        "]Fatal Python error: none_dealloc: deallocating None" + " " * 93,  # (its padding)
+        "zzg_swift/007-ms-swift-sft-fatal-python-error-none-dealloc-step-166.log",
+    ),
+    (
         "code.op_build",
         "ninja: build stopped: subcommand failed.",
         "zf_deepspeed/016-x-r1-grpo-zero-offload-cpu-adam-cannot-find-lcurand.log",
@@ -1202,6 +1207,11 @@ def test_no_rule_matches_a_step_line(kb: Knowledge) -> None:
 @pytest.mark.parametrize(
     "line",
     [
+        # the interpreter's lock on stderr at shutdown, daemon threads still writing as the
+        # process exits after something else
+        "Fatal Python error: _enter_buffered_busy: could not acquire lock for "
+        "<_io.BufferedWriter name='<stderr>'> at interpreter shutdown, possibly due to daemon "
+        "threads",
         # a tracker retrying, as it does in healthy runs
         "wandb: Network error (ReadTimeout), entering retry loop.",
         "wandb: Network error (ConnectTimeout), entering retry loop.",
@@ -2905,6 +2915,41 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("botocore.exceptions.ClientError: An error occurred (SlowDown) when calling the "
          "PutObject operation (reached max retries: 4): Please reduce your request rate.",
          "fs.object_store"),
+        # schedulers' and platforms' words for a job they killed or refused
+        ("    srun: error: nid006024: task 0: Out Of Memory", "host.oom_killer"),
+        ("AlgorithmError: ExecuteUserScriptError: ExitCode 137", "host.sigkill"),
+        ("Job failed with status FAILED: The replica workerpool0-0 exited with a non-zero status "
+         "of 137.", "host.sigkill"),
+        ("srun: error: Unable to allocate resources: Job violates accounting/QOS policy (job "
+         "submit limit, user's size and/or time limits)", "sched.request_invalid"),
+        ("job 1234 exceeded hard wallclock time - initiate terminate method", "sched.time_limit"),
+        ("ray.exceptions.NodeDiedError: Task failed due to the node dying.", "sched.node_failure"),
+        ("Your runtime has been disconnected due to inactivity or reaching its maximum duration.",
+         "sched.time_limit"),  # Colab's
+        ("sagemaker.exceptions.UnexpectedStatusException: Error for Training job cluster-eames-: "
+         "Failed. Reason: AlgorithmError: ExecuteUserScriptError:", "launcher.child_failed"),
+        ("The replica workerpool0-0 exited with a non-zero status of 1. Termination reason: "
+         "Error.", "launcher.child_failed"),
+        # the interpreter's fatal errors that native code causes
+        ("Fatal Python error: PyEval_RestoreThread: the function must be called with the GIL "
+         "held, but the GIL is released (the current Python thread state is NULL)",
+         "segfault.python_fatal"),
+        # torch's words for operands on two devices
+        ("RuntimeError: expected self and mask to be on the same device, but got mask on cuda:7 "
+         "and self on cuda:0`", "code.shapes"),
+        ("RuntimeError: Expected object of device type cuda but got device type cpu for argument "
+         "#1 'self' in call to _th_index_select", "code.shapes"),
+        ("RuntimeError: Input and parameter tensors are not at the same device, found input "
+         "tensor at cuda:0 and parameter tensor at cpu", "code.shapes"),
+        ("RuntimeError: Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU "
+         "(while checking arguments for addmm)", "code.shapes"),
+        ("RuntimeError: Expected tensor for argument #1 'input' to have the same device as "
+         "tensor for argument #2 'weight'; but device 0 does not equal 1 (while checking "
+         "arguments for cudnn_convolution)", "code.shapes"),
+        ("RuntimeError: indices should be either on cpu or on the same device as the indexed "
+         "tensor (cpu)", "code.shapes"),
+        ("RuntimeError: module must have its parameters and buffers on device cuda:0 "
+         "(device_ids[0]) but found one of them on device: cpu", "code.shapes"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

@@ -48,6 +48,7 @@ _DEVICE_DOWN: tuple[bytes, ...] = (
     b"uncorrected (fatal)",
     b"link down",
     b"engine reset: engine_class",  # Intel's xe driver resetting a hung engine
+    b"protection_fault_status",  # amdgpu's dump of a GPU page fault's status register, alone
 )
 # Needles of messages that are rare in big logs: from the kernel, the scheduler or Kubernetes
 # (their files are small), or that come with one of NEEDLES in any log big enough for speed to

@@ -2930,6 +2930,19 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "Failed. Reason: AlgorithmError: ExecuteUserScriptError:", "launcher.child_failed"),
         ("The replica workerpool0-0 exited with a non-zero status of 1. Termination reason: "
          "Error.", "launcher.child_failed"),
+        # other accelerators' runtimes: ROCm's, torch_npu's
+        ("RuntimeError: Failed in file /data/jenkins-workspace/compute-rocm-rel-3.3/external/hip/"
+         'hip/src/hip_memory.cpp, in function "d2h_copy", on line 259, with error: '
+         "HSA_STATUS_ERROR: A generic error has occurred.", "cuda.driver_error"),
+        ("  what():  invalid device pointer: 0x6712000", "cuda.driver_error"),
+        ("hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
+         "cuda.no_kernel_image"),
+        ("GCVM_L2_PROTECTION_FAULT_STATUS:0x00801031", "cuda.illegal_access"),
+        ("[rank0]: RuntimeError: The Inner error is reported as above. The process exits for "
+         "this inner error, and the current working operator name is HcclBroadcast.",
+         "nccl.error"),
+        ("[2025-05-09 17:37:48] (WorkerDict pid=60511) [torch_memory_saver.cpp] CUresult error  "
+         "result=2 file=csrc/torch_memory_saver.cpp func=cu_mem_create line=103", "cuda.oom"),
         # the interpreter's fatal errors that native code causes
         ("Fatal Python error: PyEval_RestoreThread: the function must be called with the GIL "
          "held, but the GIL is released (the current Python thread state is NULL)",

@@ -2963,6 +2963,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "tensor (cpu)", "code.shapes"),
         ("RuntimeError: module must have its parameters and buffers on device cuda:0 "
          "(device_ids[0]) but found one of them on device: cpu", "code.shapes"),
+        ('RuntimeError: Attempted to set the storage of a tensor on device "cpu" to a storage on '
+         'different device "cuda:0". This is no longer allowed; the devices must match.',
+         "code.shapes"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

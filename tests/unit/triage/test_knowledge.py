@@ -2930,6 +2930,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "Failed. Reason: AlgorithmError: ExecuteUserScriptError:", "launcher.child_failed"),
         ("The replica workerpool0-0 exited with a non-zero status of 1. Termination reason: "
          "Error.", "launcher.child_failed"),
+        ("CUDA error 999: unknown error", "gpu.unknown_cuda_error"),
+        ("[rank0]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 0] Received a dump signal due to a "
+         "collective timeout from  rank 5 and we will try our best to dump the debug info. Last "
+         "enqueued NCCL work: 100, last completed NCCL work: 99.", "nccl.watchdog_timeout"),
+        ("Timeout (0:10:00)!", "hang.stacks"),  # faulthandler.dump_traceback_later's timer
         # other accelerators' runtimes: ROCm's, torch_npu's
         ("RuntimeError: Failed in file /data/jenkins-workspace/compute-rocm-rel-3.3/external/hip/"
          'hip/src/hip_memory.cpp, in function "d2h_copy", on line 259, with error: '

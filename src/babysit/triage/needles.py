@@ -276,6 +276,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"reset by peer",
     b"broken pipe",
     b"to all addresses",
+    b"not a gzipped file",  # gzip.BadGzipFile's words, with no `error` on its line
     b"lustre",  # the Lustre client's own lines (`Lustre: ...: Connection to ... was lost`)
     b"rate limit for object",  # GCS's throttling of writes to one object
     b"slowdown",  # S3's

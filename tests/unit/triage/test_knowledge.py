@@ -2931,6 +2931,16 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("The replica workerpool0-0 exited with a non-zero status of 1. Termination reason: "
          "Error.", "launcher.child_failed"),
         ("CUDA error 999: unknown error", "gpu.unknown_cuda_error"),
+        # data files that cannot be read as their format says, or batch together
+        ("_csv.Error: line contains NUL", "data.json"),
+        ("pandas.errors.ParserError: Error tokenizing data. C error: Expected 3 fields in line 5, "
+         "saw 4", "data.json"),
+        ("RuntimeError: Trying to resize storage that is not resizable", "data.collate"),
+        ("datasets.table.CastError: Couldn't cast", "data.arrow"),
+        ("datasets.data_files.EmptyDatasetError: The directory at /data/train doesn't contain "
+         "any data files", "data.empty"),
+        ("RuntimeError: Error opening '/data/a.flac': System error.", "data.audio"),
+        ("gzip.BadGzipFile: Not a gzipped file (b'<!')", "data.truncated"),
         ("[rank0]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 0] Received a dump signal due to a "
          "collective timeout from  rank 5 and we will try our best to dump the debug info. Last "
          "enqueued NCCL work: 100, last completed NCCL work: 99.", "nccl.watchdog_timeout"),

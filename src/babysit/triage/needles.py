@@ -277,6 +277,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"broken pipe",
     b"to all addresses",
     b"not a gzipped file",  # gzip.BadGzipFile's words, with no `error` on its line
+    b"soft lockup",  # the kernel's watchdog: `watchdog: BUG: soft lockup - CPU#98 stuck for 22s!`
+    b"detected stall",  # RCU's: `rcu_sched self-detected stall on CPU`
     b"lustre",  # the Lustre client's own lines (`Lustre: ...: Connection to ... was lost`)
     b"rate limit for object",  # GCS's throttling of writes to one object
     b"slowdown",  # S3's

@@ -785,6 +785,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "e_rl/012-easyr1-workerdict-sigabrt.log",
     ),
     (
+        "host.soft_lockup",
+        "watchdog: BUG: soft lockup - CPU#98 stuck for 22s! "
+        '，在此期间，该服务器上其他用户的tmux窗口也会弹出这些信息，执行其他命令会受影响，请问有人遇到过吗',
+        "zzg_dmesg/001-llamafactory-zero3-save-soft-lockup.log",
+    ),
+    (
         "segfault.python_fatal",
         "]Fatal Python error: none_dealloc: deallocating None" + " " * 93,  # (its padding)
         "zzg_swift/007-ms-swift-sft-fatal-python-error-none-dealloc-step-166.log",
@@ -2931,6 +2937,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("The replica workerpool0-0 exited with a non-zero status of 1. Termination reason: "
          "Error.", "launcher.child_failed"),
         ("CUDA error 999: unknown error", "gpu.unknown_cuda_error"),
+        ("[ 1234.5678] rcu: INFO: rcu_sched self-detected stall on CPU", "host.soft_lockup"),
+        ("OSError: [Errno 13] Permission denied: '/root/.cache/huggingface'",
+         "python.config_path"),
+        ("[rank0]: RuntimeError: Rank 0 has 2 params, while rank 1 has inconsistent 3 params.",
+         "code.shapes"),
         # data files that cannot be read as their format says, or batch together
         ("_csv.Error: line contains NUL", "data.json"),
         ("pandas.errors.ParserError: Error tokenizing data. C error: Expected 3 fields in line 5, "

@@ -278,6 +278,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"to all addresses",
     b"not a gzipped file",  # gzip.BadGzipFile's words, with no `error` on its line
     b"soft lockup",  # the kernel's watchdog: `watchdog: BUG: soft lockup - CPU#98 stuck for 22s!`
+    b"_dynamo.exc.",  # torch.compile's refusals (`torch._dynamo.exc.Unsupported: ...`)
     b"detected stall",  # RCU's: `rcu_sched self-detected stall on CPU`
     b"lustre",  # the Lustre client's own lines (`Lustre: ...: Connection to ... was lost`)
     b"rate limit for object",  # GCS's throttling of writes to one object

@@ -281,6 +281,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"_dynamo.exc.",  # torch.compile's refusals (`torch._dynamo.exc.Unsupported: ...`)
     b"detected stall",  # RCU's: `rcu_sched self-detected stall on CPU`
     b"lustre",  # the Lustre client's own lines (`Lustre: ...: Connection to ... was lost`)
+    b"pressure]",  # a pod evicted for its node's condition: `had condition: [DiskPressure]`
     b"rate limit for object",  # GCS's throttling of writes to one object
     b"slowdown",  # S3's
     b"winerror",

@@ -780,6 +780,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         None,
     ),
     (
+        "fs.volume_mount",
+        '  Warning  FailedMount  1m  kubelet  MountVolume.SetUp failed for volume "data" : mount '
+        "failed: exit status 32",
+        None,
+    ),
+    (
         "segfault.abort",
         "(WorkerDict pid=1009104) Fatal Python error: Aborted [repeated 15x across cluster]",
         "e_rl/012-easyr1-workerdict-sigabrt.log",
@@ -2938,6 +2944,13 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("The replica workerpool0-0 exited with a non-zero status of 1. Termination reason: "
          "Error.", "launcher.child_failed"),
         ("CUDA error 999: unknown error", "gpu.unknown_cuda_error"),
+        # Kubernetes' events and a pod's status, Docker's daemon
+        ('  Warning  Failed  1m  kubelet  Failed to pull image "nvcr.io/nvidia/pytorch:24.01-py3": '
+         "rpc error: code = Unknown desc = failed to pull and unpack image", "sched.image"),
+        ("The node had condition: [DiskPressure].", "sched.preempted"),
+        ("The node had condition: [MemoryPressure].", "sched.evicted_memory"),
+        ('docker: Error response from daemon: could not select device driver "" with '
+         "capabilities: [[gpu]].", "cuda.no_kernel_image"),
         ("RuntimeError: Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU "
          "devices.", "cuda.no_kernel_image"),  # JAX's
         ("tensorflow.python.framework.errors_impl.InvalidArgumentError: logits and labels must be "

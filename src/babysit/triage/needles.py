@@ -282,6 +282,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"detected stall",  # RCU's: `rcu_sched self-detected stall on CPU`
     b"lustre",  # the Lustre client's own lines (`Lustre: ...: Connection to ... was lost`)
     b"pressure]",  # a pod evicted for its node's condition: `had condition: [DiskPressure]`
+    b"non-zero status of",  # Vertex AI's replica: `exited with a non-zero status of 137`
+    b"hard lockup",  # the kernel's watchdog: `Watchdog detected hard LOCKUP on cpu 12`
     b"rate limit for object",  # GCS's throttling of writes to one object
     b"slowdown",  # S3's
     b"winerror",

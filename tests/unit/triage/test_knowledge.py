@@ -780,6 +780,13 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         None,
     ),
     (
+        "sched.platform_capacity",
+        "sagemaker.exceptions.UnexpectedStatusException: Error for Training job hf-train-2024: "
+        "Failed. Reason: CapacityError: Unable to provision requested ML compute capacity. "
+        "Please retry using a different ML instance type.",
+        None,
+    ),
+    (
         "fs.volume_mount",
         '  Warning  FailedMount  1m  kubelet  MountVolume.SetUp failed for volume "data" : mount '
         "failed: exit status 32",
@@ -1219,6 +1226,41 @@ def test_no_rule_matches_a_step_line(kb: Knowledge) -> None:
 @pytest.mark.parametrize(
     "line",
     [
+        # from a review of the session's rules: words of the new rules in lines that do not
+        # mean the failure (an INFO line of a backend JAX does without, a VM's empty floppy or
+        # CD drive at boot, a pty's EIO, inotify's watch limit, retries that go on, Slurm's
+        # controller busy for a moment, optional extensions' warnings, the interpreter's
+        # start-up and stack overflow, a fallback that goes on, the word `pipeline`)
+        "I0820 21:51:52.172535 140 xla_bridge.py:345] Unable to initialize backend 'rocm': "
+        'NOT_FOUND: Could not find registered platform with name: "rocm"',
+        "[    5.123456] blk_update_request: I/O error, dev fd0, sector 0",
+        "[    5.123460] Buffer I/O error on dev fd0, logical block 0, async page read",
+        "[    7.2] I/O error, dev loop3, sector 123 op 0x0:(READ) flags 0x80700",
+        "E0101 exec.go:80] Error from exec: read /dev/ptmx: input/output error",
+        "error reading from pty: read /dev/pts/12: input/output error",
+        'level=error msg="failed to create fsnotify watcher: inotify_add_watch /etc/config: no '
+        'space left on device"',
+        "WARNING:google.api_core.retry:Retrying due to 429 The object exceeded the rate limit for "
+        "object mutation operations (create, update, and delete).",
+        "DEBUG:botocore.retryhandler:Retry needed, retrying request after delay of: 0.5 "
+        "(SlowDown) when calling the PutObject operation",
+        "srun: error: Unable to allocate resources: Socket timed out on send/recv operation",
+        "salloc: error: Unable to allocate resources: Unable to contact slurm controller "
+        "(connect failure)",
+        "/usr/local/lib/python3.10/dist-packages/torchvision/io/image.py:13: UserWarning: Failed "
+        "to load image Python extension: '/usr/local/lib/python3.10/dist-packages/torchvision/"
+        "image.so: undefined symbol: _ZN3c1017RegisterOperatorsD1Ev'If you don't plan on using "
+        "image functionality from `torchvision.io`, you can ignore this warning.",
+        "Fatal Python error: _Py_CheckRecursiveCall: Cannot recover from stack overflow.",
+        "Fatal Python error: init_import_site: Failed to import the site module",
+        "Fatal Python error: could not acquire lock for <_io.BufferedWriter name='<stderr>'> at "
+        "interpreter shutdown, possibly due to daemon threads",
+        "WARNING:root:Trainer.__init__() got an unexpected keyword argument 'tokenizer'; "
+        "retrying with processing_class",
+        "broken pipeline stage 2 skipped",
+        'ts=2024-01-01T10:00:00Z caller=scrape.go:1400 level=warn component="scrape manager" '
+        'msg="Scrape failed" err="Get \\"http://10.0.0.5:9400/metrics\\": dial tcp '
+        '10.0.0.5:9400: i/o timeout"',
         # the interpreter's lock on stderr at shutdown, daemon threads still writing as the
         # process exits after something else
         "Fatal Python error: _enter_buffered_busy: could not acquire lock for "
@@ -2962,6 +3004,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("torch._dynamo.exc.Unsupported: call_function BuiltinVariable(setattr) "
          "[UserDefinedObjectVariable] {}", "code.compile"),
         ("[ 1234.5678] rcu: INFO: rcu_sched self-detected stall on CPU", "host.soft_lockup"),
+        ("[ 1234.5] rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: { 5-... } "
+         "21003 jiffies s: 1234 root: 0x1/.", "host.soft_lockup"),
+        ("[ 1234.5] Watchdog detected hard LOCKUP on cpu 12", "host.soft_lockup"),
+        ("The replica workerpool0-0 exited with a non-zero status of 137. To find out more about "
+         "why your job exited please check the logs:", "host.sigkill"),
         ("OSError: [Errno 13] Permission denied: '/root/.cache/huggingface'",
          "python.config_path"),
         ("[rank0]: RuntimeError: Rank 0 has 2 params, while rank 1 has inconsistent 3 params.",

@@ -368,6 +368,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"norm=inf",
     b"library version mismatch",  # NVML: `Driver/library version mismatch`
     b"running low on memory",  # Ray's memory monitor
+    b"mem(gb)",  # its table of the node's top memory users
+    b"failed with oom",  # torch's allocator: `expandable_segments: memory mapping failed with OOM`
     b"grad_scale is too small",  # icefall's recipes
     b"format not recognised",  # libsndfile
     b"unknown format",

@@ -831,9 +831,29 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "f_infra/011-vllm-ascend-grpo-hccl-socket-timeout.log",
     ),
     (
+        "cuda.oom_mapping",
+        "[W831 10:32:25.255074645 CUDACachingAllocator.cpp:508] expandable_segments: memory "
+        "mapping failed with OOM on device 0 while trying to map 20971520 bytes (free: 15663104, "
+        "total: 33671348224).",
+        "zzh_kernels/016-simpletuner-compiled-aoti-empty-strided-failed-mid-training-oom.log",
+    ),
+    (
+        "code.checkpoint_rename",
+        "[rank2]: OSError: [Errno 39] Directory not empty: '/root/results/tmp-checkpoint-s0yubqtr' "
+        "-> '/root/results/checkpoint-50'",
+        "zy_evalloop/023-mm-eureka-grpo-checkpoint-rename-directory-not-empty.log",
+    ),
+    (
         "net.efa",
         "Libfabric error: (-12) Cannot allocate memory",
         "d_infra/010-awsome-efa-libfabric-memlock.log",
+    ),
+    (
+        "nccl.net_plugin",
+        "10.0.87.143: 10.0.87.143: ip-10-0-87-143:149:298 [5] register_mr_buffers:465 NCCL WARN "
+        "NET/OFI Unable to register memory (type = 1) for device 0. RC: 12, Error: Cannot "
+        "allocate memory",
+        "zzh_hwforum/004-nccl-ofi-moe-alltoall-unable-to-register-memory.log",
     ),
     (
         "gpu.not_ready",
@@ -3063,6 +3083,20 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ('RuntimeError: Attempted to set the storage of a tensor on device "cpu" to a storage on '
          'different device "cuda:0". This is no longer allowed; the devices must match.',
          "code.shapes"),
+        # Ray's memory monitor's table of top memory users, the rest of its report cut
+        ("PID\tMEM(GB)\tCOMMAND", "host.ray_memory_monitor"),
+        # HF Trainer's temporary checkpoint directory, renamed or removed by another rank
+        ("[rank1]: FileExistsError: [Errno 17] File exists: 'saves/sft/tmp-checkpoint-v2a6x7pi' "
+         "-> 'saves/sft/checkpoint-414'", "code.checkpoint_rename"),
+        ("RuntimeError: Parent directory output/text-2e-4/tmp-checkpoint-50 does not exist.",
+         "code.checkpoint_rename"),
+        # TransformerEngine's GEMM, its cuBLAS status in words
+        ("megatron.core.utils: /TransformerEngine/transformer_engine/common/gemm/cublaslt.cu:412 "
+         "in function cublas_gemm: cuBLAS Error: an unsupported value or parameter was passed to "
+         "the function", "cuda.library"),
+        # AWS's libfabric plugin under NCCL
+        ("algo-1:462:530 [0] ofi_process_cq:1039 NCCL WARN NET/OFI Request completed with error. "
+         "RC: 21. Error: unknown error", "nccl.net_plugin"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

@@ -20,11 +20,13 @@ from babysit.records import Category
 from babysit.triage.anatomy import Anatomy, anatomy
 from babysit.triage.collectives import WORLD_HINTS, Collectives
 from babysit.triage.findings import Finding, Group
-from babysit.triage.frames import FRAME, cut_raise, own_file
+from babysit.triage.frames import FRAME, cut_net, cut_raise, own_file
+from babysit.triage.frames import frames as frames_of
 from babysit.triage.knowledge import Knowledge, Rule, Xid
 from babysit.triage.launchers import Launchers
 from babysit.triage.logged import error_record
 from babysit.triage.standins import (
+    CUT_NET,
     DATA_IN_WORKER_CUT,
     ERROR_RECORD,
     GENERIC_IDS,
@@ -460,10 +462,16 @@ class Engine:
         """The input ended: a traceback cut before its exception line (a truncated log) is read
         from its last lines, which often name the error (`raise ReadError("unexpected end of
         data")`). A wrapper whose worker's error never came stands for it: a generic exception
-        there is about a sample (DATA_IN_WORKER_CUT), a known one keeps its rule."""
+        there is about a sample (DATA_IN_WORKER_CUT), or, when the worker's own traceback was
+        cut inside a network client (a dataset streamed from a hub or a bucket), about the
+        request (CUT_NET); a known one keeps its rule."""
+        requests: set[tuple[int, int | None]] = set()
         for (file, rank), tb in list(self._tb.items()):
             del self._tb[(file, rank)]
-            if not self._cut_known(file, rank, tb) and tb.headed and tb.func and not tb.worker:
+            known = self._cut_known(file, rank, tb)
+            if not known and tb.worker and cut_net(frames_of(tb.lines)):
+                requests.add((file, rank))
+            if not known and tb.headed and tb.func and not tb.worker:
                 # Nothing in its last lines names the error: say where it was raised (not for
                 # frames without a header: a SyntaxError's, `traceback.print_stack()`'s).
                 frames = tuple(tb.lines[:2] + tb.lines[2:][-(MAXFRAMES - 2) :])
@@ -477,8 +485,9 @@ class Engine:
             del self._wrapper[key]
             if args[0].id in GENERIC_IDS:
                 # A generic exception in a worker, its own traceback cut from the log: raised
-                # while a sample was read or prepared, as DATA_IN_WORKER says of a whole one.
-                args = (DATA_IN_WORKER_CUT, *args[1:])
+                # while a sample was read or prepared, as DATA_IN_WORKER says of a whole one,
+                # unless the worker's last frames were a request's.
+                args = (CUT_NET if key in requests else DATA_IN_WORKER_CUT, *args[1:])
             self._add(*args)
 
     def _cut_known(self, file: int, rank: int | None, tb: _Traceback) -> bool:

@@ -192,6 +192,24 @@ def test_a_wrapper_whose_worker_traceback_was_cut_is_still_named() -> None:
     assert _triage(cut).rule == "data.worker_exception"
 
 
+def test_a_wrapper_whose_worker_was_cut_inside_a_request_is_the_request() -> None:
+    # A dataset streamed from a hub or a bucket: the worker's traceback cut in the HTTP client.
+    site = "/usr/lib/python3.10/site-packages"
+    worker = [
+        "ConnectionError: Caught ConnectionError in DataLoader worker process 8.",
+        *WORKER_HEAD[1:],
+        '  File "/app/dataset.py", line 12, in __iter__',
+        "    for row in self.stream:",
+        f'  File "{site}/aiohttp/connector.py", line 874, in _resolve_host',
+        "    addrs = await self._resolver.resolve(host, port, family=self._family)",
+    ]
+    d = _triage(DATALOADER_OUTER + worker)
+    assert (d.rule, d.category) == ("net.cut_request", Category.NETWORK)
+    # the same wrapper over a worker cut in the dataset's own code stays a sample's
+    local = [*worker[:-2], '  File "/app/dataset.py", line 30, in decode', "    x = parse(row)"]
+    assert _triage(DATALOADER_OUTER + local).rule == "data.worker_exception"
+
+
 def test_torchrun_root_cause_block_names_the_workers_error() -> None:
     log = [
         "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",

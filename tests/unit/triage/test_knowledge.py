@@ -831,6 +831,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "f_infra/011-vllm-ascend-grpo-hccl-socket-timeout.log",
     ),
     (
+        "hang.data_loader",
+        "Worker timed out after 120 seconds. This might be caused by ",
+        "zzi_dataload/005-d2l-mxnet-gluon-dataloader-worker-timed-out-120s.log",
+    ),
+    (
         "cuda.oom_mapping",
         "[W831 10:32:25.255074645 CUDACachingAllocator.cpp:508] expandable_segments: memory "
         "mapping failed with OOM on device 0 while trying to map 20971520 bytes (free: 15663104, "
@@ -3094,6 +3099,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("megatron.core.utils: /TransformerEngine/transformer_engine/common/gemm/cublaslt.cu:412 "
          "in function cublas_gemm: cuBLAS Error: an unsupported value or parameter was passed to "
          "the function", "cuda.library"),
+        # torch's DataLoader(timeout=...) for a batch its workers never delivered
+        ("RuntimeError: DataLoader timed out after 300 seconds", "hang.data_loader"),
         # AWS's libfabric plugin under NCCL
         ("algo-1:462:530 [0] ofi_process_cq:1039 NCCL WARN NET/OFI Request completed with error. "
          "RC: 21. Error: unknown error", "nccl.net_plugin"),

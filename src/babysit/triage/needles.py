@@ -370,6 +370,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"running low on memory",  # Ray's memory monitor
     b"mem(gb)",  # its table of the node's top memory users
     b"failed with oom",  # torch's allocator: `expandable_segments: memory mapping failed with OOM`
+    b"weights_only",  # torch.load's refusal: `... types accepted by default with weights_only`
+    b"weights only load failed",
     b"grad_scale is too small",  # icefall's recipes
     b"format not recognised",  # libsndfile
     b"unknown format",

@@ -831,6 +831,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "f_infra/011-vllm-ascend-grpo-hccl-socket-timeout.log",
     ),
     (
+        "code.weights_only",
+        "[rank1]: Check the documentation of torch.load to learn more about types accepted by "
+        "default with weights_only https://pytorch.org/docs/stable/generated/torch.load.html.",
+        "zzi_ckpt/010-open-instruct-sft-resume-accelerate-load-state-weights-only.log",
+    ),
+    (
         "hang.data_loader",
         "Worker timed out after 120 seconds. This might be caused by ",
         "zzi_dataload/005-d2l-mxnet-gluon-dataloader-worker-timed-out-120s.log",
@@ -1263,6 +1269,8 @@ def test_no_rule_matches_a_step_line(kb: Knowledge) -> None:
         "[    7.2] I/O error, dev loop3, sector 123 op 0x0:(READ) flags 0x80700",
         "E0101 exec.go:80] Error from exec: read /dev/ptmx: input/output error",
         "error reading from pty: read /dev/pts/12: input/output error",
+        "FutureWarning: You are using `torch.load` with `weights_only=False` (the current default "
+        "value), which uses the default pickle module implicitly.",
         'level=error msg="failed to create fsnotify watcher: inotify_add_watch /etc/config: no '
         'space left on device"',
         "WARNING:google.api_core.retry:Retrying due to 429 The object exceeded the rate limit for "
@@ -3099,6 +3107,12 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("megatron.core.utils: /TransformerEngine/transformer_engine/common/gemm/cublaslt.cu:412 "
          "in function cublas_gemm: cuBLAS Error: an unsupported value or parameter was passed to "
          "the function", "cuda.library"),
+        # torch.load's weights_only default (PyTorch 2.6 on), its first lines
+        ("_pickle.UnpicklingError: Weights only load failed. This file can still be loaded, to do "
+         "so you have two options, do those steps only if you trust the source of the checkpoint.",
+         "code.weights_only"),
+        ("\tWeightsUnpickler error: Unsupported global: GLOBAL numpy.core.multiarray._reconstruct "
+         "was not an allowed global by default.", "code.weights_only"),
         # torch's DataLoader(timeout=...) for a batch its workers never delivered
         ("RuntimeError: DataLoader timed out after 300 seconds", "hang.data_loader"),
         # AWS's libfabric plugin under NCCL

@@ -1269,6 +1269,9 @@ def test_no_rule_matches_a_step_line(kb: Knowledge) -> None:
         "[    7.2] I/O error, dev loop3, sector 123 op 0x0:(READ) flags 0x80700",
         "E0101 exec.go:80] Error from exec: read /dev/ptmx: input/output error",
         "error reading from pty: read /dev/pts/12: input/output error",
+        "W0101 12:00:00.000000 1 gemm_algorithm_picker.cc:254] Failed to find best cuBLAS "
+        "algorithm, GEMM performance might be suboptimal: INTERNAL: All algorithms tried for "
+        "%cublas-gemm.1 failed.",
         "FutureWarning: You are using `torch.load` with `weights_only=False` (the current default "
         "value), which uses the default pickle module implicitly.",
         'level=error msg="failed to create fsnotify watcher: inotify_add_watch /etc/config: no '
@@ -3113,6 +3116,12 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "code.weights_only"),
         ("\tWeightsUnpickler error: Unsupported global: GLOBAL numpy.core.multiarray._reconstruct "
          "was not an allowed global by default.", "code.weights_only"),
+        # Hydra's instantiate hiding an ImportError; XLA's cuBLAS GEMM picker's failed check
+        ("Error locating target 'diffusion_policy.dataset.pusht_image_dataset.PushTImageDataset', "
+         "set env var HYDRA_FULL_ERROR=1 to see chained exception.", "python.import"),
+        ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: RET_CHECK failure (external/xla/xla/"
+         "service/gpu/gemm_algorithm_picker.cc:380) stream->parent()->GetBlasGemmAlgorithms("
+         "stream, &algorithms)", "xla.gpu_autotuner"),
         # torch's DataLoader(timeout=...) for a batch its workers never delivered
         ("RuntimeError: DataLoader timed out after 300 seconds", "hang.data_loader"),
         # AWS's libfabric plugin under NCCL

@@ -3154,6 +3154,16 @@ def test_out_of_memory_on_the_host_is_not_a_cuda_oom(kb: Knowledge) -> None:
     assert hit is None or hit[0].id != "cuda.oom"
 
 
+def test_a_cancellation_without_the_schedulers_reason_promises_no_restart(kb: Knowledge) -> None:
+    # someone's scancel (or srun ending a step after a task failed): a person decides
+    line = "slurmstepd: error: *** JOB 4242 ON gpu-017 CANCELLED AT 2024-03-02T10:11:12 ***"
+    hit = kb.match(anatomy(line).body)
+    assert hit is not None and hit[0].id == "sched.cancelled" and hit[0].transient is None
+    timed = line.replace(" ***", " DUE TO TIME LIMIT ***")
+    hit = kb.match(anatomy(timed).body)
+    assert hit is not None and hit[0].id == "sched.time_limit" and hit[0].transient is True
+
+
 def test_a_loss_scale_reduced_to_zero_is_past_the_floor(kb: Knowledge) -> None:
     line = "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 0"
     hit = kb.match(anatomy(line).body)

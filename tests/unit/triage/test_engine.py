@@ -210,6 +210,16 @@ def test_a_wrapper_whose_worker_was_cut_inside_a_request_is_the_request() -> Non
     assert _triage(DATALOADER_OUTER + local).rule == "data.worker_exception"
 
 
+def test_a_data_loaders_timeout_outranks_the_collective_timeouts_it_causes() -> None:
+    log = [
+        "[rank0]:RuntimeError: DataLoader timed out after 300 seconds",
+        "[rank1]:[E ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+        "Timeout(ms)=600000) ran for 600123 milliseconds before timing out.",
+    ]
+    assert _triage(log).rule == "hang.data_loader"
+
+
 def test_torchrun_root_cause_block_names_the_workers_error() -> None:
     log = [
         "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",

@@ -787,6 +787,23 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         None,
     ),
     (
+        "sched.platform_internal",
+        "sagemaker.exceptions.UnexpectedStatusException: Error for Training job job-1: Failed. "
+        "Reason: InternalServerError: We encountered an internal error. Please try again.",
+        None,
+    ),
+    (
+        "code.hydra_target",
+        "Error locating target 'diffusion_policy.dataset.pusht_image_dataset.PushTImageDataset', "
+        "set env var HYDRA_FULL_ERROR=1 to see chained exception.",
+        "zzj_midproj/004-diffusion-policy-error-locating-target-dataset.log",
+    ),
+    (
+        "xla.cublas_init",
+        "stream->parent()->GetBlasGemmAlgorithms(stream, &algorithms)",
+        "zzj_midproj/012-dreamerv3-docker-xla-ret-check-gemm-algorithm-picker.log",
+    ),
+    (
         "fs.volume_mount",
         '  Warning  FailedMount  1m  kubelet  MountVolume.SetUp failed for volume "data" : mount '
         "failed: exit status 32",
@@ -1266,7 +1283,12 @@ def test_no_rule_matches_a_step_line(kb: Knowledge) -> None:
         'NOT_FOUND: Could not find registered platform with name: "rocm"',
         "[    5.123456] blk_update_request: I/O error, dev fd0, sector 0",
         "[    5.123460] Buffer I/O error on dev fd0, logical block 0, async page read",
-        "[    7.2] I/O error, dev loop3, sector 123 op 0x0:(READ) flags 0x80700",
+        "[    7.2] I/O error, dev loop3, sector 0 op 0x0:(READ) flags 0x80700",
+        "OSError: [Errno 28] inotify watch limit reached",
+        "Error: ENOSPC: System limit for number of file watchers reached, watch '/data'",
+        "Fatal Python error: config_get_locale_encoding: failed to get the locale encoding: "
+        "nl_langinfo(CODESET) failed",
+        "srun: error: Unable to allocate resources: Job/step already completing or completed",
         "E0101 exec.go:80] Error from exec: read /dev/ptmx: input/output error",
         "error reading from pty: read /dev/pts/12: input/output error",
         "W0101 12:00:00.000000 1 gemm_algorithm_picker.cc:254] Failed to find best cuBLAS "
@@ -3116,17 +3138,30 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "code.weights_only"),
         ("\tWeightsUnpickler error: Unsupported global: GLOBAL numpy.core.multiarray._reconstruct "
          "was not an allowed global by default.", "code.weights_only"),
-        # Hydra's instantiate hiding an ImportError; XLA's cuBLAS GEMM picker's failed check
-        ("Error locating target 'diffusion_policy.dataset.pusht_image_dataset.PushTImageDataset', "
-         "set env var HYDRA_FULL_ERROR=1 to see chained exception.", "python.import"),
+        # Hydra's instantiate with its class's name; XLA's cuBLAS unable to start
+        ("hydra.errors.InstantiationException: Error locating target 'src.models.resnet.ResNet', "
+         "set env var HYDRA_FULL_ERROR=1 to see chained exception.", "code.hydra_target"),
         ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: RET_CHECK failure (external/xla/xla/"
          "service/gpu/gemm_algorithm_picker.cc:380) stream->parent()->GetBlasGemmAlgorithms("
-         "stream, &algorithms)", "xla.gpu_autotuner"),
+         "stream, &algorithms)", "xla.cublas_init"),
+        ("E0101 12:00:00.000000 140 cuda_blas.cc:188] failed to create cublas handle: the resource "
+         "allocation failed", "xla.cublas_init"),
+        # a step or a requeue in other Slurm words; SageMaker's other jobs
+        ("slurmstepd: error: *** JOB 123 CANCELLED AT 2019-05-02T10:00:00 DUE TO NODE sh-06-34 "
+         "FAILURE ***", "sched.node_failure"),
+        ("slurmstepd: error: *** JOB 123 ON node1 CANCELLED AT 2024-03-01T10:00:00 DUE TO JOB "
+         "REQUEUE ***", "sched.preempted"),
+        ("sagemaker.exceptions.UnexpectedStatusException: Error for Processing job p-1: Failed. "
+         "Reason: AlgorithmError: See job logs for more information", "launcher.child_failed"),
+        # a torch.load of a file that is no pickle (a Git LFS pointer)
+        ("WeightsUnpickler error: Unsupported operand 118", "fs.checkpoint_corrupt"),
+        ("FileNotFoundError: [Errno 2] No such file or directory: "
+         "'saves/sft/tmp-checkpoint-1000/trainer_state.json'", "code.checkpoint_rename"),
         # torch's DataLoader(timeout=...) for a batch its workers never delivered
         ("RuntimeError: DataLoader timed out after 300 seconds", "hang.data_loader"),
-        # AWS's libfabric plugin under NCCL
-        ("algo-1:462:530 [0] ofi_process_cq:1039 NCCL WARN NET/OFI Request completed with error. "
-         "RC: 21. Error: unknown error", "nccl.net_plugin"),
+        # NCCL's libfabric plugin: a request failed because a peer died
+        ("host:1:2 [0] NCCL WARN NET/OFI Request 0x7f14cc5b60c0 completed with error. RC: 113. "
+         "Error: 2 (UNDELIVERABLE). Completed length: 0", "nccl.remote_error"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -3162,6 +3197,11 @@ def test_a_cancellation_without_the_schedulers_reason_promises_no_restart(kb: Kn
     timed = line.replace(" ***", " DUE TO TIME LIMIT ***")
     hit = kb.match(anatomy(timed).body)
     assert hit is not None and hit[0].id == "sched.time_limit" and hit[0].transient is True
+    # a step's: srun ends it after a task failed, the task's error says why
+    step = "slurmstepd: error: *** STEP 4242.0 ON gpu-017 CANCELLED AT 2024-03-02T10:11:12 ***"
+    hit = kb.match(anatomy(step).body)
+    assert hit is not None and hit[0].id == "sched.step_cancelled"
+    assert hit[0].category.value == "unknown" and hit[0].role == "consequence"
 
 
 def test_a_loss_scale_reduced_to_zero_is_past_the_floor(kb: Knowledge) -> None:

@@ -1706,7 +1706,7 @@ def test_a_shell_error_the_training_went_on_after_is_not_the_cause(tmp_path: Pat
     log.write_text("\n".join(["run.sh: line 2: module: command not found", *_HF_STEPS,
                               "slurmstepd: error: *** STEP 123.0 ON node1 CANCELLED AT "
                               "2024-01-01T00:00:00 ***"]) + "\n")  # fmt: skip
-    assert triage_files([log], KB).diagnosis.category == Category.PREEMPTION
+    assert triage_files([log], KB).diagnosis.rule == "sched.step_cancelled"
     # Before any step it is the likeliest cause: the job's script never got to the training.
     log.write_text("[INFO] USER COMMAND START\nrun.sh: line 169: cd: tools: No such file or "
                    "directory\njob has finished with exit code 1\n")  # fmt: skip

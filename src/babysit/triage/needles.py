@@ -102,7 +102,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"' not found (required by",  # the dynamic linker: a binary needs a newer glibc or libstdc++
     b"autotuner.cc:",  # XLA's GPU autotuner (its fatal check has no other word)
     b"getblasgemmalgorithms",  # its cuBLAS GEMM picker's failed check
-    b"error locating target",  # Hydra's instantiate hiding an ImportError
+    b"error locating target",  # Hydra unable to import a config's _target_
     b": block: [",  # a CUDA kernel's assert, its line cut before `Assertion`
     b"a program or fatal error occurred",  # Google's TPU runtime on a chip it gave up on
     b"out of resource: shared memory",  # Triton's kernel too big for this GPU

@@ -1274,11 +1274,12 @@ def test_no_rule_matches_a_step_line(kb: Knowledge) -> None:
 @pytest.mark.parametrize(
     "line",
     [
-        # from a review of the session's rules: words of the new rules in lines that do not
-        # mean the failure (an INFO line of a backend JAX does without, a VM's empty floppy or
-        # CD drive at boot, a pty's EIO, inotify's watch limit, retries that go on, Slurm's
-        # controller busy for a moment, optional extensions' warnings, the interpreter's
-        # start-up and stack overflow, a fallback that goes on, the word `pipeline`)
+        # from reviews of the rules: words of newer rules in lines that do not mean the failure
+        # (an INFO line of a backend JAX does without, a VM's empty floppy, CD or loop device at
+        # boot, a pty's EIO, inotify's and file watchers' limits, retries that go on, Slurm's
+        # controller busy or a step already ending, optional extensions' warnings, the
+        # interpreter's start-up, locale and stack overflow, XLA's and torch.load's warnings, a
+        # fallback that goes on, the word `pipeline`)
         "I0820 21:51:52.172535 140 xla_bridge.py:345] Unable to initialize backend 'rocm': "
         'NOT_FOUND: Could not find registered platform with name: "rocm"',
         "[    5.123456] blk_update_request: I/O error, dev fd0, sector 0",

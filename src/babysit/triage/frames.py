@@ -4,7 +4,7 @@ sent a request, read a sample, or started a spawned process. Pure functions; sta
 a stand-in rule from them.
 
     where = frames(traceback_lines)  # [(file, function, code line)], innermost last
-    cut_wait(where), cut_write(where), cut_alloc(where), cut_net(where)
+    cut_wait(where), cut_write(where), cut_alloc(where), cut_net(where), printed(where)
     cut_raise("assert pg is not None", "__init__")  # -> "AssertionError: assert pg is not None"
 """
 
@@ -112,6 +112,28 @@ def cut_write(frames: list[Frame]) -> bool:
         or bool(f[1] and _FS_FUNC.match(f[1]) and _FS_FILE.search(f[0]))
         for f in frames[-2:]
     )
+
+
+# A write to the terminal the process prints to: a `print(...)` (not one given a file of its own,
+# but for sys.stdout or sys.stderr), a write or flush of sys.stdout or sys.stderr, or tqdm's
+# redraw of its bar (its `fp.write(...)`, `fp_flush()` in tqdm's own modules).
+_PRINT_CODE = re.compile(
+    r"^(?:\w+ = )?print\((?![^\n]*\bfile\s*=(?!\s*sys\.std(?:out|err)\b))|"
+    r"\bsys\.(?:stdout|stderr|__stdout__|__stderr__)\.(?:write|flush)\("
+)
+_TQDM_FILE = re.compile(r"[/\\]tqdm[/\\]\w+\.py$")
+_TQDM_CODE = re.compile(r"\bfp(?:_flush)?\b[^\n]*\(|\.(?:write|flush)\(")
+
+
+def printed(frames: list[Frame]) -> bool:
+    """Whether a traceback's innermost frame wrote to the process's terminal (a print, a write
+    to sys.stdout or sys.stderr, tqdm redrawing its bar)."""
+    if not frames:
+        return False
+    file, _, code = frames[-1]
+    if _PRINT_CODE.search(code):
+        return True
+    return bool(_TQDM_FILE.search(file) and _TQDM_CODE.search(code))
 
 
 # A module that allocates device memory (vLLM's `device_allocator/cumem.py`, a framework's

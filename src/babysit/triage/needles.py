@@ -408,6 +408,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"pbs: job killed",  # PBS's resource limits: walltime, mem, ncpus
     b"become negative",  # TRL's PPO: `KL divergence is starting to become negative`
     b": not found",  # dash (/bin/sh), a launcher's shell: `/bin/sh: 1: torchrun: not found`
+    b"unbound variable",  # bash under `set -u`: `slurm_script: line 9: NNODES: unbound variable`
+    b"bad substitution",
     b"cd: ",
     "错误：".encode(),  # argparse in a Chinese locale
     # the CUDA runtime's own words for a kernel's fault, printed without `error` by extensions

@@ -23,6 +23,7 @@ from babysit.triage.frames import (
     data_frame,
     fetched,
     frames,
+    printed,
     spawn_start,
 )
 from babysit.triage.knowledge import PRECEDENCE, Rule
@@ -270,6 +271,24 @@ SPAWN_ORPHAN = _standin(
 )
 
 
+# An I/O error (EIO) raised by a print to the terminal: the terminal the job was started from (an
+# ssh session, a window) is gone, and the job wrote to it; no disk is involved. Python raises
+# `OSError: [Errno 5] Input/output error` from the print that follows the hang-up.
+TERMINAL_GONE = _standin(
+    "launcher.terminal_gone",
+    Category.USER_CODE,
+    "A print to the job's terminal failed with an I/O error (EIO), no disk's: the terminal "
+    "it was started from (an ssh session, a closed window) is gone, and the job still "
+    "printed to it",
+    "Start the job detached from any terminal, its output sent to a file (nohup python "
+    "train.py > train.log 2>&1 &, tmux or screen, or the scheduler), then restart from the "
+    "last checkpoint.",
+    confidence=0.6,
+    transient=False,
+    suspect="config",
+)
+
+
 class Raised(Protocol):
     """Where a traceback says its exception was raised (the engine's traceback state)."""
 
@@ -292,13 +311,16 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
     below the fetch of a batch (DATA_IN_WORKER, DATA_IN_READER); any
     one in a process that spawn was starting is its parent's closed pipe (SPAWN_ORPHAN, not a
     checkpoint's `Ran out of input`); a Ctrl-C in a wait, a run stuck there (INTERRUPTED_WAIT), and
-    anywhere else a run stopped by hand (INTERRUPTED)."""
+    anywhere else a run stopped by hand (INTERRUPTED); an I/O error raised by a print to the
+    terminal, a terminal that is gone (TERMINAL_GONE), not a disk."""
     if tb is None:
         return rule
     if spawn_start(tb.file, tb.func, exc_type, body, tb.lines):
         return SPAWN_ORPHAN
     if exc_type == "KeyboardInterrupt":
         return INTERRUPTED_WAIT if cut_wait(frames(tb.lines)) else INTERRUPTED
+    if rule.id == "fs.eio" and printed(frames(tb.lines)):
+        return TERMINAL_GONE
     if rule.id not in GENERIC_IDS:
         return rule
     if tb.worker and tb.own:

@@ -2878,6 +2878,12 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # a job's script running one that is not executable, and the status it ends with
         ("/usr/local/bin/train.sh: line 38: ./start.sh: Permission denied", "code.shell"),
         ("Training exited with error code 126", "code.shell"),
+        # bash's own errors in a job's script (its arithmetic, its syntax, `set -u`)
+        ('train/sft_slurm.sh: line 35: batch_size/(gpu_count * nnodes): division by 0 (error '
+         'token is "(gpu_count * nnodes)")', "code.shell"),
+        ("run_pretrain.sh: line 12: syntax error near unexpected token `fi'", "code.shell"),
+        ("/var/spool/slurmd/job123/slurm_script: line 9: NNODES: unbound variable",
+         "code.shell"),
         # a platform's report of a pod killed by SIGKILL (Flyte)
         ("[f8107735c673549d7acd-n0-0] terminated with exit code (137). Reason [Error]. Message: ",
          "host.sigkill"),

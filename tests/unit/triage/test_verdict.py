@@ -2138,6 +2138,29 @@ def test_a_ctrl_c_in_a_wait_is_a_run_someone_found_stuck() -> None:
     assert busy.rule != "hang.interrupted_in_wait"
 
 
+def test_an_io_error_from_a_print_is_a_terminal_gone_not_a_disk() -> None:
+    # the ssh session the job was started from closed: its next print raises EIO
+    head = ["epoch 3 step 1200 loss 2.31", "Traceback (most recent call last):",
+            '  File "/home/u/proj/train.py", line 212, in <module>', "    main()",
+            '  File "/home/u/proj/train.py", line 188, in main']  # fmt: skip
+    eio = "OSError: [Errno 5] Input/output error"
+    for code in ('    print(f"epoch {epoch} loss {loss:.2f}")', "    sys.stdout.flush()"):
+        d = triage([*head, code, eio])
+        assert d.category == Category.USER_CODE and d.rule == "launcher.terminal_gone", code
+        assert d.transient is False and "terminal" in d.summary
+    tqdm = triage([*head, "    for batch in tqdm(loader):",
+                   '  File "/venv/tqdm/std.py", line 1195, in __iter__',
+                   "    self.update(n - last)",
+                   '  File "/venv/tqdm/utils.py", line 196, in write',
+                   "    self.fp.write(s)", eio])  # fmt: skip
+    assert tqdm.rule == "launcher.terminal_gone"
+    # a print to a file of its own, a checkpoint's write: storage's error
+    for code in ("    print(line, file=log_file)", "    torch.save(state, path)"):
+        d = triage([*head, code, eio])
+        assert d.category == Category.FILESYSTEM_IO and d.rule == "fs.eio", code
+    assert triage([*head, "    print(line, file=sys.stderr)", eio]).rule == "launcher.terminal_gone"
+
+
 _PARENT_JOIN = [
     "Traceback (most recent call last):",
     '  File "/w/train.py", line 90, in <module>',

@@ -410,6 +410,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b": not found",  # dash (/bin/sh), a launcher's shell: `/bin/sh: 1: torchrun: not found`
     b"unbound variable",  # bash under `set -u`: `slurm_script: line 9: NNODES: unbound variable`
     b"bad substitution",
+    b"fabric is not available",  # Intel MPI: `MPI startup(): ofi fabric is not available and ...`
+    b"open hfi unit",  # Omni-Path's PSM2: `PSM2 can't open hfi unit: -1 (err=23)`
     b"cd: ",
     "错误：".encode(),  # argparse in a Chinese locale
     # the CUDA runtime's own words for a kernel's fault, printed without `error` by extensions

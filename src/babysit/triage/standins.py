@@ -11,6 +11,7 @@ What the frames say (a wait, a write, a sample's fetch) is read in frames.py.
 
 from __future__ import annotations
 
+import re
 from typing import Protocol
 
 from babysit.records import Category
@@ -96,6 +97,25 @@ CUT_WRITE = _standin(
     # every error that names itself
     precedence=PRECEDENCE[Category.NCCL_TIMEOUT] + 2,
 )
+# An OSError that no rule knows, a mount's errno (`[Errno 107] Transport endpoint is not
+# connected`, `[Errno 121] Remote I/O error`), raised while writing a checkpoint or file: the
+# storage failed the write.
+WRITE_FAILED = _standin(
+    "fs.write_failed",
+    Category.FILESYSTEM_IO,
+    "The storage failed a write: the run raised an operating-system error while writing a "
+    "checkpoint or file (a network or FUSE mount that went away, a failing disk, a quota)",
+    "Check the filesystem the run writes to (that the mount is alive: ls it, df -h DIR, dmesg "
+    "on the node); then resume from the last complete checkpoint (a half-written one may be "
+    "corrupt).",
+    confidence=0.5,
+    suspect="filesystem",
+)
+_OS_ERRORS = frozenset({"OSError", "IOError"})
+# The errnos a mount gives when it, not the path or the call, failed: ENOTCONN (a FUSE daemon
+# gone), EHOSTDOWN, EREMOTEIO; ENOSYS and EOPNOTSUPP (a FUSE or object-store mount that lacks
+# the call: a hard link, a lock). Not an invalid name's or a cross-device link's (the code's).
+_MOUNT_ERRNO = re.compile(r"\[Errno (?:107|112|121|38|95)\]")
 # The same while the innermost frames talk to a server (cut_net): the error it hides is most
 # often the network's.
 CUT_NET = _standin(
@@ -323,6 +343,8 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
         return TERMINAL_GONE
     if rule.id not in GENERIC_IDS:
         return rule
+    if exc_type in _OS_ERRORS and _MOUNT_ERRNO.search(body) and cut_write(frames(tb.lines)):
+        return WRITE_FAILED
     if tb.worker and tb.own:
         return DATA_IN_WORKER
     if data_frame(tb.file):

@@ -1146,6 +1146,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zy_container/015-lasr-docker-optimize-invalid-device-ordinal.log",
     ),
     (
+        "mpi.fabric",
+        "[1] [1] MPI startup(): ofi fabric is not available and fallback fabric is not enabled",
+        "zzb_hpcdocs/006-intel-mpi-ofi-psm2-hfi-open-fail-caffe-slurm.log",
+    ),
+    (
         "mpi.truncated",
         "MPI_Waitany, MPI error 782: Message truncated, error stack:",
         "zy_horovod/015-cntk-dataparallelsgd-lmsequencereader-mpi-waitany-truncated.log",
@@ -2878,6 +2883,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # a job's script running one that is not executable, and the status it ends with
         ("/usr/local/bin/train.sh: line 38: ./start.sh: Permission denied", "code.shell"),
         ("Training exited with error code 126", "code.shell"),
+        ("[0] MPI startup(): tmi fabric is not available and fallback fabric is not enabled",
+         "mpi.fabric"),
         # bash's own errors in a job's script (its arithmetic, its syntax, `set -u`)
         ('train/sft_slurm.sh: line 35: batch_size/(gpu_count * nnodes): division by 0 (error '
          'token is "(gpu_count * nnodes)")', "code.shell"),

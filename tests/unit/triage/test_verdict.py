@@ -2161,6 +2161,24 @@ def test_an_io_error_from_a_print_is_a_terminal_gone_not_a_disk() -> None:
     assert triage([*head, "    print(line, file=sys.stderr)", eio]).rule == "launcher.terminal_gone"
 
 
+def test_a_mounts_errno_raised_by_a_write_is_the_storages() -> None:
+    head = ["Traceback (most recent call last):",
+            '  File "/venv/lightning/utilities/cloud_io.py", line 68, in atomic_save',
+            "    f.write(bytesbuffer.getvalue())",
+            '  File "/venv/fsspec/implementations/local.py", line 382, in write',
+            "    return self.f.write(*args, **kwargs)"]  # fmt: skip
+    d = triage([*head, "OSError: [Errno 107] Transport endpoint is not connected"])
+    assert d.category == Category.FILESYSTEM_IO and d.rule == "fs.write_failed"
+    # an invalid name is the code's, whatever wrote it
+    bad = triage([*head, "OSError: [Errno 22] Invalid argument: 'ckpt/step:100.pt'"])
+    assert bad.rule != "fs.write_failed"
+    # the same errno on a socket is no storage's
+    sock = triage(["Traceback (most recent call last):",
+                   '  File "/w/rollout.py", line 40, in send', "    self.sock.sendall(data)",
+                   "OSError: [Errno 107] Transport endpoint is not connected"])  # fmt: skip
+    assert sock.rule != "fs.write_failed"
+
+
 _PARENT_JOIN = [
     "Traceback (most recent call last):",
     '  File "/w/train.py", line 90, in <module>',

@@ -141,7 +141,12 @@ def printed(frames: list[Frame]) -> bool:
 _ALLOC_FILE = re.compile(
     r"(?i)[/\\](?:device_allocator[/\\]\w+|(?:\w*_)?alloc(?:ator)?(?:_\w*)?)\.py$"
 )
-_ALLOC_FUNC = re.compile(r"^_*(?:wake_up|create_and_map|\w*malloc\w*)$")
+# vLLM's engine sizing and allocating its KV cache at start-up (`_initialize_kv_caches`,
+# `initialize_cache`, `determine_num_available_blocks`), where its out-of-memory errors come.
+_ALLOC_FUNC = re.compile(
+    r"^_*(?:wake_up|create_and_map|\w*malloc\w*|initiali[sz]e_kv_caches?|initialize_cache|"
+    r"allocate_kv_cache\w*|determine_num_available_blocks)$"
+)
 
 
 def cut_alloc(frames: list[Frame]) -> bool:

@@ -412,6 +412,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"bad substitution",
     b"fabric is not available",  # Intel MPI: `MPI startup(): ofi fabric is not available and ...`
     b"open hfi unit",  # Omni-Path's PSM2: `PSM2 can't open hfi unit: -1 (err=23)`
+    b"[errno 2] no such file",  # a FileNotFoundError's message printed alone (`print(e)`)
+    b"[errno 13] permission denied",
     b"cd: ",
     "错误：".encode(),  # argparse in a Chinese locale
     # the CUDA runtime's own words for a kernel's fault, printed without `error` by extensions

@@ -140,9 +140,9 @@ CUT_ALLOC = _standin(
     "cuda.cut_allocation",
     Category.CUDA_OOM,
     "The log ends inside a traceback raised while the run allocated accelerator memory (an "
-    "allocator, or a vLLM engine waking up from sleep mode to map its memory back), before its "
-    "error line: most often the device was out of memory; the error itself is not in these "
-    "lines.",
+    "allocator, a vLLM engine allocating its KV cache or waking up from sleep mode to map its "
+    "memory back), before its error line: most often the device was out of memory; the error "
+    "itself is not in these lines.",
     "Find the end of the traceback in the full log to confirm; then leave more memory free "
     "there (a smaller batch or sequence, a lower gpu_memory_utilization for a colocated "
     "vLLM, the trainer's memory released before the engine wakes up).",

@@ -2885,6 +2885,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("Training exited with error code 126", "code.shell"),
         ("[0] MPI startup(): tmi fabric is not available and fallback fabric is not enabled",
          "mpi.fabric"),
+        ("[Errno 2] No such file or directory: 'ckpt/global_step001/zero_pp_rank_0_mp_rank_03_"
+         "optim_states.pt'", "python.config_path"),
+        ("torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving "
+         "ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got "
+         "error: failed to format addr, unknown family=0", "net.store"),
         # bash's own errors in a job's script (its arithmetic, its syntax, `set -u`)
         ('train/sft_slurm.sh: line 35: batch_size/(gpu_count * nnodes): division by 0 (error '
          'token is "(gpu_count * nnodes)")', "code.shell"),

@@ -323,6 +323,9 @@ def test_a_traceback_cut_while_writing_a_checkpoint_suspects_the_storage(
           "    self.model_executor.wake_up(tags)"], True),
         (['  File "/venv/cupy/cuda/memory.py", line 9, in malloc', "    return self._malloc(n)"],
          True),
+        # vLLM's engine allocating its KV cache at start-up, the executor's frames cut off
+        (['  File "/venv/vllm/engine/llm_engine.py", line 429, in _initialize_kv_caches',
+          "    self.model_executor.initialize_cache(num_gpu_blocks, num_cpu_blocks)"], True),
         # the same words elsewhere: a model's forward, a queue's wait
         (['  File "/w/train.py", line 60, in main', "    loss = model(batch)"], False),
         (['  File "/w/allocation_report.py", line 3, in main', "    print(report)"], False),

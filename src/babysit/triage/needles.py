@@ -414,6 +414,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"open hfi unit",  # Omni-Path's PSM2: `PSM2 can't open hfi unit: -1 (err=23)`
     b"[errno 2] no such file",  # a FileNotFoundError's message printed alone (`print(e)`)
     b"[errno 13] permission denied",
+    b"err!",  # nvidia-smi's table, a sensor it could not read: `|ERR!   51C    P2    ERR! / 250W |`
+    b"prolog failure",  # Slurm: `salloc: Prolog failure on node k003-006`
     b"cd: ",
     "错误：".encode(),  # argparse in a Chinese locale
     # the CUDA runtime's own words for a kernel's fault, printed without `error` by extensions

@@ -1146,6 +1146,16 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zy_container/015-lasr-docker-optimize-invalid-device-ordinal.log",
     ),
     (
+        "gpu.smi_err",
+        "|ERR!   51C    P2            ERR! /  250W |    2289MiB /  22528MiB |      0%      Default |",
+        "zzk_gpuhw/001-fishspeech-nvidia-smi-err.log",
+    ),
+    (
+        "sched.prolog_failed",
+        "salloc: Prolog failure on node k003-006",
+        "zzk_gpuhw/005-hpcfund-prolog-failure-drain.log",
+    ),
+    (
         "mpi.fabric",
         "[1] [1] MPI startup(): ofi fabric is not available and fallback fabric is not enabled",
         "zzb_hpcdocs/006-intel-mpi-ofi-psm2-hfi-open-fail-caffe-slurm.log",
@@ -1402,6 +1412,9 @@ def test_no_rule_matches_a_step_line(kb: Knowledge) -> None:
         "[Warning] [omni.usd] Warning: in _ReportErrors at line 2890 of stage.cpp -- In </World/"
         "Robot>: Could not open asset @/home/user/assets/go2.usd@ for reference introduced by "
         "@anon:0x6a8a0e0:World0.usd@</World/Robot>.",
+        # npm's error word (a web dashboard's build), nvidia-smi's healthy row
+        "npm ERR! code ELIFECYCLE",
+        "| 30%   51C    P2            61W /  250W |    2289MiB /  22528MiB |      0%      Default |",
     ],
 )  # fmt: skip
 def test_healthy_or_other_lines_near_the_new_words_match_no_rule(kb: Knowledge, line: str) -> None:

@@ -1147,7 +1147,8 @@ MESSAGES: list[tuple[str, str, str | None]] = [
     ),
     (
         "gpu.smi_err",
-        "|ERR!   51C    P2            ERR! /  250W |    2289MiB /  22528MiB |      0%      Default |",
+        "|ERR!   51C    P2            ERR! /  250W |    2289MiB /  22528MiB |"
+        "      0%      Default |",
         "zzk_gpuhw/001-fishspeech-nvidia-smi-err.log",
     ),
     (
@@ -1414,7 +1415,8 @@ def test_no_rule_matches_a_step_line(kb: Knowledge) -> None:
         "@anon:0x6a8a0e0:World0.usd@</World/Robot>.",
         # npm's error word (a web dashboard's build), nvidia-smi's healthy row
         "npm ERR! code ELIFECYCLE",
-        "| 30%   51C    P2            61W /  250W |    2289MiB /  22528MiB |      0%      Default |",
+        "| 30%   51C    P2            61W /  250W |    2289MiB /  22528MiB |      0%      "
+        "Default |",
     ],
 )  # fmt: skip
 def test_healthy_or_other_lines_near_the_new_words_match_no_rule(kb: Knowledge, line: str) -> None:

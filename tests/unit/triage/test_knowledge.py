@@ -2900,6 +2900,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("Training exited with error code 126", "code.shell"),
         ("[0] MPI startup(): tmi fabric is not available and fallback fabric is not enabled",
          "mpi.fabric"),
+        ("EL0004: 2024-08-28-16:15:00.358.141 Failed to allocate memory.", "cuda.oom"),
+        ("rtFftsPlusTaskLaunch execute failed, reason=[driver error:out of memory][FUNC:FuncError"
+         "Reason][FILE:error_message_manage.cc][LINE:53]", "cuda.oom"),
         ("[Errno 2] No such file or directory: 'ckpt/global_step001/zero_pp_rank_0_mp_rank_03_"
          "optim_states.pt'", "python.config_path"),
         ("torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving "

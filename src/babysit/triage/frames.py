@@ -4,7 +4,8 @@ sent a request, read a sample, or started a spawned process. Pure functions; sta
 a stand-in rule from them.
 
     where = frames(traceback_lines)  # [(file, function, code line)], innermost last
-    cut_wait(where), cut_write(where), cut_alloc(where), cut_net(where), printed(where)
+    cut_wait(where), cut_write(where), cut_alloc(where), cut_net(where), cut_compile(where),
+    printed(where)
     cut_raise("assert pg is not None", "__init__")  # -> "AssertionError: assert pg is not None"
 """
 
@@ -134,6 +135,19 @@ def printed(frames: list[Frame]) -> bool:
     if _PRINT_CODE.search(code):
         return True
     return bool(_TQDM_FILE.search(file) and _TQDM_CODE.search(code))
+
+
+# torch.compile's compiler at work (TorchInductor, its Triton kernels' compile workers, Dynamo's
+# graph capture, Triton's own compiler), as a traceback's innermost frame: not a compiled model's
+# forward, whose innermost frames are the model's.
+_COMPILE_FILE = re.compile(
+    r"[/\\]torch[/\\](?:_inductor|_dynamo)[/\\]|[/\\]triton[/\\](?:compiler|backends)[/\\]"
+)
+
+
+def cut_compile(frames: list[Frame]) -> bool:
+    """Whether a cut traceback's innermost frame is torch.compile's compiler (or Triton's)."""
+    return bool(frames) and _COMPILE_FILE.search(frames[-1][0]) is not None
 
 
 # A module that allocates device memory (vLLM's `device_allocator/cumem.py`, a framework's

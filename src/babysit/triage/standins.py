@@ -18,6 +18,7 @@ from babysit.records import Category
 from babysit.triage.frames import (
     SAMPLE_ERRORS,
     cut_alloc,
+    cut_compile,
     cut_net,
     cut_wait,
     cut_write,
@@ -155,6 +156,23 @@ CUT_ALLOC = _standin(
 # The same while the innermost frame waits (on a queue, a pipe, a lock, a child process): an
 # exception raised inside a wait is most often the interrupt of a stuck run (Ctrl-C, its
 # KeyboardInterrupt line cut off); an error of its own would have been raised elsewhere.
+# The same while torch.compile's compiler worked (cut_compile): a compile that failed.
+CUT_COMPILE = _standin(
+    "code.cut_compile",
+    Category.USER_CODE,
+    "The log ends inside a traceback raised while torch.compile's compiler worked "
+    "(TorchInductor, Dynamo, a Triton kernel's compile), before its error line: most often the "
+    "compile failed on this model, this GPU or these versions; the error itself is not in these "
+    "lines.",
+    "Find the end of the traceback in the full log to confirm; run once without torch.compile "
+    "(TORCH_COMPILE_DISABLE=1) to see whether the run works without it, then fix the code or "
+    "the versions (torch, triton) it names, or train uncompiled.",
+    confidence=0.3,
+    transient=False,
+    suspect="code",
+    # as CUT_WRITE: above a collective timeout, below every error that names itself
+    precedence=PRECEDENCE[Category.NCCL_TIMEOUT] + 2,
+)
 CUT_WAIT = _standin(
     "hang.cut_in_wait",
     Category.HANG,
@@ -356,8 +374,8 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
 
 def cut_rule(lines: list[tuple[int, str]]) -> Rule:
     """The stand-in for a traceback cut before its exception line whose last lines name no
-    error: a write's (CUT_WRITE), an allocation's (CUT_ALLOC), a wait's (CUT_WAIT), a request's
-    (CUT_NET), or only where it was (CUT_TRACEBACK)."""
+    error: a write's (CUT_WRITE), an allocation's (CUT_ALLOC), a wait's (CUT_WAIT), a compile's
+    (CUT_COMPILE), a request's (CUT_NET), or only where it was (CUT_TRACEBACK)."""
     where = frames(lines)
     if cut_write(where):
         return CUT_WRITE
@@ -365,4 +383,6 @@ def cut_rule(lines: list[tuple[int, str]]) -> Rule:
         return CUT_ALLOC
     if cut_wait(where):
         return CUT_WAIT
+    if cut_compile(where):
+        return CUT_COMPILE
     return CUT_NET if cut_net(where) else CUT_TRACEBACK

@@ -2164,6 +2164,21 @@ def test_an_io_error_from_a_print_is_a_terminal_gone_not_a_disk() -> None:
     assert triage([*head, "    print(line, file=sys.stderr)", eio]).rule == "launcher.terminal_gone"
 
 
+def test_a_traceback_cut_in_torch_compiles_compiler_is_a_compile_that_failed() -> None:
+    head = ["Traceback (most recent call last):", '  File "/w/train.py", line 80, in <module>',
+            "    loss = compiled(batch)"]  # fmt: skip
+    d = triage([*head,
+                '  File "/venv/torch/_inductor/runtime/triton_heuristics.py", line 463, in '
+                "_precompile_worker", "    compile_results.append(self._precompile_config(c))"])
+    assert d.category == Category.USER_CODE and d.rule == "code.cut_compile"
+    assert d.transient is False and d.confidence < 0.5
+    # a compiled model's own forward, cut, is no compile's
+    fwd = triage([*head, '  File "/venv/torch/_dynamo/eval_frame.py", line 655, in _fn',
+                  "    return fn(*args, **kwargs)", '  File "/w/model.py", line 30, in forward',
+                  "    x = self.attn(x)"])  # fmt: skip
+    assert fwd.rule == "python.cut_traceback"
+
+
 def test_a_mounts_errno_raised_by_a_write_is_the_storages() -> None:
     head = ["Traceback (most recent call last):",
             '  File "/venv/lightning/utilities/cloud_io.py", line 68, in atomic_save',

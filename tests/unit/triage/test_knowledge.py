@@ -1157,6 +1157,18 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zzk_gpuhw/005-hpcfund-prolog-failure-drain.log",
     ),
     (
+        "cuda.oom_hint",
+        "Hint: If you want to see a list of allocated tensors when OOM happens, add "
+        "report_tensor_allocations_upon_oom to RunOptions for current allocation info.",
+        "zzl_forums/001-mlwic2-tf-cpu-allocator-oom.log",
+    ),
+    (
+        "net.gloo_address",
+        "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:127] rp "
+        "!= nullptr. Unable to find address for: dgx-1.ai",
+        "zzk_cloudnet/001-pipedream-gloo-hostname-unresolvable.log",
+    ),
+    (
         "mpi.fabric",
         "[1] [1] MPI startup(): ofi fabric is not available and fallback fabric is not enabled",
         "zzb_hpcdocs/006-intel-mpi-ofi-psm2-hfi-open-fail-caffe-slurm.log",
@@ -2901,6 +2913,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("[0] MPI startup(): tmi fabric is not available and fallback fabric is not enabled",
          "mpi.fabric"),
         ("EL0004: 2024-08-28-16:15:00.358.141 Failed to allocate memory.", "cuda.oom"),
+        ('Error from server (BadRequest): error when creating "/tmp/tmp56go31ft": JobSet in '
+         'version "v1alpha2" cannot be handled as a JobSet: strict decoding error: unknown field '
+         '"spec.ttlSecondsAfterFinished"', "sched.request_invalid"),
         ("rtFftsPlusTaskLaunch execute failed, reason=[driver error:out of memory][FUNC:FuncError"
          "Reason][FILE:error_message_manage.cc][LINE:53]", "cuda.oom"),
         ("[Errno 2] No such file or directory: 'ckpt/global_step001/zero_pp_rank_0_mp_rank_03_"
@@ -3016,7 +3031,7 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("2020-11-06 09:05:12.060282: E    1335 tensorflow/compiler/xla/xla_client/xla_util.cc:76]"
          " Hint: If you want to see a list of allocated tensors when OOM happens, add "
          "report_tensor_allocations_upon_oom to RunOptions for current allocation info.",
-         "cuda.oom"),
+         "cuda.oom_hint"),
         # the loader's and TypeError's own words, with no exception class on the line
         ('    "message": "Module raised an exception for failing to TPU node IP: /root/.local/lib/'
          'python3.7/site-packages/tensorflow/core/kernels/libtfkernel_sobol_op.so: undefined '

@@ -1,10 +1,11 @@
 """The stand-in rules that triage applies where the rules file has none, and the choice of one
 by where a traceback says its exception was raised: an exception no rule knows (UNCLASSIFIED), a
 generic exception that the place it was raised makes `data` (a DataLoader worker's sample, a
-reader's), a Ctrl-C in a wait, and what a traceback cut before its exception line raised.
+reader's), a Ctrl-C in a wait, an I/O error raised by a print (the terminal gone) or a mount's
+errno raised by a write (the storage), and what a traceback cut before its exception line raised.
 
     rule = placed(UNCLASSIFIED, traceback, "KeyError", "KeyError: 'label'")  # DATA_IN_WORKER...
-    rule = cut_rule(traceback.lines)  # CUT_WRITE, CUT_ALLOC, CUT_WAIT, CUT_NET or CUT_TRACEBACK
+    rule = cut_rule(traceback.lines)  # CUT_WRITE, CUT_ALLOC, CUT_WAIT, CUT_COMPILE, CUT_NET...
 
 What the frames say (a wait, a write, a sample's fetch) is read in frames.py.
 """
@@ -153,9 +154,6 @@ CUT_ALLOC = _standin(
     # as CUT_WRITE: above a collective timeout, below every error that names itself
     precedence=PRECEDENCE[Category.NCCL_TIMEOUT] + 2,
 )
-# The same while the innermost frame waits (on a queue, a pipe, a lock, a child process): an
-# exception raised inside a wait is most often the interrupt of a stuck run (Ctrl-C, its
-# KeyboardInterrupt line cut off); an error of its own would have been raised elsewhere.
 # The same while torch.compile's compiler worked (cut_compile): a compile that failed.
 CUT_COMPILE = _standin(
     "code.cut_compile",
@@ -173,6 +171,9 @@ CUT_COMPILE = _standin(
     # as CUT_WRITE: above a collective timeout, below every error that names itself
     precedence=PRECEDENCE[Category.NCCL_TIMEOUT] + 2,
 )
+# The same while the innermost frame waits (on a queue, a pipe, a lock, a child process): an
+# exception raised inside a wait is most often the interrupt of a stuck run (Ctrl-C, its
+# KeyboardInterrupt line cut off); an error of its own would have been raised elsewhere.
 CUT_WAIT = _standin(
     "hang.cut_in_wait",
     Category.HANG,

@@ -2913,6 +2913,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("[0] MPI startup(): tmi fabric is not available and fallback fabric is not enabled",
          "mpi.fabric"),
         ("EL0004: 2024-08-28-16:15:00.358.141 Failed to allocate memory.", "cuda.oom"),
+        ("E0000 00:00:1721980017.350017     952 tpu_compilation_cache_external.cc:112] "
+         "Compilation failure: Aborting compilation early because it's unlikely to have enough "
+         "memory. Requires 1.31T, has 14.71G available.", "cuda.oom"),
+        ("  (1) Invalid argument: Unknown image file format. One of JPEG, PNG, GIF, BMP required.",
+         "data.image"),
         ('Error from server (BadRequest): error when creating "/tmp/tmp56go31ft": JobSet in '
          'version "v1alpha2" cannot be handled as a JobSet: strict decoding error: unknown field '
          '"spec.ttlSecondsAfterFinished"', "sched.request_invalid"),

@@ -116,11 +116,15 @@ def cut_write(frames: list[Frame]) -> bool:
 
 
 # A write to the terminal the process prints to: a `print(...)` (not one given a file of its own,
-# but for sys.stdout or sys.stderr), a write or flush of sys.stdout or sys.stderr, or tqdm's
-# redraw of its bar (its `fp.write(...)`, `fp_flush()` in tqdm's own modules).
+# but for sys.stdout or sys.stderr; the builtin a wrapper keeps, as DeiT's and DETR's master-only
+# print does: `builtin_print(*args, **kwargs)`), a write or flush of sys.stdout or sys.stderr or
+# of a tee logger's terminal (`self.terminal.write(message)`), or tqdm's redraw of its bar (its
+# `fp.write(...)`, `fp_flush()` in tqdm's own modules).
 _PRINT_CODE = re.compile(
-    r"^(?:\w+ = )?print\((?![^\n]*\bfile\s*=(?!\s*sys\.std(?:out|err)\b))|"
-    r"\bsys\.(?:stdout|stderr|__stdout__|__stderr__)\.(?:write|flush)\("
+    r"^(?:\w+ = )?(?:builtins\.|__builtin__\.|builtin_)?print\("
+    r"(?![^\n]*\bfile\s*=(?!\s*sys\.std(?:out|err)\b))|"
+    r"\bsys\.(?:stdout|stderr|__stdout__|__stderr__)\.(?:write|flush)\(|"
+    r"\bself\.(?:terminal|stdout|console)\.(?:write|flush)\("
 )
 _TQDM_FILE = re.compile(r"[/\\]tqdm[/\\]\w+\.py$")
 _TQDM_CODE = re.compile(r"\bfp(?:_flush)?\b[^\n]*\(|\.(?:write|flush)\(")
@@ -138,16 +142,28 @@ def printed(frames: list[Frame]) -> bool:
 
 
 # torch.compile's compiler at work (TorchInductor, its Triton kernels' compile workers, Dynamo's
-# graph capture, Triton's own compiler), as a traceback's innermost frame: not a compiled model's
-# forward, whose innermost frames are the model's.
+# graph capture, Triton's own compiler), as a traceback's innermost frame. Not what runs the
+# compiled model: Dynamo's frame around every call of it (eval_frame.py, external_utils.py),
+# Inductor's runtime launching a kernel (`triton_heuristics.py ... in run`: `return launcher(`),
+# Triton's driver; Inductor's runtime module compiles too (`_precompile_worker`), by its name.
 _COMPILE_FILE = re.compile(
-    r"[/\\]torch[/\\](?:_inductor|_dynamo)[/\\]|[/\\]triton[/\\](?:compiler|backends)[/\\]"
+    r"[/\\]torch[/\\](?:_inductor|_dynamo)[/\\]|"
+    r"[/\\]triton[/\\](?:compiler[/\\]|backends[/\\]\w+[/\\]compiler\.py$)"
+)
+_RUNTIME_FILE = re.compile(
+    r"[/\\]_dynamo[/\\](?:eval_frame|external_utils)\.py$|[/\\]_inductor[/\\]runtime[/\\]"
 )
 
 
 def cut_compile(frames: list[Frame]) -> bool:
-    """Whether a cut traceback's innermost frame is torch.compile's compiler (or Triton's)."""
-    return bool(frames) and _COMPILE_FILE.search(frames[-1][0]) is not None
+    """Whether a cut traceback's innermost frame is torch.compile's compiler (or Triton's), not
+    the compiled model's run."""
+    if not frames:
+        return False
+    file, func, _ = frames[-1]
+    if not _COMPILE_FILE.search(file):
+        return False
+    return not _RUNTIME_FILE.search(file) or "compile" in (func or "")
 
 
 # A module that allocates device memory (vLLM's `device_allocator/cumem.py`, a framework's
@@ -155,12 +171,15 @@ def cut_compile(frames: list[Frame]) -> bool:
 _ALLOC_FILE = re.compile(
     r"(?i)[/\\](?:device_allocator[/\\]\w+|(?:\w*_)?alloc(?:ator)?(?:_\w*)?)\.py$"
 )
+_ALLOC_FUNC = re.compile(r"^_*(?:wake_up|create_and_map|\w*malloc\w*)$")
 # vLLM's engine sizing and allocating its KV cache at start-up (`_initialize_kv_caches`,
-# `initialize_cache`, `determine_num_available_blocks`), where its out-of-memory errors come.
-_ALLOC_FUNC = re.compile(
-    r"^_*(?:wake_up|create_and_map|\w*malloc\w*|initiali[sz]e_kv_caches?|initialize_cache|"
-    r"allocate_kv_cache\w*|determine_num_available_blocks)$"
+# `initialize_cache`, `determine_num_available_blocks`), where its out-of-memory errors come:
+# in vLLM's own modules (a model's `initialize_cache` elsewhere is a decoder's, Flax's).
+_KV_FUNC = re.compile(
+    r"^_*(?:initiali[sz]e_kv_caches?|initialize_cache|allocate_kv_cache\w*|"
+    r"determine_num_available_blocks)$"
 )
+_VLLM_FILE = re.compile(r"[/\\]vllm[/\\]")
 
 
 def cut_alloc(frames: list[Frame]) -> bool:
@@ -169,7 +188,9 @@ def cut_alloc(frames: list[Frame]) -> bool:
     if not frames:
         return False
     file, func, _ = frames[-1]
-    return bool(_ALLOC_FILE.search(file) or (func and _ALLOC_FUNC.match(func)))
+    if _ALLOC_FILE.search(file) or (func and _ALLOC_FUNC.match(func)):
+        return True
+    return bool(func and _KV_FUNC.match(func) and _VLLM_FILE.search(file))
 
 
 # A traceback the log cuts before its error line, raised while the run talked to a server: an

@@ -409,13 +409,19 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"become negative",  # TRL's PPO: `KL divergence is starting to become negative`
     b": not found",  # dash (/bin/sh), a launcher's shell: `/bin/sh: 1: torchrun: not found`
     b"unbound variable",  # bash under `set -u`: `slurm_script: line 9: NNODES: unbound variable`
-    b"bad substitution",
+    b"parameter not set",  # dash's `sh: 1: NNODES: parameter not set`; bash's `${GPUS:?}`
+    b"parameter null",
+    b"arithmetic expression",  # dash: `s1.sh: 2: arithmetic expression: division by zero: ...`
+    b"value too great",  # bash: `1e: value too great for base (error token is "1e")`
     b"fabric is not available",  # Intel MPI: `MPI startup(): ofi fabric is not available and ...`
     b"open hfi unit",  # Omni-Path's PSM2: `PSM2 can't open hfi unit: -1 (err=23)`
+    b"open nic unit",  # PSM3: `PSM3 can't open nic unit: 3 (err=23)`
+    b"hfi units are active",  # `PSM2 no hfi units are active (err=23)`
     b"[errno 2] no such file",  # a FileNotFoundError's message printed alone (`print(e)`)
     b"[errno 13] permission denied",
     b"err!",  # nvidia-smi's table, a sensor it could not read: `|ERR!   51C    P2    ERR! / 250W |`
     b"prolog failure",  # Slurm: `salloc: Prolog failure on node k003-006`
+    b"unknown image file format",  # TensorFlow's decode_image on a file that is no image
     b"cd: ",
     "错误：".encode(),  # argparse in a Chinese locale
     # the CUDA runtime's own words for a kernel's fault, printed without `error` by extensions

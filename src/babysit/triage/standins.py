@@ -113,11 +113,26 @@ WRITE_FAILED = _standin(
     confidence=0.5,
     suspect="filesystem",
 )
+# The same where the filesystem lacks the call the write made (ENOSYS, EOPNOTSUPP: a lock on
+# Lustre without flock, a hard link on an object-store or FUSE mount): every restart meets it.
+WRITE_UNSUPPORTED = _standin(
+    "fs.write_unsupported",
+    Category.FILESYSTEM_IO,
+    "The filesystem the run writes to does not support a call the write made (a file lock, a "
+    "hard link, a rename over a file: a network, object-store or FUSE mount that lacks it)",
+    "Write the checkpoints or files to a filesystem that supports the call (a local disk, then "
+    "copy), or turn the call off (HDF5_USE_FILE_LOCKING=FALSE for HDF5's locks), then start "
+    "again: a restart on the same mount meets it again.",
+    confidence=0.5,
+    transient=False,
+    suspect="filesystem",
+)
 _OS_ERRORS = frozenset({"OSError", "IOError"})
 # The errnos a mount gives when it, not the path or the call, failed: ENOTCONN (a FUSE daemon
-# gone), EHOSTDOWN, EREMOTEIO; ENOSYS and EOPNOTSUPP (a FUSE or object-store mount that lacks
-# the call: a hard link, a lock). Not an invalid name's or a cross-device link's (the code's).
-_MOUNT_ERRNO = re.compile(r"\[Errno (?:107|112|121|38|95)\]")
+# gone), ECONNABORTED (sshfs's connection dropped), EHOSTDOWN, EREMOTEIO. Not an invalid name's or
+# a cross-device link's (the code's).
+_MOUNT_ERRNO = re.compile(r"\[Errno (?:103|107|112|121)\]")
+_UNSUPPORTED_ERRNO = re.compile(r"\[Errno (?:38|95)\]")
 # The same while the innermost frames talk to a server (cut_net): the error it hides is most
 # often the network's.
 CUT_NET = _standin(
@@ -313,6 +328,9 @@ SPAWN_ORPHAN = _standin(
 # An I/O error (EIO) raised by a print to the terminal: the terminal the job was started from (an
 # ssh session, a window) is gone, and the job wrote to it; no disk is involved. Python raises
 # `OSError: [Errno 5] Input/output error` from the print that follows the hang-up.
+# (the error's message without a path: `Input/output error: '/mnt/gcs/dataset'` was a read that
+# the print's arguments made, on a mount)
+_EIO_ALONE = re.compile(r"Input/output error\W*$")
 TERMINAL_GONE = _standin(
     "launcher.terminal_gone",
     Category.USER_CODE,
@@ -358,12 +376,15 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
         return SPAWN_ORPHAN
     if exc_type == "KeyboardInterrupt":
         return INTERRUPTED_WAIT if cut_wait(frames(tb.lines)) else INTERRUPTED
-    if rule.id == "fs.eio" and printed(frames(tb.lines)):
+    if rule.id == "fs.eio" and _EIO_ALONE.search(body) and printed(frames(tb.lines)):
         return TERMINAL_GONE
     if rule.id not in GENERIC_IDS:
         return rule
-    if exc_type in _OS_ERRORS and _MOUNT_ERRNO.search(body) and cut_write(frames(tb.lines)):
-        return WRITE_FAILED
+    if exc_type in _OS_ERRORS and cut_write(frames(tb.lines)):
+        if _MOUNT_ERRNO.search(body):
+            return WRITE_FAILED
+        if _UNSUPPORTED_ERRNO.search(body):
+            return WRITE_UNSUPPORTED
     if tb.worker and tb.own:
         return DATA_IN_WORKER
     if data_frame(tb.file):

@@ -1146,12 +1146,6 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zy_container/015-lasr-docker-optimize-invalid-device-ordinal.log",
     ),
     (
-        "gpu.smi_err",
-        "|ERR!   51C    P2            ERR! /  250W |    2289MiB /  22528MiB |"
-        "      0%      Default |",
-        "zzk_gpuhw/001-fishspeech-nvidia-smi-err.log",
-    ),
-    (
         "sched.prolog_failed",
         "salloc: Prolog failure on node k003-006",
         "zzk_gpuhw/005-hpcfund-prolog-failure-drain.log",
@@ -1167,6 +1161,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:127] rp "
         "!= nullptr. Unable to find address for: dgx-1.ai",
         "zzk_cloudnet/001-pipedream-gloo-hostname-unresolvable.log",
+    ),
+    (
+        "python.path_message",
+        "[Errno 2] No such file or directory: 'llama_13b_pp/global_step001/zero_pp_rank_0_mp_rank_"
+        "03_optim_states.pt'",
+        "zzk_ckpt/003-transpeeder-missing-zero-optim-states.log",
     ),
     (
         "mpi.fabric",
@@ -1425,8 +1425,11 @@ def test_no_rule_matches_a_step_line(kb: Knowledge) -> None:
         "[Warning] [omni.usd] Warning: in _ReportErrors at line 2890 of stage.cpp -- In </World/"
         "Robot>: Could not open asset @/home/user/assets/go2.usd@ for reference introduced by "
         "@anon:0x6a8a0e0:World0.usd@</World/Robot>.",
-        # npm's error word (a web dashboard's build), nvidia-smi's healthy row
+        # npm's error word (a web dashboard's build), nvidia-smi's healthy row, a login shell's
+        # dotfiles it reads and goes on after
         "npm ERR! code ELIFECYCLE",
+        "/home/alice/.bashrc: line 118: syntax error near unexpected token `('",
+        "/opt/conda/etc/profile.d/conda.sh: line 55: PS1: unbound variable",
         "| 30%   51C    P2            61W /  250W |    2289MiB /  22528MiB |      0%      "
         "Default |",
     ],
@@ -2923,8 +2926,30 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          '"spec.ttlSecondsAfterFinished"', "sched.request_invalid"),
         ("rtFftsPlusTaskLaunch execute failed, reason=[driver error:out of memory][FUNC:FuncError"
          "Reason][FILE:error_message_manage.cc][LINE:53]", "cuda.oom"),
-        ("[Errno 2] No such file or directory: 'ckpt/global_step001/zero_pp_rank_0_mp_rank_03_"
-         "optim_states.pt'", "python.config_path"),
+        # bash's and dash's other words for the same script errors
+        ('s6.sh: line 2: 1e: value too great for base (error token is "1e")', "code.shell"),
+        ('bash: 1/0: division by 0 (error token is "0")', "code.shell"),
+        ("s5.sh: line 1: GPUS: parameter null or not set", "code.shell"),
+        ("train.sh: 5: NNODES: parameter not set", "code.shell"),
+        ('sh: 1: Syntax error: "then" unexpected', "code.shell"),
+        ('s1.sh: 2: arithmetic expression: division by zero: " 4 / a "', "code.shell"),
+        # the TPU runtime's out-of-memory with its cause between, kubectl's own validation, a
+        # newer TensorFlow's list of image formats, PSM's other words while it probes
+        ("XlaRuntimeError: RESOURCE_EXHAUSTED: Error loading program: Attempting to reserve "
+         "10.81G at the bottom of memory. That was not possible.", "cuda.oom"),
+        ('error: error validating "job.yaml": error validating data: ValidationError(Job.spec): '
+         'unknown field "ttlSecondsAfterFinish" in io.k8s.api.batch.v1.JobSpec',
+         "sched.request_invalid"),
+        ("Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required.",
+         "data.image"),
+        ("e001.53882PSM2 no hfi units are active (err=23)", "mpi.psm_probe"),
+        ("[1] node1.329747PSM2 can't open hfi unit: -1 (err=23)", "mpi.psm_probe"),
+        # nvidia-smi's table, a sensor it could not read (weak: a consequence's role)
+        ("|ERR!   51C    P2            ERR! /  250W |    2289MiB /  22528MiB |      0%      "
+         "Default |", "gpu.smi_err"),
+        ("| N/A   ERR!   P0    N/A /  N/A |  31009MiB / 32510MiB |    ERR!      Default |",
+         "gpu.smi_err"),
+        ("workstation:rank2: PSM3 can't open nic unit: 3 (err=23)", "mpi.psm_probe"),
         ("torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving "
          "ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got "
          "error: failed to format addr, unknown family=0", "net.store"),

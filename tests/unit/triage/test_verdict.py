@@ -326,6 +326,9 @@ def test_a_traceback_cut_while_writing_a_checkpoint_suspects_the_storage(
         # vLLM's engine allocating its KV cache at start-up, the executor's frames cut off
         (['  File "/venv/vllm/engine/llm_engine.py", line 429, in _initialize_kv_caches',
           "    self.model_executor.initialize_cache(num_gpu_blocks, num_cpu_blocks)"], True),
+        # a decoder's cache elsewhere (Flax's translation example) is no allocator
+        (['  File "/w/examples/wmt/train.py", line 220, in initialize_cache',
+          "    init_variables = model.init(rng, jnp.ones(input_shape), decode=True)"], False),
         # the same words elsewhere: a model's forward, a queue's wait
         (['  File "/w/train.py", line 60, in main', "    loss = model(batch)"], False),
         (['  File "/w/allocation_report.py", line 3, in main', "    print(report)"], False),
@@ -2162,6 +2165,13 @@ def test_an_io_error_from_a_print_is_a_terminal_gone_not_a_disk() -> None:
         d = triage([*head, code, eio])
         assert d.category == Category.FILESYSTEM_IO and d.rule == "fs.eio", code
     assert triage([*head, "    print(line, file=sys.stderr)", eio]).rule == "launcher.terminal_gone"
+    # the wrappers around a print: DeiT's master-only print, a tee logger's terminal
+    for code in ("    builtin_print(*args, **kwargs)", "    self.terminal.write(message)"):
+        assert triage([*head, code, eio]).rule == "launcher.terminal_gone", code
+    # an error that names a path was the read the print's arguments made, on a mount
+    read = triage([*head, '    print("files:", os.listdir(args.data_dir))',
+                   "OSError: [Errno 5] Input/output error: '/mnt/gcs/dataset'"])  # fmt: skip
+    assert read.rule == "fs.eio"
 
 
 def test_a_traceback_cut_in_torch_compiles_compiler_is_a_compile_that_failed() -> None:
@@ -2177,6 +2187,44 @@ def test_a_traceback_cut_in_torch_compiles_compiler_is_a_compile_that_failed() -
                   "    return fn(*args, **kwargs)", '  File "/w/model.py", line 30, in forward',
                   "    x = self.attn(x)"])  # fmt: skip
     assert fwd.rule == "python.cut_traceback"
+    # nor is a compiled model's run: Inductor launching its kernel, Triton's driver
+    for frame, code in (
+        ('  File "/venv/torch/_inductor/runtime/triton_heuristics.py", line 1034, in run',
+         "    return launcher("),
+        ('  File "/venv/triton/backends/nvidia/driver.py", line 444, in __call__',
+         "    self.launch(*args, **kwargs)"),
+    ):  # fmt: skip
+        assert triage([*head, frame, code]).rule == "python.cut_traceback", frame
+
+
+@pytest.mark.parametrize(
+    "early",
+    [
+        # nvidia-smi's table a job prints at its start, a sensor it could not read
+        "| N/A   29C    P0   ERR! / 250W |    593MiB / 16160MiB |      0%      Default |",
+        # PSM2's word while MPI probes its fabrics
+        "node017.48213PSM2 can't open hfi unit: -1 (err=23)",
+        # a missing file the script printed and went on after
+        "[Errno 2] No such file or directory: '/data/coco/train2017/000000123456.jpg'",
+        # an earlier allocation's prolog failure, then one that trained
+        "salloc: Prolog failure on node k003-006",
+    ],
+)
+def test_an_early_line_the_run_went_on_after_is_no_cause_of_a_later_error(early: str) -> None:
+    def trained(lines: list[str]):  # type: ignore[no-untyped-def]
+        engine = Engine(KB)
+        for n, line in enumerate(lines, 1):
+            engine.feed(0, n, line)
+        engine.finish()
+        return diagnose(engine, ["rank0.log"], 100, progress={0: 2})  # steps from line 2
+
+    steps = [f"step {i} | loss 2.{i} | lr 3.0e-04" for i in range(1, 30)]
+    d = trained([early, *steps, "Traceback (most recent call last):",
+                 '  File "/w/train.py", line 9, in <module>', "    x = batch['pixel_values']",
+                 "KeyError: 'pixel_values'"])  # fmt: skip
+    assert d.category == Category.USER_CODE, d.rule
+    cancel = "slurmstepd: error: *** JOB 4242 ON node12 CANCELLED AT 2024-03-02T10:11:12 ***"
+    assert trained([early, *steps, cancel]).rule == "sched.cancelled"
 
 
 def test_a_mounts_errno_raised_by_a_write_is_the_storages() -> None:
@@ -2187,6 +2235,11 @@ def test_a_mounts_errno_raised_by_a_write_is_the_storages() -> None:
             "    return self.f.write(*args, **kwargs)"]  # fmt: skip
     d = triage([*head, "OSError: [Errno 107] Transport endpoint is not connected"])
     assert d.category == Category.FILESYSTEM_IO and d.rule == "fs.write_failed"
+    sshfs = triage([*head, "OSError: [Errno 103] Software caused connection abort"])
+    assert sshfs.rule == "fs.write_failed"
+    # a call the mount lacks (a lock, a hard link) meets every restart the same way
+    lacks = triage([*head, "OSError: [Errno 38] Function not implemented"])
+    assert lacks.rule == "fs.write_unsupported" and lacks.transient is False
     # an invalid name is the code's, whatever wrote it
     bad = triage([*head, "OSError: [Errno 22] Invalid argument: 'ckpt/step:100.pt'"])
     assert bad.rule != "fs.write_failed"

@@ -1,7 +1,8 @@
 """Find many needles in one pass with `grep -F`, for the big logs where one `bytes.find` pass a
 needle is the cost of triage.
 
-    offsets, capped = match_offsets_in_file("slurm-1234.out", (b"error", b"traceback"), 30.0)
+    found = match_offsets_in_file("slurm-1234.out", (b"error", b"traceback"), 30.0)
+    # -> (Matches(offsets=array('q', [812, 90411]), lines=array('q', [9, 1201])), False)
     starts = line_starts_in_bytes(block_lowercased, NEEDLES + RARE_NEEDLES)
 
 GNU grep looks for all of a set of fixed strings at once (a Commentz-Walter/Aho-Corasick search
@@ -13,10 +14,11 @@ searches in Python, which is slower and finds the same lines.
 
 grep runs with the C locale (bytes, ASCII case folding, as `bytes.lower()` does), `-a` (a log
 with a stray NUL is still text), `-o -b` (the offset of each match, never the line itself: a
-20 MB line costs no output), a cap on its address space (a multi-GB line without a newline
-cannot take the machine's memory) and a cap on the matches it reports (a log that says `error`
-on every line does not fill ours). It is our own child: killed when its time is up or when we
-are interrupted (subprocess.run does that).
+20 MB line costs no output; in a file, `-n` too: the line of each, so that the caller need not
+count the lines of a big log's middle, where it found nothing), a cap on its address space (a
+multi-GB line without a newline cannot take the machine's memory) and a cap on the matches it
+reports (a log that says `error` on every line does not fill ours). It is our own child: killed
+when its time is up or when we are interrupted (subprocess.run does that).
 """
 
 from __future__ import annotations
@@ -26,10 +28,19 @@ import shutil
 import subprocess
 from array import array
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 MEMORY_CAP_KB = 512 * 1024  # grep's address space (ulimit -v): far above what a log needs
 MAX_MATCHES = 2_000_000  # past this many matching lines, grep stops and the caller goes on
 _OFFSET = re.compile(rb"^(\d+):", re.MULTILINE)
+
+
+@dataclass
+class Matches:
+    """grep's matches in a file, in file order: each one's byte offset and line (from 1)."""
+
+    offsets: array[int] = field(default_factory=lambda: array("q"))
+    lines: array[int] = field(default_factory=lambda: array("q"))
 
 
 def grep_path() -> str | None:
@@ -38,11 +49,17 @@ def grep_path() -> str | None:
 
 
 def _command(
-    grep: str, needles: Sequence[bytes], ignore_case: bool, most: int | None = None
+    grep: str,
+    needles: Sequence[bytes],
+    ignore_case: bool,
+    most: int | None = None,
+    numbered: bool = False,
 ) -> list[bytes]:
     args = [b"-F", b"-a", b"-o", b"-b", b"-m", str(most or MAX_MATCHES).encode()]
     if ignore_case:
         args.append(b"-i")
+    if numbered:  # `LINE:OFFSET:match`: costs grep nothing measurable on a 1 GB log
+        args.append(b"-n")
     for nd in needles:
         args += [b"-e", nd]
     # `ulimit -v` through sh: no preexec_fn (unsafe with threads), no prlimit (not everywhere).
@@ -101,7 +118,7 @@ def line_starts_in_bytes(
     return starts
 
 
-_MATCH = re.compile(rb"^(\d+):(.*)$", re.MULTILINE)
+_MATCH = re.compile(rb"^(\d+):(\d+):(.*)$", re.MULTILINE)
 
 
 def match_offsets_of_two_sets(
@@ -110,47 +127,53 @@ def match_offsets_of_two_sets(
     rare: Sequence[bytes],
     timeout_s: float,
     most: int | None = None,
-) -> tuple[array[int], array[int], bool] | None:
-    """One grep pass for two sets of needles (lowercase ASCII, matched ignoring case): the byte
-    offsets of the matches of `needles` and of the matches that are `rare`'s alone, each in
-    order, and whether grep may have stopped at `most` (default MAX_MATCHES) lines; None when
-    grep cannot say. A rare match that holds a common needle (`failcnt` holds `fail`) counts
-    as common: grep reports the longest of the needles that start at one place."""
+) -> tuple[Matches, Matches, bool] | None:
+    """One grep pass for two sets of needles (lowercase ASCII, matched ignoring case): the
+    matches of `needles` and the matches that are `rare`'s alone, and whether grep may have
+    stopped at `most` (default MAX_MATCHES) lines; None when grep cannot say. A rare match that
+    holds a common needle (`failcnt` holds `fail`) counts as common: grep reports the longest of
+    the needles that start at one place."""
     out = _grep_file(path, (*needles, *rare) if needles else (), timeout_s, most)
     if out is None:
         return None
-    common: array[int] = array("q")
-    alone: array[int] = array("q")
+    common, alone = Matches(), Matches()
     kind: dict[bytes, bool] = {}  # the matched text (lowercased) -> common
     for m in _MATCH.finditer(out):
-        text = m.group(2).lower()
+        text = m.group(3).lower()
         is_common = kind.get(text)
         if is_common is None:
             is_common = kind[text] = any(nd in text for nd in needles)
-        (common if is_common else alone).append(int(m.group(1)))
+        into = common if is_common else alone
+        into.lines.append(int(m.group(1)))
+        into.offsets.append(int(m.group(2)))
     return common, alone, _capped(out, most)
 
 
 def match_offsets_in_file(
     path: str, needles: Sequence[bytes], timeout_s: float, most: int | None = None
-) -> tuple[array[int], bool] | None:
-    """The byte offsets of the matches of `needles` (lowercase ASCII, matched ignoring case)
-    in the file at `path`, in order, and whether grep may have stopped at `most` (default
-    MAX_MATCHES) lines (then they cover the file only up to the last one); None when grep
-    cannot say."""
+) -> tuple[Matches, bool] | None:
+    """The matches of `needles` (lowercase ASCII, matched ignoring case) in the file at `path`,
+    and whether grep may have stopped at `most` (default MAX_MATCHES) lines (then they cover
+    the file only up to the last one); None when grep cannot say."""
     out = _grep_file(path, needles, timeout_s, most)
-    return None if out is None else (_offsets(out), _capped(out, most))
+    if out is None:
+        return None
+    found = Matches()
+    for m in _MATCH.finditer(out):
+        found.lines.append(int(m.group(1)))
+        found.offsets.append(int(m.group(2)))
+    return found, _capped(out, most)
 
 
 def _grep_file(
     path: str, needles: Sequence[bytes], timeout_s: float, most: int | None
 ) -> bytes | None:
-    """grep's `OFFSET:match` lines for the file at `path`, ignoring case; None when it cannot
-    say (no grep, no needles, a failure)."""
+    """grep's `LINE:OFFSET:match` lines for the file at `path`, ignoring case; None when it
+    cannot say (no grep, no needles, a failure)."""
     grep = grep_path()
     if grep is None or not needles:
         return None
-    cmd = [*_command(grep, needles, ignore_case=True, most=most), b"--", path.encode()]
+    cmd = [*_command(grep, needles, True, most, numbered=True), b"--", path.encode()]
     return _run(cmd, None, timeout_s)
 
 

@@ -50,6 +50,9 @@ _HOST_LABEL = re.compile(
     r"(?P<host>[A-Za-z][\w.-]{0,62})"
     r"(?<!Error)(?<!Exception)(?<!Warning)(?<!Exit)(?<!Interrupt): "
 )
+# The same label where the host file names the nodes by address (DeepSpeed's pdsh, MPI):
+# `10.0.3.7: [rank3]: ...`.
+_IP_LABEL = re.compile(r"(?P<host>\d{1,3}(?:\.\d{1,3}){3}): ")
 _NCCL = re.compile(
     r"(?P<host>[\w.-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<gpu>\d+)\] (?:[\w./-]+[: ]\d+ )?(?=NCCL )"
 )
@@ -211,6 +214,17 @@ def anatomy(text: str) -> Anatomy:
                 m = _SRUN.match(text, pos)
                 if m:
                     rank = int(m["rank"]) if rank is None else rank
+                    pos = m.end()
+                    continue
+            if c.isdigit():  # a node named by its address: NCCL's prefix, pdsh's label
+                m = _NCCL.match(text, pos)
+                if m:
+                    host, gpu = m["host"], m["gpu"]
+                    pos = m.end()
+                    continue
+                m = None if logged or host is not None else _IP_LABEL.match(text, pos)
+                if m:
+                    host = m["host"]
                     pos = m.end()
                     continue
             m = _DMESG.match(text, pos)

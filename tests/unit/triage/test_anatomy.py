@@ -435,6 +435,18 @@ def test_an_uppercase_host_label_shaped_like_a_code_is_still_a_host() -> None:
     assert (a.host, a.rank) == ("EN0001", 3)
 
 
+def test_a_host_named_by_its_address() -> None:
+    # DeepSpeed's pdsh labels each line with the host file's name for the node: an address
+    # where the file lists addresses; NCCL's prefix names it the same way.
+    a = anatomy("29.162.224.92: [rank30]: torch.utils.checkpoint.CheckpointError: x")
+    assert (a.host, a.rank) == ("29.162.224.92", 30)
+    assert a.body == "torch.utils.checkpoint.CheckpointError: x"
+    a = anatomy("10.0.0.12:2917:3012 [5] NCCL INFO Bootstrap : Using eth0:10.0.0.12<0>")
+    assert (a.host, a.gpu, a.body[:10]) == ("10.0.0.12", "5", "NCCL INFO ")
+    for line in ("1.2.3: not an address", "3.14: RuntimeError: x", "2024.1.2.3.4: x"):
+        assert anatomy(line).host is None
+
+
 def test_second_host_label_stays_in_body() -> None:
     # A second host-looking label after the first is part of the message.
     a = anatomy("worker-1: node-2: x")

@@ -286,6 +286,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
     ("fs.readonly", "OSError: [Errno 30] Read-only file system: '/checkpoints/step_1000'", None),
     ("fs.network_mount", "[ 1843.308145] nfs: server fs01 not responding, still trying", None),
     (
+        "fs.shared_wait",
+        "TimeoutError: Waiting for checkpoint model directory timed out",
+        "zzn_infra/004-olmo-shared-drive-ckpt-dir-timeout.log",
+    ),
+    (
         "fs.hung_task",
         "[ 4920.147532] INFO: task python:28734 blocked for more than 120 seconds.",
         None,
@@ -3244,6 +3249,12 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # NCCL's libfabric plugin: a request failed because a peer died
         ("host:1:2 [0] NCCL WARN NET/OFI Request 0x7f14cc5b60c0 completed with error. RC: 113. "
          "Error: 2 (UNDELIVERABLE). Completed length: 0", "nccl.remote_error"),
+        # Tenstorrent's allocator; verl's check of the gradients' norm (zzn_ batches)
+        ("2025-11-26 19:48:22.915 | critical |          Always | TT_FATAL: Out of Memory: Not "
+         "enough space to allocate 131072000 B DRAM buffer across 12 banks", "cuda.oom"),
+        ("WARN: rank 0 grad_norm is not finite: inf", "numerical.nan"),
+        ("2020-12-10 17:03:04,056 (asr:236) WARNING: grad norm is nan. Do not update model.",
+         "numerical.nan"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

@@ -385,6 +385,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"failed to connect to all addresses",  # gRPC
     b"allocation failed",  # Habana's `MODULE:PT_DEVMEM Allocation failed for size`
     b"out of memory",  # an OOM line without its exception class (`CUDA out of memory. Tried ...`)
+    b"reduce memory use",  # XLA's rematerialization that could not fit the device's memory
     b"memory access fault",  # ROCm: `Memory access fault by GPU node-1 ...`
     b"duplicate gpu",  # NCCL: `Duplicate GPU detected : rank 0 and rank 1 both on CUDA device`
     b"tooskewed",  # AWS: `RequestTimeTooSkewed`

@@ -286,6 +286,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
     ("fs.readonly", "OSError: [Errno 30] Read-only file system: '/checkpoints/step_1000'", None),
     ("fs.network_mount", "[ 1843.308145] nfs: server fs01 not responding, still trying", None),
     (
+        "cuda.oom_remat",
+        "2025-02-08 13:49:59.295718: W external/xla/xla/hlo/transforms/simplifiers/"
+        "hlo_rematerialization.cc:3021] Can't reduce memory use below -21.13",
+        "zzo_robot/003-openpi-pi0fast-oom.log",
+    ),
+    (
         "fs.shared_wait",
         "TimeoutError: Waiting for checkpoint model directory timed out",
         "zzn_infra/004-olmo-shared-drive-ckpt-dir-timeout.log",
@@ -3253,6 +3259,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("2025-11-26 19:48:22.915 | critical |          Always | TT_FATAL: Out of Memory: Not "
          "enough space to allocate 131072000 B DRAM buffer across 12 banks", "cuda.oom"),
         ("WARN: rank 0 grad_norm is not finite: inf", "numerical.nan"),
+        ("2024-02-19 15:14:56.882326: W external/xla/xla/service/hlo_rematerialization.cc:2941] "
+         "Can't reduce memory use below -30.29GiB (-32529110990 bytes) by rematerialization; "
+         "only reduced to 49.62GiB (53280000080 bytes)", "cuda.oom_remat"),
         ("2020-12-10 17:03:04,056 (asr:236) WARNING: grad norm is nan. Do not update model.",
          "numerical.nan"),
     ],

@@ -292,6 +292,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zzo_robot/003-openpi-pi0fast-oom.log",
     ),
     (
+        "mpi.slots",
+        "All nodes which are allocated for this job are already filled.",
+        "zzp_launch/004-dstack-mpirun-hostfile-slots-zero.log",
+    ),
+    (
         "fs.shared_wait",
         "TimeoutError: Waiting for checkpoint model directory timed out",
         "zzn_infra/004-olmo-shared-drive-ckpt-dir-timeout.log",
@@ -3259,6 +3264,7 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("2025-11-26 19:48:22.915 | critical |          Always | TT_FATAL: Out of Memory: Not "
          "enough space to allocate 131072000 B DRAM buffer across 12 banks", "cuda.oom"),
         ("WARN: rank 0 grad_norm is not finite: inf", "numerical.nan"),
+        ("There are not enough slots available in the system to satisfy the 8 slots", "mpi.slots"),
         ("2024-02-19 15:14:56.882326: W external/xla/xla/service/hlo_rematerialization.cc:2941] "
          "Can't reduce memory use below -30.29GiB (-32529110990 bytes) by rematerialization; "
          "only reduced to 49.62GiB (53280000080 bytes)", "cuda.oom_remat"),

@@ -297,6 +297,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zzp_launch/004-dstack-mpirun-hostfile-slots-zero.log",
     ),
     (
+        "host.pool_broken",
+        "A process in the process pool was terminated abruptly while the future was running or "
+        "pending.```",
+        "zzq_memdata/011-fastai-lm-tokenize-pool-killed.log",
+    ),
+    (
         "fs.shared_wait",
         "TimeoutError: Waiting for checkpoint model directory timed out",
         "zzn_infra/004-olmo-shared-drive-ckpt-dir-timeout.log",
@@ -3265,6 +3271,10 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "enough space to allocate 131072000 B DRAM buffer across 12 banks", "cuda.oom"),
         ("WARN: rank 0 grad_norm is not finite: inf", "numerical.nan"),
         ("There are not enough slots available in the system to satisfy the 8 slots", "mpi.slots"),
+        ("  (1) Not found: Key box_net/box-0-bn-3/beta/Momentum not found in checkpoint",
+         "code.shapes"),
+        ("/home/mwr/torch/install/bin/luajit: cannot open <cv/lm_lstm_epoch2.36_1.7848.t7> in mode "
+         " w at /home/mwr/torch/pkg/torch/lib/TH/THDiskFile.c:484", "fs.checkpoint_write"),
         ("2024-02-19 15:14:56.882326: W external/xla/xla/service/hlo_rematerialization.cc:2941] "
          "Can't reduce memory use below -30.29GiB (-32529110990 bytes) by rematerialization; "
          "only reduced to 49.62GiB (53280000080 bytes)", "cuda.oom_remat"),

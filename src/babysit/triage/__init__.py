@@ -81,8 +81,9 @@ class _Tolerant:
     """A stream whose read errors after the start end it instead (a .gz cut short by the crash
     that killed the job, a file on a failing disk): what was read still counts."""
 
-    def __init__(self, stream: _Reads) -> None:
+    def __init__(self, stream: _Reads, fd: int | None = None) -> None:
         self.stream = stream
+        self.fd = fd  # a regular file's descriptor (not a pipe's, not a .gz's packed bytes)
         # A gzip stream's read1 hands over what it decoded before an error in its next read
         # (a .gz cut short); its read(n) would lose that to the error.
         self.piece = getattr(stream, "read1", stream.read)
@@ -111,6 +112,12 @@ class _Tolerant:
         self.read_any = self.read_any or bool(data)
         return data
 
+    def fileno(self) -> int:
+        """The regular file's descriptor (scan reads lines again through it, never moving it)."""
+        if self.fd is None:
+            raise io.UnsupportedOperation("not a regular file")
+        return self.fd
+
 
 def _mode(path: str) -> int:
     """The file's type and mode (stat, never open: that could block); 0 when it is gone or
@@ -131,6 +138,7 @@ def _open(path: str, mode: int) -> Iterator[tuple[_Tolerant, int | None]]:
     with ExitStack() as stack:
         raw: _Reads
         size: int | None = None
+        fd: int | None = None
         if path == STDIN:
             if sys.stdin is None:
                 raise OSError("stdin is closed")
@@ -144,10 +152,11 @@ def _open(path: str, mode: int) -> Iterator[tuple[_Tolerant, int | None]]:
             f = raw = stack.enter_context(open(path, "rb"))
             head = f.read(2)
             f.seek(0)
+            fd = f.fileno()
         if head == _GZIP_MAGIC or path.endswith(".gz"):
             raw = stack.enter_context(gzip.GzipFile(fileobj=raw, mode="rb"))  # type: ignore[arg-type]
-            size = None
-        yield _Tolerant(raw), size
+            size = fd = None
+        yield _Tolerant(raw, fd), size
 
 
 _GZIP_MAGIC = b"\x1f\x8b"

@@ -22,7 +22,9 @@ mostly control bytes and invalid UTF-8 once its NULs are dropped) is reported an
 from __future__ import annotations
 
 import bisect
+import io
 import itertools
+import os
 import re
 import time
 from array import array
@@ -246,6 +248,18 @@ def _middle_needles(path: str, size: int) -> tuple[bytes, ...]:
     return tuple(kept) if total <= MIDDLE_MATCHES else ()
 
 
+def _fd_of(stream: BinaryIO, path: str) -> int | bool | None:
+    """The descriptor of the open file `stream` reads; False when `path` now names another
+    file (a log rotated or replaced since it was opened: grep read that one); None when the
+    stream has no descriptor (then grep's offsets are trusted, and no line is left to count)."""
+    try:
+        fd = stream.fileno()
+        here, there = os.fstat(fd), os.stat(path)
+    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+        return None
+    return fd if (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino) else False
+
+
 def _grep_whole_file(
     path: str, size: int, deadline: float | None
 ) -> tuple[Matches, bool, tuple[bytes, ...]] | None:
@@ -363,12 +377,14 @@ class _Blocks:
     In a big log's middle, the lines grep found carry grep's line numbers, and the lines
     between them are not counted (a tenth of the time of a 1 GB log): they are counted only
     where a block needs its first line's number and grep numbers none of its lines (the tail,
-    searched for every needle; a block grep does not cover), by reading them again."""
+    searched for every needle; a block grep does not cover), by reading them again through the
+    open file (`fd`: the file read, not whatever its path names by then). Not under a deadline:
+    reading them again could take as long as reading them did."""
 
-    def __init__(self, sink: Sink, stats: ScanStats, path: str | None = None) -> None:
+    def __init__(self, sink: Sink, stats: ScanStats, fd: int | None = None) -> None:
         self.sink = sink
         self.stats = stats
-        self.path = path  # the file read, where it is a regular one (its lines can be recounted)
+        self.fd = fd  # the open file's descriptor, where its lines may be left to count later
         self.inert: set[int] = set()
         self.base = 0  # lines before the current block (before `counted_to`, while uncounted)
         self.counted_to: int | None = None  # the offset from which the lines are not counted
@@ -402,28 +418,26 @@ class _Blocks:
     def _numbered_later(self) -> bool:
         """Whether a match of grep's lies after the blocks fed so far (it will number them)."""
         m = self.matches
-        return self.path is not None and m is not None and self.next_match < len(m.offsets)
+        return self.fd is not None and m is not None and self.next_match < len(m.offsets)
 
     def _count_the_uncounted(self, upto: int) -> None:
         """Count the lines left uncounted before the file offset `upto` (read again from the
         file): a block that needs its first line's number follows them."""
         if self.counted_to is None:
             return
-        start, self.counted_to = self.counted_to, None
-        if self.path is None:
+        at, self.counted_to = self.counted_to, None
+        if self.fd is None:
             return
         try:
-            with open(self.path, "rb") as f:
-                f.seek(start)
-                left = upto - start
-                while left > 0:
-                    data = f.read(min(CHUNK_BYTES, left))
-                    if not data:
-                        break
-                    left -= len(data)
-                    self.base += data.count(b"\n")
+            while at < upto:
+                # (pread: the stream's own offset stays where its reading left it)
+                data = os.pread(self.fd, min(CHUNK_BYTES, upto - at), at)
+                if not data:
+                    break
+                at += len(data)
+                self.base += data.count(b"\n")
         except OSError:
-            return  # the file is gone: its later lines are numbered from where counting stopped
+            return  # unreadable now: its later lines are numbered from where counting stopped
 
     def _number_from_ahead(
         self, block: bytes, start: int, ahead: Iterable[tuple[bytes, bool, bool]]
@@ -564,7 +578,7 @@ def scan(
     # Every needle up to this offset; then the common ones, except in the last RARE_TAIL_BYTES.
     head_bytes = SMALL_FILE_BYTES if rare is None and size is None else RARE_HEAD_BYTES
     stats.needles = NEEDLES + RARE_NEEDLES if everywhere or size is None else NEEDLES
-    blocks = _Blocks(sink, stats, path)
+    blocks = _Blocks(sink, stats)
     if (
         not everywhere
         and path is not None
@@ -572,7 +586,12 @@ def scan(
         and size > head_bytes + RARE_TAIL_BYTES  # a middle to search
     ):
         found = _grep_whole_file(path, size, deadline)
+        fd = _fd_of(stream, path)
+        if found is not None and fd is False:
+            found = None  # the path names another file than the one read (rotated): no grep
         if found is not None:
+            if deadline is None and isinstance(fd, int):
+                blocks.fd = fd
             blocks.matches, capped, middle = found
             at = blocks.matches.offsets
             blocks.matched_to = at[-1] if capped and at else size + 1

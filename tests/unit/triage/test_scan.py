@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
 import importlib
 import io
+import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -11,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from babysit.triage import grepfind
+from babysit.triage import grepfind, triage_files
 from babysit.triage.needles import MIDDLE_NEEDLES
 from babysit.triage.scan import (
     CHUNK_BYTES,
@@ -645,6 +648,84 @@ def test_a_big_log_s_middle_is_numbered_by_grep_s_lines_not_counted(
     monkeypatch.setattr(grepfind, "grep_path", lambda: None)
     without, python_stats = scan_file(log, rare=False)
     assert without == handed and python_stats.lines == stats.lines
+
+
+@pytest.mark.parametrize("how", ["rotated", "deleted", "under a deadline"])
+def test_lines_left_uncounted_are_counted_in_the_file_that_was_read(
+    small_edges: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, how: str
+) -> None:
+    # From a review: a log rotated (renamed, a new empty file at its path) or deleted after
+    # grep's pass lost the lines its reading left uncounted, since they were read again from the
+    # path. They are read through the open file now, and a path that names another file than the
+    # one read is not grep's to number. Under a deadline no line is left uncounted: reading them
+    # again, past the deadline, could take as long as reading them did.
+    size = len(filler(1)[0]) + 1
+    n = CHUNK_BYTES // size
+    text = ["step start", *filler(3 * n), "[rank3]: RuntimeError: CUDA error", *filler(2 * n)]
+    text += ["\x00" + "NCCL WARN after a hole", *filler(2 * n, 5 * n), "the last error"]
+    log = tmp_path / "big.log"
+    log.write_bytes(lines(*text))
+    real_grep = small_edges._grep_whole_file
+
+    def grep_then(path: str, size: int, deadline: float | None) -> Any:
+        found = real_grep(path, size, deadline)
+        if how == "rotated":
+            os.rename(path, path + ".1")
+            Path(path).write_bytes(b"")
+        elif how == "deleted":
+            os.unlink(path)
+        return found
+
+    recounted: list[int] = []
+    real_count = small_edges._Blocks._count_the_uncounted
+
+    def spy(self: Any, upto: int) -> None:
+        if self.counted_to is not None:
+            recounted.append(upto - self.counted_to)
+        real_count(self, upto)
+
+    monkeypatch.setattr(small_edges, "_grep_whole_file", grep_then)
+    monkeypatch.setattr(small_edges._Blocks, "_count_the_uncounted", spy)
+    handed: Handed = []
+
+    def sink(lineno: int, line: str) -> bool:
+        handed.append((lineno, line))
+        return False
+
+    with log.open("rb") as f:
+        deadline = time.monotonic() + 600 if how == "under a deadline" else None
+        stats = scan(f, sink, size=log.stat().st_size, rare=False, path=str(log), deadline=deadline)
+    assert stats.lines == len(text)
+    assert handed[-1] == (len(text), "the last error")
+    # rotated: grep's pass is not used; deleted: not known to be the file read, so nothing is
+    # left to count later (as under a deadline)
+    assert recounted == []
+
+
+def test_triage_hands_scan_the_open_file_s_descriptor(
+    small_edges: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The 1 GB benchmark's path: triage_files' stream gives scan the file's descriptor, so
+    # that the middle's lines are left for grep to number (and read again through it, never
+    # through the path); a .gz's stream has none to give (its bytes are packed).
+    data, _ = three_parts("[rank3]: RuntimeError: CUDA error: an illegal memory access")
+    log = tmp_path / "big.log"
+    log.write_bytes(data)
+    seen: list[object] = []
+    real = small_edges._fd_of
+
+    def spy(stream: Any, path: str) -> object:
+        seen.append(real(stream, path))
+        return seen[-1]
+
+    monkeypatch.setattr(small_edges, "_fd_of", spy)
+    plain = triage_files([log])
+    assert len(seen) == 1 and type(seen[0]) is int
+    packed = tmp_path / "big.log.gz"
+    packed.write_bytes(gzip.compress(data))
+    unpacked = triage_files([packed])
+    assert len(seen) == 1  # no grep over packed bytes, so no descriptor asked for
+    assert (unpacked.lines, unpacked.diagnosis.category) == (plain.lines, plain.diagnosis.category)
 
 
 def test_rare_words_in_a_big_log_s_head_do_not_cost_its_middle_the_rare_needles(

@@ -216,17 +216,6 @@ def anatomy(text: str) -> Anatomy:
                     rank = int(m["rank"]) if rank is None else rank
                     pos = m.end()
                     continue
-            if c.isdigit():  # a node named by its address: NCCL's prefix, pdsh's label
-                m = _NCCL.match(text, pos)
-                if m:
-                    host, gpu = m["host"], m["gpu"]
-                    pos = m.end()
-                    continue
-                m = None if logged or host is not None else _IP_LABEL.match(text, pos)
-                if m:
-                    host = m["host"]
-                    pos = m.end()
-                    continue
             m = _DMESG.match(text, pos)
             if m:
                 kernel = True
@@ -303,13 +292,14 @@ def anatomy(text: str) -> Anatomy:
                 logged = True
                 pos = m.end()
                 continue
-        if c.isalpha():
+        if c.isalnum():  # a host's name, or its address (`10.0.3.7: `, NCCL's `10.0.3.7:1:2 [0]`)
             m = _NCCL.match(text, pos)
             if m:
                 host, gpu = m["host"], m["gpu"]
                 pos = m.end()
                 continue
-            m = None if logged else _HOST_LABEL.match(text, pos)
+            label = _IP_LABEL if c.isdigit() else _HOST_LABEL
+            m = None if logged else label.match(text, pos)
             if m and host is None:
                 host = m["host"]
                 pos = m.end()

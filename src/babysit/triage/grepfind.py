@@ -155,14 +155,8 @@ def match_offsets_in_file(
     """The matches of `needles` (lowercase ASCII, matched ignoring case) in the file at `path`,
     and whether grep may have stopped at `most` (default MAX_MATCHES) lines (then they cover
     the file only up to the last one); None when grep cannot say."""
-    out = _grep_file(path, needles, timeout_s, most)
-    if out is None:
-        return None
-    found = Matches()
-    for m in _MATCH.finditer(out):
-        found.lines.append(int(m.group(1)))
-        found.offsets.append(int(m.group(2)))
-    return found, _capped(out, most)
+    both = match_offsets_of_two_sets(path, needles, (), timeout_s, most)
+    return None if both is None else (both[0], both[2])
 
 
 def _grep_file(

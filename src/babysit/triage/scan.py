@@ -381,10 +381,11 @@ class _Blocks:
     open file (`fd`: the file read, not whatever its path names by then). Not under a deadline:
     reading them again could take as long as reading them did."""
 
-    def __init__(self, sink: Sink, stats: ScanStats, fd: int | None = None) -> None:
+    def __init__(self, sink: Sink, stats: ScanStats) -> None:
         self.sink = sink
         self.stats = stats
-        self.fd = fd  # the open file's descriptor, where its lines may be left to count later
+        # the open file's descriptor, where its lines may be left to count later
+        self.fd: int | None = None
         self.inert: set[int] = set()
         self.base = 0  # lines before the current block (before `counted_to`, while uncounted)
         self.counted_to: int | None = None  # the offset from which the lines are not counted
@@ -485,7 +486,7 @@ class _Blocks:
         if self.counted_to is not None and exact:
             self._number_from_ahead(block, start, ahead)
         self._count_the_uncounted(start)  # where that could not: read them again
-        self._counted(block, every, found)
+        self._counted(block, start, every, found)
 
     def _numbered(self, block: bytes, start: int, found: list[tuple[int, int]]) -> None:
         """The middle of a big log: the lines grep found, numbered by grep, and their windows.
@@ -511,12 +512,14 @@ class _Blocks:
             self.counted_to = start + pos
         self.follow = follow
 
-    def _counted(self, block: bytes, every: bool, found: list[tuple[int, int]] | None) -> None:
+    def _counted(
+        self, block: bytes, start: int, every: bool, found: list[tuple[int, int]] | None
+    ) -> None:
         """A block whose lines are counted: the log's edges, a small log, a block that grep
         does not cover or that a window runs into."""
         stats, sink, inert = self.stats, self.sink, self.inert
         low = block.lower()
-        if not stats.first_progress and self.offset - len(block) <= SMALL_FILE_BYTES:
+        if not stats.first_progress and start <= SMALL_FILE_BYTES:
             at = first_progress(low)
             if at >= 0:
                 stats.first_progress = self.base + low.count(b"\n", 0, at) + 1

@@ -57,6 +57,10 @@ def filler(n: int, start: int = 0) -> list[str]:
     return [f"step {i:08d} loss 2.3417 lr 3.0e-04 tok/s 91234" for i in range(start, start + n)]
 
 
+# Filler lines in one chunk: a log of k * PER_CHUNK of them spans about k chunks.
+PER_CHUNK = CHUNK_BYTES // (len(filler(1)[0]) + 1)
+
+
 def test_filler_holds_no_needle() -> None:
     low = "\n".join(filler(3)).lower().encode()
     assert not any(nd in low for nd in NEEDLES + RARE_NEEDLES)
@@ -370,7 +374,7 @@ def test_traceback_window_is_200_lines() -> None:
 
 def test_traceback_window_crosses_chunks() -> None:
     size = len(filler(1)[0]) + 1
-    head = filler(CHUNK_BYTES // size - 1)  # the traceback starts just before the chunk ends
+    head = filler(PER_CHUNK - 1)  # the traceback starts just before the chunk ends
     tb = [
         "Traceback (most recent call last):",
         '  File "train.py", line 10, in <module>',
@@ -489,8 +493,7 @@ def small_edges(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
 
 def three_parts(middle: str = RARE_ONLY) -> tuple[bytes, list[str]]:
     """A log of about 5 chunks: RARE_ONLY-like lines in its head, middle and tail."""
-    size = len(filler(1)[0]) + 1
-    n = CHUNK_BYTES // size
+    n = PER_CHUNK
     text = [
         "step start",
         RARE_ONLY,
@@ -556,7 +559,9 @@ def test_kernel_looking_head_turns_rare_needles_on(small_edges: ModuleType) -> N
     assert kernel not in [t for _, t in handed]
 
 
-def scan_file(path: Path, rare: bool | None = None) -> tuple[Handed, ScanStats]:
+def scan_file(
+    path: Path, rare: bool | None = None, deadline: float | None = None
+) -> tuple[Handed, ScanStats]:
     handed: Handed = []
 
     def sink(lineno: int, text: str) -> bool:
@@ -564,16 +569,31 @@ def scan_file(path: Path, rare: bool | None = None) -> tuple[Handed, ScanStats]:
         return False
 
     with path.open("rb") as f:
-        stats = scan(f, sink, size=path.stat().st_size, rare=rare, path=str(path))
+        size = path.stat().st_size
+        stats = scan(f, sink, size=size, rare=rare, path=str(path), deadline=deadline)
     return handed, stats
+
+
+@pytest.fixture
+def recounted(small_edges: ModuleType, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The bytes each scan read again to count lines it had left uncounted (small_edges')."""
+    seen: list[int] = []
+    real = small_edges._Blocks._count_the_uncounted
+
+    def spy(self: Any, upto: int) -> None:
+        if self.counted_to is not None:
+            seen.append(upto - self.counted_to)
+        real(self, upto)
+
+    monkeypatch.setattr(small_edges._Blocks, "_count_the_uncounted", spy)
+    return seen
 
 
 @pytest.mark.parametrize("odd", ["", "nul", "long line"])
 def test_grep_finds_the_same_lines_as_python(
     small_edges: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, odd: str
 ) -> None:
-    size = len(filler(1)[0]) + 1
-    n = CHUNK_BYTES // size
+    n = PER_CHUNK
     text = [*filler(n), "[rank3]: RuntimeError: CUDA error: an illegal memory access", *filler(n)]
     text += ["Traceback (most recent call last):", '  File "x.py", line 3, in f', "Boom: e"]
     text += [f"[rank{r}]: Watchdog caught collective operation timeout" for r in range(50)]
@@ -612,13 +632,16 @@ def test_grep_finds_the_same_lines_as_python(
 
 @pytest.mark.parametrize("layout", ["a match in the middle", "none in the middle", "a NUL"])
 def test_a_big_log_s_middle_is_numbered_by_grep_s_lines_not_counted(
-    small_edges: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, layout: str
+    small_edges: ModuleType,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    recounted: list[int],
+    layout: str,
 ) -> None:
     # Issue 12, item 7: the middle's lines are not counted in Python (a tenth of the time of
     # a 1 GB log); grep numbers the lines it found, and the next match's number counts the
     # lines before a block that needs it (the tail). Every line handed keeps its number.
-    size = len(filler(1)[0]) + 1
-    n = CHUNK_BYTES // size
+    n = PER_CHUNK
     text = ["step start", "Traceback (most recent call last):", "ValueError: head", *filler(5 * n)]
     if layout == "a match in the middle":
         text += ["[rank3]: RuntimeError: CUDA error: an illegal memory access", *filler(3 * n)]
@@ -627,15 +650,6 @@ def test_a_big_log_s_middle_is_numbered_by_grep_s_lines_not_counted(
     text += [*filler(n // 2, 9 * n), "the last error", *filler(5)]
     log = tmp_path / "big.log"
     log.write_bytes(lines(*text))
-    recounted: list[int] = []
-    real = small_edges._Blocks._count_the_uncounted
-
-    def spy(self: Any, upto: int) -> None:
-        if self.counted_to is not None:
-            recounted.append(upto - self.counted_to)
-        real(self, upto)
-
-    monkeypatch.setattr(small_edges._Blocks, "_count_the_uncounted", spy)
     handed, stats = scan_file(log, rare=False)
     assert stats.lines == len(text)
     for lineno, line in handed:
@@ -652,15 +666,18 @@ def test_a_big_log_s_middle_is_numbered_by_grep_s_lines_not_counted(
 
 @pytest.mark.parametrize("how", ["rotated", "deleted", "under a deadline"])
 def test_lines_left_uncounted_are_counted_in_the_file_that_was_read(
-    small_edges: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, how: str
+    small_edges: ModuleType,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    recounted: list[int],
+    how: str,
 ) -> None:
     # From a review: a log rotated (renamed, a new empty file at its path) or deleted after
     # grep's pass lost the lines its reading left uncounted, since they were read again from the
     # path. They are read through the open file now, and a path that names another file than the
     # one read is not grep's to number. Under a deadline no line is left uncounted: reading them
     # again, past the deadline, could take as long as reading them did.
-    size = len(filler(1)[0]) + 1
-    n = CHUNK_BYTES // size
+    n = PER_CHUNK
     text = ["step start", *filler(3 * n), "[rank3]: RuntimeError: CUDA error", *filler(2 * n)]
     text += ["\x00" + "NCCL WARN after a hole", *filler(2 * n, 5 * n), "the last error"]
     log = tmp_path / "big.log"
@@ -676,25 +693,9 @@ def test_lines_left_uncounted_are_counted_in_the_file_that_was_read(
             os.unlink(path)
         return found
 
-    recounted: list[int] = []
-    real_count = small_edges._Blocks._count_the_uncounted
-
-    def spy(self: Any, upto: int) -> None:
-        if self.counted_to is not None:
-            recounted.append(upto - self.counted_to)
-        real_count(self, upto)
-
     monkeypatch.setattr(small_edges, "_grep_whole_file", grep_then)
-    monkeypatch.setattr(small_edges._Blocks, "_count_the_uncounted", spy)
-    handed: Handed = []
-
-    def sink(lineno: int, line: str) -> bool:
-        handed.append((lineno, line))
-        return False
-
-    with log.open("rb") as f:
-        deadline = time.monotonic() + 600 if how == "under a deadline" else None
-        stats = scan(f, sink, size=log.stat().st_size, rare=False, path=str(log), deadline=deadline)
+    deadline = time.monotonic() + 600 if how == "under a deadline" else None
+    handed, stats = scan_file(log, rare=False, deadline=deadline)
     assert stats.lines == len(text)
     assert handed[-1] == (len(text), "the last error")
     # rotated: grep's pass is not used; deleted: not known to be the file read, so nothing is
@@ -749,8 +750,7 @@ def test_a_middle_that_holds_the_rare_needles_on_every_line_is_searched_for_the_
 ) -> None:
     # Megatron prints `number of nan iterations: 0` on every step: the middle is dense in `nan`,
     # judged from a sample of it, and grep looks for the other needles (an error there is found).
-    size = len(filler(1)[0]) + 1
-    n = CHUNK_BYTES // size
+    n = PER_CHUNK
     step = "iteration 7 | lm loss: 2.3 | number of nan iterations: 0 |"
     text = [
         "step start",
@@ -775,8 +775,7 @@ def test_a_middle_that_holds_many_rare_needles_is_searched_for_the_common_ones(
 ) -> None:
     # Six rare needles on one line in a thousand: each under its own limit (a quarter of
     # MIDDLE_MATCHES), all six together over MIDDLE_MATCHES: none of them.
-    size = len(filler(1)[0]) + 1
-    n = CHUNK_BYTES // size
+    n = PER_CHUNK
     chatty = "ssh refused: daemon deadline, socket corrupt, truncated"
     text = [chatty if i % 1000 == 0 else f for i, f in enumerate(filler(8 * n))]
     log = tmp_path / "chatty.log"

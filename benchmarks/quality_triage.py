@@ -54,7 +54,7 @@ from pathlib import Path
 from _common import parse_args
 
 from babysit.triage import load_knowledge, triage_files
-from babysit.triage.scan import first_progress
+from babysit.triage.blocks import first_progress
 
 if sys.version_info >= (3, 11):
     import tomllib

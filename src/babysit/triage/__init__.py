@@ -26,9 +26,10 @@ from typing import BinaryIO, Protocol
 
 from babysit.errors import LogNotFound
 from babysit.records import Diagnosis
+from babysit.triage.blocks import ScanStats
 from babysit.triage.engine import Engine
 from babysit.triage.knowledge import Knowledge, load_knowledge
-from babysit.triage.scan import ScanStats, scan
+from babysit.triage.scan import scan
 from babysit.triage.stall import ending_of
 from babysit.triage.verdict import diagnose, found_cause, normalise
 

@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from babysit.triage.anatomy import anatomy
+from babysit.triage.blocks import first_progress
 from babysit.triage.engine import TRAINING_DONE
 from babysit.triage.lossjump import Jump, jump_of
-from babysit.triage.scan import first_progress
 
 # The least time the log must go on after its last step: longer than a slow step, a checkpoint
 # save or an evaluation between two steps usually takes, and than NCCL's timeout (10 to 30 min)

@@ -79,7 +79,7 @@ def test_a_mix_keeps_the_phase_of_the_log_it_hides(tmp_path: Path) -> None:
     # a set-up failure among 64 ranks that trained would read as a restart's: the mix keeps it
     # in its set-up (the other ranks' set-up lines, their timeouts in the first collective)
     from babysit.triage import load_knowledge, triage_files
-    from babysit.triage.scan import first_progress
+    from babysit.triage.blocks import first_progress
 
     kb = load_knowledge()
     # (a CUDA error no rule calls the code's or the device's: before the first step, the set-up's;

@@ -7,7 +7,8 @@ import io
 
 import pytest
 
-from babysit.triage.scan import CHUNK_BYTES, first_progress, scan
+from babysit.triage.blocks import first_progress
+from babysit.triage.scan import CHUNK_BYTES, scan
 
 
 def _first(text: str) -> int:

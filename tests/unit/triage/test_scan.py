@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from babysit.triage import grepfind, triage_files
+from babysit.triage.blocks import Blocks
 from babysit.triage.needles import MIDDLE_NEEDLES
 from babysit.triage.scan import (
     CHUNK_BYTES,
@@ -578,14 +579,14 @@ def scan_file(
 def recounted(small_edges: ModuleType, monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The bytes each scan read again to count lines it had left uncounted (small_edges')."""
     seen: list[int] = []
-    real = small_edges._Blocks._count_the_uncounted
+    real = Blocks.count_the_uncounted
 
     def spy(self: Any, upto: int) -> None:
         if self.counted_to is not None:
             seen.append(upto - self.counted_to)
         real(self, upto)
 
-    monkeypatch.setattr(small_edges._Blocks, "_count_the_uncounted", spy)
+    monkeypatch.setattr(Blocks, "count_the_uncounted", spy)
     return seen
 
 

@@ -848,6 +848,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zzg_swift/007-ms-swift-sft-fatal-python-error-none-dealloc-step-166.log",
     ),
     (
+        "code.native_panic",
+        "thread '<unnamed>' panicked at 'no entry found for key', C:\\Users\\builder\\AppData"
+        "\\Local\\Temp\\pip-req-build-hhcj09m8\\tokenizers-lib\\src\\models\\mod.rs:36:66",
+        "zn_embed/021-text2vec-cosent-save-model-tokenizers-panic-no-entry-found.log",
+    ),
+    (
         "code.op_build",
         "ninja: build stopped: subcommand failed.",
         "zf_deepspeed/016-x-r1-grpo-zero-offload-cpu-adam-cannot-find-lcurand.log",
@@ -3280,6 +3286,19 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "only reduced to 49.62GiB (53280000080 bytes)", "cuda.oom_remat"),
         ("2020-12-10 17:03:04,056 (asr:236) WARNING: grad norm is nan. Do not update model.",
          "numerical.nan"),
+        # apex installed without its CUDA extensions; Ray's memory monitor's pointer alone; the
+        # shell's Chinese `Killed` glued to a progress bar (zzr_ batches)
+        ("RuntimeError: apex.optimizers.FusedAdam requires cuda extensions", "code.op_build"),
+        ("(ActorModelRayActor pid=8249) Refer to the documentation on how to address the out of "
+         "memory issue: https://docs.ray.io/en/latest/ray-core/scheduling/ray-oom-prevention.html. "
+         "Consider provisioning more memory on this node or reducing task parallelism",
+         "host.ray_memory_monitor"),
+        ("  0%|          | 0/1 [00:00<?, ?it/s]已杀死", "host.sigkill"),
+        ("thread '<unnamed>' panicked at 'index out of bounds: the len is 6200 but the index is "
+         "6200', /__w/tokenizers/tokenizers/tokenizers/src/tokenizer/normalizer.rs:382:21",
+         "code.native_panic"),
+        ("pyo3_runtime.PanicException: called `Result::unwrap()` on an `Err` value",
+         "code.native_panic"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

@@ -741,6 +741,39 @@ def test_a_log_that_ends_in_the_stacks_of_stuck_processes_is_a_hang(last: str) -
     assert "ends in the stacks of stuck processes" in d.summary
 
 
+@pytest.mark.parametrize(
+    "log",
+    [
+        # every rank waits on the op's build lock without a word (DeepSpeed's cpu_adam)
+        "[2024-05-02 10:11:12,001] [INFO] [engine.py:77] data_parallel_size: 8\n"
+        "Using /root/.cache/torch_extensions/py310_cu121 as PyTorch extensions root...\n"
+        "Using /root/.cache/torch_extensions/py310_cu121 as PyTorch extensions root...\n",
+        "[rank3]: Using  .cache/torch_extensions/py310_cu118 as PyTorch extensions root...\n",
+    ],
+)
+def test_a_log_that_stops_loading_a_jit_extension_waits_for_its_lock(
+    tmp_path: Path, log: str
+) -> None:
+    path = tmp_path / "train.log"
+    path.write_text(log)
+    d = triage_files([path], KB).diagnosis
+    assert d.category == Category.HANG and d.rule is None, d.summary
+    assert d.transient is False and d.suspect.kind == "config"  # the lock stays: fix, then run
+    assert "extension" in d.summary and "torch_extensions" in d.action
+
+
+def test_a_log_whose_extension_build_went_on_is_no_lock_wait(tmp_path: Path) -> None:
+    # the rank that holds the lock builds and loads it: its lines follow, then the log ends
+    path = tmp_path / "train.log"
+    path.write_text(
+        "Using /root/.cache/torch_extensions/py310_cu121 as PyTorch extensions root...\n"
+        "Emitting ninja build file /root/.cache/torch_extensions/py310_cu121/cpu_adam/build.ninja\n"
+        "Loading extension module cpu_adam...\n"
+    )
+    d = triage_files([path], KB).diagnosis
+    assert d.category == Category.UNKNOWN, d.summary
+
+
 def test_the_stall_inspector_is_found_in_a_big_log_too(tmp_path: Path) -> None:
     # Big logs are searched for a few needles only (scan.NEEDLES): the hang's own evidence
     # must be among them, or a 1 GB log of a hung Horovod job reads as one without an error.

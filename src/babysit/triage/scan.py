@@ -31,7 +31,8 @@ from typing import BinaryIO
 
 from babysit.triage.blocks import MAX_LINE_BYTES, Blocks, ScanStats, Sink, decode
 from babysit.triage.grepfind import Matches, match_offsets_in_file, match_offsets_of_two_sets
-from babysit.triage.needles import GREP_MIDDLE_NEEDLES, NEEDLES, RARE_NEEDLES
+from babysit.triage.middle import middle_needles
+from babysit.triage.needles import NEEDLES, RARE_NEEDLES
 
 CHUNK_BYTES = 1 << 20
 TAIL_BYTES = 32 << 10  # the end of a log kept for reading its last lines (triage/stall.py)
@@ -149,31 +150,6 @@ class _Chunker:
         return [block]
 
 
-def _middle_needles(path: str, size: int) -> tuple[bytes, ...]:
-    """The rare needles grep looks for in the middle of a log of `size` bytes: those of
-    GREP_MIDDLE_NEEDLES that a sample of its middle does not hold on many lines (a needle on
-    more than MIDDLE_MATCHES // 4 lines of the whole log, at the sample's rate, is chatter:
-    Megatron's `number of nan iterations` on every step, NCCL's INFO lines, a warning each
-    step); none when the ones left would still pass MIDDLE_MATCHES. Judged from its middle,
-    not its head, whose start-up output says little of the training's lines."""
-    try:
-        with open(path, "rb") as f:
-            f.seek(size // 2)
-            sample = f.read(CHUNK_BYTES)
-    except OSError:
-        return GREP_MIDDLE_NEEDLES
-    low = sample[sample.find(b"\n") + 1 :].lower()
-    scale = size / max(len(low), 1)
-    kept: list[bytes] = []
-    total = 0.0
-    for nd in GREP_MIDDLE_NEEDLES:
-        expected = low.count(nd) * scale
-        if expected <= MIDDLE_MATCHES // 4:
-            kept.append(nd)
-            total += expected
-    return tuple(kept) if total <= MIDDLE_MATCHES else ()
-
-
 def _fd_of(stream: BinaryIO, path: str) -> int | bool | None:
     """The descriptor of the open file `stream` reads; False when `path` now names another
     file (a log rotated or replaced since it was opened: grep read that one); None when the
@@ -196,14 +172,14 @@ def _grep_whole_file(
     The rare needles go in the same pass as the common ones (a second pass costs ~0.6 s a GB):
     the eviction, the NaN, the OOM kill that the run went on after, the start-up error of a
     log whose head is long. Only while they stay rare: those that a middle holds on many lines
-    (judged from a sample: _middle_needles) are left out, and the middle is searched for the
+    (judged from a sample: middle.middle_needles) are left out, and the middle is searched for the
     common needles alone when the rare matches still pass MIDDLE_MATCHES (again, when grep
     stopped before the common ones were all found)."""
 
     def left() -> float:
         return GREP_TIMEOUT_S if deadline is None else deadline - time.monotonic()
 
-    middle = _middle_needles(path, size)
+    middle = middle_needles(path, size, MIDDLE_MATCHES)
     if middle:
         both = match_offsets_of_two_sets(path, NEEDLES, middle, left())
         if both is None:

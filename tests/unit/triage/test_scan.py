@@ -16,10 +16,9 @@ import pytest
 
 from babysit.triage import grepfind, triage_files
 from babysit.triage.blocks import Blocks
-from babysit.triage.needles import MIDDLE_NEEDLES
+from babysit.triage.middle import GREP_MIDDLE_NEEDLES, MIDDLE_NEEDLES, middle_needles
 from babysit.triage.scan import (
     CHUNK_BYTES,
-    GREP_MIDDLE_NEEDLES,
     MAX_LINE_BYTES,
     NEEDLES,
     RARE_NEEDLES,
@@ -762,12 +761,12 @@ def test_a_middle_that_holds_the_rare_needles_on_every_line_is_searched_for_the_
     ]
     log = tmp_path / "megatron.log"
     log.write_bytes(lines(*text))
-    middle = small_edges._middle_needles(str(log), log.stat().st_size)
+    middle = middle_needles(str(log), log.stat().st_size, small_edges.MIDDLE_MATCHES)
     assert b"nan" not in middle and b"evict" in middle
     handed, _ = scan_file(log, rare=False)
     assert any("illegal memory access" in t for _, t in handed)
     assert not any(t == step for _, t in handed[1:-5])  # the NaN counter's lines stay out
-    missing = small_edges._middle_needles(str(tmp_path / "missing.log"), 10**9)
+    missing = middle_needles(str(tmp_path / "missing.log"), 10**9, small_edges.MIDDLE_MATCHES)
     assert missing == GREP_MIDDLE_NEEDLES
 
 
@@ -783,7 +782,7 @@ def test_a_middle_that_holds_many_rare_needles_is_searched_for_the_common_ones(
     log.write_bytes(lines("step start", *text, "the last line"))
     expected = 8 * n // 1000  # each needle's lines in the whole log
     monkeypatch.setattr(small_edges, "MIDDLE_MATCHES", 5 * expected)
-    assert small_edges._middle_needles(str(log), log.stat().st_size) == ()
+    assert middle_needles(str(log), log.stat().st_size, small_edges.MIDDLE_MATCHES) == ()
     _, stats = scan_file(log, rare=False)
     assert stats.needles == NEEDLES
 
@@ -877,7 +876,7 @@ def test_a_big_file_is_searched_for_rare_needles_in_its_middle_by_grep(
     monkeypatch.setattr(small_edges, "MIDDLE_MATCHES", 1)
     capped, _ = scan_file(log, rare=False)
     assert [t for _, t in capped] == [RARE_ONLY, text[-1]]
-    monkeypatch.setattr(small_edges, "_middle_needles", lambda path, size: GREP_MIDDLE_NEEDLES)
+    monkeypatch.setattr(small_edges, "middle_needles", lambda path, size, most: GREP_MIDDLE_NEEDLES)
     capped, _ = scan_file(log, rare=False)
     assert [t for _, t in capped] == [RARE_ONLY, text[-1]]
     monkeypatch.setattr(grepfind, "MAX_MATCHES", 1)

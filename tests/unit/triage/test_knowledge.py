@@ -3299,6 +3299,14 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "code.native_panic"),
         ("pyo3_runtime.PanicException: called `Result::unwrap()` on an `Err` value",
          "code.native_panic"),
+        # nn.DataParallel's wrapper naming only the class; cuda-gdb stopped on the fault (zzs_)
+        ("Caught AcceleratorError in replica 1 on device 1.", "cuda.driver_error"),
+        ("Caught KeyError in replica 0 on device 0.", "python.bug"),
+        # TypeError's and AttributeError's words without their class (a wrapper's, a logger's)
+        ("dropout(): argument 'input' (position 1) must be Tensor, not str", "python.bug"),
+        ("'DummyOptim' object has no attribute 'param_groups'", "python.bug"),
+        ('Thread 71 "pt_autograd_0" received signal CUDA_EXCEPTION_14, Warp Illegal Address.',
+         "cuda.illegal_access"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -3488,3 +3496,14 @@ def test_rays_guesses_for_a_dead_worker_are_its_own_rule(
 ) -> None:
     hit = kb.match(anatomy(line).body)
     assert hit is not None and hit[0].id == rule_id
+
+
+def test_a_missing_attribute_that_a_library_warns_of_and_goes_on_is_no_bug(kb: Knowledge) -> None:
+    # python.bug reads AttributeError's words without their class; not where the line itself
+    # says the run goes on without the attribute
+    for line in (
+        "WARNING: 'Config' object has no attribute 'use_cache'; using the default",
+        "Skipping callback: 'NoneType' object has no attribute 'log_dir'",
+    ):
+        hit = kb.match(anatomy(line).body)
+        assert hit is None or hit[0].id != "python.bug", line

@@ -384,7 +384,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"terminated abruptly",  # concurrent.futures: a pool's worker killed without a word
     b"panicked at",  # a Rust library's panic: `thread '<unnamed>' panicked at 'index out of ...'`
     b"): argument '",  # torch's argument parser: `dropout(): argument 'input' ... must be Tensor`
-    b"object has no attribute '",  # AttributeError's words, printed without the class
+    b" has no attribute '",  # AttributeError's words, printed without the class
     b"not found in checkpoint",  # TensorFlow's restore: a variable the checkpoint lacks
     b"not enough slots",  # Open MPI: more processes asked for than the hosts have slots
     b"already filled",  # Open MPI: `All nodes which are allocated for this job are already filled.`

@@ -17,7 +17,7 @@ import re
 from babysit.durations import format_duration
 from babysit.records import Category, Diagnosis, Suspect
 from babysit.triage.lossjump import Jump
-from babysit.triage.stall import Ending, Loop, Stall
+from babysit.triage.stall import Ending, LockWait, Loop, Stall
 
 _QUOTE_MAX = 220
 
@@ -59,20 +59,14 @@ _STACKS_END = re.compile(
     r"^#\d+\s+0x[0-9a-fA-F]+ in \S|^#\d+\s+\S+ \(.*\) at \S+:\d+$|^\s+(?:from /\S+|at \S+:\d+)$|"
     r'^\s*File "[^"]+", line \d+ in \S+$|(?i:^stalled (?:ranks|ops):?$)'
 )
-# The last line of a log that stopped where torch loads a JIT-built extension (DeepSpeed's ops
-# such as cpu_adam, a repo's own CUDA plugin): `Using /root/.cache/torch_extensions/py310_cu121
-# as PyTorch extensions root...`. The rank that holds the build's lock goes on to print the
-# build's lines (`Emitting ninja build file`, `Loading extension module`); the others wait for the
-# lock without a word, and a lock left behind by a build that was killed is never released: each
-# run waits there again, on every rank, until the file is deleted.
-_EXTENSION_WAIT = re.compile(r"as PyTorch extensions root\.*\s*$")
 _EXTENSION_ACTION = (
-    "Delete the extension build's lock (or its whole build directory: under "
-    "~/.cache/torch_extensions, or $TORCH_EXTENSIONS_DIR, the folder of the op it loads, such as "
-    "cpu_adam or fused_adam), which an earlier build that was killed left behind, then restart. "
-    "If no lock is there, the build itself hangs: run it once alone (for DeepSpeed, pre-build "
-    "the ops: DS_BUILD_OPS=1 pip install deepspeed), and give every node its own extensions "
-    "directory if they share one over NFS."
+    "Check that no build is still running (ninja or nvcc on the nodes), then delete the "
+    "extension build's lock (or its whole build directory: under ~/.cache/torch_extensions, or "
+    "$TORCH_EXTENSIONS_DIR, the folder of the op it loads, such as cpu_adam or fused_adam), which "
+    "an earlier build that was killed left behind, and restart. If no lock is there, the build "
+    "itself hangs: run it once alone (for DeepSpeed, pre-build the ops: DS_BUILD_OPS=1 pip "
+    "install deepspeed), and give every node its own extensions directory if they share one over "
+    "NFS."
 )
 _RANK_PREFIX = re.compile(r"^(?:\[[A-Za-z_]*\d+\]: ?|\[\d+,\d+\]<std(?:out|err)>:)")
 
@@ -80,12 +74,11 @@ _RANK_PREFIX = re.compile(r"^(?:\[[A-Za-z_]*\d+\]: ?|\[\d+,\d+\]<std(?:out|err)>
 def ending_tells(last_line: str, ending: Ending | None) -> bool:
     """Whether the log's end says more than that it ends (what nothing_found reads from it): the
     run says it finished, it ends in stacks, a stall, a loop of one line, a loss that jumped, a
-    wait for an extension build's lock."""
+    wait for an extension build's lock (the last four: `ending`)."""
     return (
         ending is not None
         or bool(_FINISHED.search(last_line))
         or bool(_STACKS_END.search(_RANK_PREFIX.sub("", last_line)))
-        or bool(_EXTENSION_WAIT.search(_RANK_PREFIX.sub("", last_line)))
     )
 
 
@@ -106,10 +99,11 @@ def nothing_found(
     never came: `network` when the line names a server or a connection, else `hang`. A training
     loss that jumped before the log ended (`ending`, a Jump) is `numerical`, weak. A watchdog
     or NCCL timeout, or stacks earlier in the log, are a rule's finding and never come here.
-    A log that stops where torch loads a JIT-built extension, its build's lines missing, waits
-    for the build's lock: `hang`, weak, and not transient (a lock a killed build left behind
-    stays). A log that ends without a word and shows no training step (`untrained`) stopped in
-    the set-up, which a restart repeats: `transient` False, suspect `config`."""
+    A log that stops where torch loads a JIT-built extension, no log showing its build
+    (`ending`, a LockWait), waits for the build's lock: `hang`, weak, and not transient (a lock
+    that a killed build left behind stays). A log that ends without a word and shows no
+    training step (`untrained`) stopped in the set-up, which a restart repeats: `transient`
+    False, suspect `config`."""
     where = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
     counted = "1 line" if lines == 1 else f"{lines:,} lines"
     if not files:
@@ -157,15 +151,15 @@ def nothing_found(
             "collective, a barrier, a file lock) is the one stuck; restart, and exclude its "
             "node if it repeats."
         )
-    elif _EXTENSION_WAIT.search(last):
-        # Not a process killed mid-build (the build's own lines would follow): waiting for a
-        # lock, the same on the next run until it goes.
+    elif isinstance(ending, LockWait):
+        # Not a build killed midway (its lines would show): a wait for a lock, the same on the
+        # next run until it goes.
         category, confidence, transient = Category.HANG, 0.3, False
         summary = (
             f"no error found in {counted} of {where}, and the log stops where torch loads a "
-            "JIT-built C++/CUDA extension, without the build's own lines after it: the ranks "
-            "wait for the build's lock, which a build killed earlier leaves behind (a restart "
-            f"waits there again); last line: {quote(last_line)}"
+            "JIT-built C++/CUDA extension, with none of the build's own lines after it in any "
+            "log: the ranks wait for the build's lock, which a build killed earlier leaves "
+            f"behind (a restart waits there again); last line: {quote(ending.line)}"
         )
         action = _EXTENSION_ACTION
     elif isinstance(ending, Jump):

@@ -2,7 +2,9 @@
 - a stall: the last training step, then dated lines that go on for a long time without another
   one (a monitor's pulse, a heartbeat's warnings, a TPU's health poll);
 - a loop: the log ends saying one thing again and again, that it retries or waits (`Server is
-  not up yet. Retrying in 2.0 seconds...`), for something that never came.
+  not up yet. Retrying in 2.0 seconds...`), for something that never came;
+- a lock wait: the log ends where torch loads a JIT-built extension, and no rank's log shows the
+  build (its lock, left behind by a build that was killed, keeps every rank waiting).
 
     s = stalled(tail_lines)   # -> Stall(seconds=7207.0, step="iteration 45000/ 115311 | ...",
                               #          last="[2022-05-01 05:56:18] PULSE: ...") or None
@@ -178,16 +180,55 @@ def loop_of(tails: Sequence[Sequence[str]]) -> Loop | None:
     return max(found, key=lambda lp: lp.count, default=None)
 
 
+@dataclass(frozen=True)
+class LockWait:
+    line: str  # torch's extension-root line a log ends with
+
+
+# torch loading a JIT-built extension (DeepSpeed's ops, a repository's CUDA plugin): `Using
+# /root/.cache/torch_extensions/py310_cu121 as PyTorch extensions root...`, then, from the rank
+# that holds the build's lock, the build's own lines; the other ranks wait for the lock without
+# a word.
+_EXTENSION_ROOT = re.compile(r"as PyTorch extensions root\.*\s*$")
+_EXTENSION_BUILD = re.compile(
+    r"Emitting ninja build file|Building extension module|Loading extension module|"
+    r"ninja: no work to do|Detected CUDA files, patching ldflags"
+)
+
+
+def lock_wait_of(tails: Sequence[Sequence[str]]) -> LockWait | None:
+    """A run whose logs wait for an extension build's lock: one of them ends at torch's
+    extension-root line, and none of the build's own lines follows such a line in any of them
+    (no rank built it: a lock that a killed build left behind). A build that a log shows going
+    on, cut by the log's end, is not this; nor is a second extension's load after a first one
+    built (its wait is left unread)."""
+    ended = ""
+    for tail in tails:
+        said = [line for line in tail if line.strip()]
+        if said and _EXTENSION_ROOT.search(said[-1]):
+            ended = said[-1].strip()
+    if not ended:
+        return None
+    for tail in tails:
+        rooted = False
+        for line in tail:
+            if _EXTENSION_ROOT.search(line):
+                rooted = True
+            elif rooted and _EXTENSION_BUILD.search(line):
+                return None
+    return LockWait(ended)
+
+
 # How a run's logs end, where triage found no error (triage/silence.py says it).
-Ending = Stall | Loop | Jump
+Ending = Stall | Loop | Jump | LockWait
 
 
 def ending_of(tails: Sequence[Sequence[str]]) -> Ending | None:
     """How a run's logs end, where triage found no error: a stall (the stalled log's own retry
     loop, when it ends in one, says what it waited for), else a retry loop, else a jump of the
-    training loss (triage/lossjump.py), else None."""
+    training loss (triage/lossjump.py), else a wait for an extension build's lock, else None."""
     found = _stalled_log(tails)
     if found is None:
-        return loop_of(tails) or jump_of(tails)
+        return loop_of(tails) or jump_of(tails) or lock_wait_of(tails)
     stall, tail = found
     return looping(tail) or stall

@@ -3305,6 +3305,16 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # TypeError's and AttributeError's words without their class (a wrapper's, a logger's)
         ("dropout(): argument 'input' (position 1) must be Tensor, not str", "python.bug"),
         ("'DummyOptim' object has no attribute 'param_groups'", "python.bug"),
+        ("zeros(): argument 'size' must be tuple of ints, but found element of type float at pos 2",
+         "python.bug"),
+        ("module 'numpy' has no attribute 'float'.", "python.bug"),
+        # (a review's variants: Rust 1.91's thread id, the shell's localized job report, the
+        # device-wide fault of cuda-gdb, apex's message with its period)
+        ("thread 'main' (6543) panicked at src/backend/wgpu_core.rs:1051:30:", "code.native_panic"),
+        ("train.sh: 行 3: 12345 已杀死      python train.py", "host.sigkill"),
+        ("[1]+  已杀死               python train.py", "host.sigkill"),
+        ("CUDA Exception: Device Illegal Address", "cuda.illegal_access"),
+        ("RuntimeError: apex.optimizers.FusedLAMB requires cuda extensions.", "code.op_build"),
         ('Thread 71 "pt_autograd_0" received signal CUDA_EXCEPTION_14, Warp Illegal Address.',
          "cuda.illegal_access"),
     ],
@@ -3504,6 +3514,20 @@ def test_a_missing_attribute_that_a_library_warns_of_and_goes_on_is_no_bug(kb: K
     for line in (
         "WARNING: 'Config' object has no attribute 'use_cache'; using the default",
         "Skipping callback: 'NoneType' object has no attribute 'log_dir'",
+        "Could not save model card: 'NoneType' object has no attribute 'to_dict'",
+        "2024-05-01 10:00:00 INFO  'Config' object has no attribute 'rope_scaling'",
     ):
         hit = kb.match(anatomy(line).body)
         assert hit is None or hit[0].id != "python.bug", line
+
+
+def test_a_warning_or_retry_about_extensions_or_the_device_is_no_failure(kb: Knowledge) -> None:
+    # code.op_build and cuda.driver_error read a class or a package's words alone: not where the
+    # line says the run falls back or tries again
+    for line, rule_id in (
+        ("UserWarning: fused_adam requires C++/CUDA extensions, falling back to torch's",
+         "code.op_build"),
+        ("[W] caught AcceleratorError on device 0, retrying the step", "cuda.driver_error"),
+    ):  # fmt: skip
+        hit = kb.match(anatomy(line).body)
+        assert hit is None or hit[0].id != rule_id, line

@@ -762,15 +762,30 @@ def test_a_log_that_stops_loading_a_jit_extension_waits_for_its_lock(
     assert "extension" in d.summary and "torch_extensions" in d.action
 
 
-def test_a_log_whose_extension_build_went_on_is_no_lock_wait(tmp_path: Path) -> None:
-    # the rank that holds the lock builds and loads it: its lines follow, then the log ends
-    path = tmp_path / "train.log"
-    path.write_text(
-        "Using /root/.cache/torch_extensions/py310_cu121 as PyTorch extensions root...\n"
-        "Emitting ninja build file /root/.cache/torch_extensions/py310_cu121/cpu_adam/build.ninja\n"
-        "Loading extension module cpu_adam...\n"
-    )
-    d = triage_files([path], KB).diagnosis
+ROOT = "Using /root/.cache/torch_extensions/py310_cu121 as PyTorch extensions root...\n"
+NINJA = "Emitting ninja build file /root/.cache/torch_extensions/py310_cu121/cpu_adam/build.ninja\n"
+
+
+@pytest.mark.parametrize(
+    "logs",
+    [
+        # the rank that holds the lock builds and loads it: its lines follow, then the log ends
+        [ROOT + NINJA + "Loading extension module cpu_adam...\n"],
+        # a build cut by the log's end (a time limit, the OOM killer while nvcc ran), one rank
+        # still printing the root's line after the builder's first lines
+        [ROOT + NINJA + "Building extension module cpu_adam...\n" + "[rank1]: " + ROOT],
+        # the same in per-rank files: rank 0 builds, rank 1's log ends at the root's line
+        [ROOT + NINJA + "Building extension module cpu_adam...\n", ROOT],
+    ],
+)
+def test_a_log_whose_extension_build_shows_is_no_lock_wait(
+    tmp_path: Path, logs: list[str]
+) -> None:
+    paths = []
+    for i, text in enumerate(logs):
+        paths.append(tmp_path / f"rank{i}.log")
+        paths[-1].write_text(text)
+    d = triage_files(paths, KB).diagnosis
     assert d.category == Category.UNKNOWN, d.summary
 
 

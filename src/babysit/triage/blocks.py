@@ -2,7 +2,7 @@
 lines that hold a needle, the windows after them (a traceback's frames and its exception, a
 launcher's failure summary), and the first training step's line.
 
-    blocks = Blocks(engine.feed, ScanStats(), small=64 << 20)
+    blocks = Blocks(partial(engine.feed, 0), ScanStats(), small=64 << 20)  # (line, text)
     blocks.feed(block, every=True, exact=True)  # a whole-line block, in file order
     blocks.base  # the lines counted so far
 

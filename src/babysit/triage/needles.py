@@ -1,6 +1,6 @@
-"""The literals triage looks for before any rule runs (triage/scan.py): every line holding
-one is handed to the rules, the others are only counted. Lowercase bytes, found with bytes.find
-(or grep, triage/grepfind.py) in the lowercased text.
+"""The literals triage looks for before any rule runs (triage/scan.py, blocks.py): every line
+holding one is handed to the rules, the others are only counted. Lowercase bytes, found with
+bytes.find (or grep, triage/grepfind.py) in the lowercased text.
 
 - NEEDLES: searched everywhere, in every file;
 - RARE_NEEDLES: messages rare in big logs (the kernel's, the scheduler's, Kubernetes'), searched

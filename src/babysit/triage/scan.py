@@ -1,12 +1,13 @@
 """Stream a log and hand over only the lines that may matter: the cheap prefilter before regexes.
 
-    stats = scan(open("slurm-1234.out", "rb"), "slurm-1234.out", engine.feed)
+    stats = scan(open("slurm-1234.out", "rb"), partial(engine.feed, 0), path="slurm-1234.out")
 
 A 1 GB log from 512 ranks is mostly step lines. The file is read in 1 MiB chunks, lowercased
 in C, and searched for a handful of needles (`error`, `traceback`, `nccl`-free words such as
-`kill`, `timeout`, `sig`, ...) with `bytes.find`, one pass per needle; only the lines around a
-hit are decoded and handed to the engine. A traceback hands over the lines after it (its
-frames, and the exception that ends it, which need not contain a needle:
+`kill`, `timeout`, `sig`, ...) with `bytes.find`, one pass per needle, or by grep in one pass
+over a big regular file (grepfind.py; what its middle is searched for: middle.py); only the
+lines around a hit are decoded and handed to the engine (blocks.py). A traceback hands over the
+lines after it (its frames, and the exception that ends it, which need not contain a needle:
 `pyarrow.lib.ArrowInvalid: ...`), and torchrun's failure summary hands over its block (host,
 rank, exit code). A line the engine found meaningless whatever came before it (a UserWarning
 repeated by 512 ranks) is remembered, its rank label aside, and not handed over again.
@@ -44,8 +45,8 @@ SMALL_FILE_BYTES = 64 << 20  # files up to this size are also searched for the r
 RARE_HEAD_BYTES = 4 << 20
 RARE_TAIL_BYTES = 16 << 20
 GREP_TIMEOUT_S = 600.0  # a whole-file grep without a deadline of the caller's
-# Past this many lines matching GREP_MIDDLE_NEEDLES (each decoded and matched in Python, ~40 us;
-# Megatron's `number of nan iterations: 0` on every step) the middle goes without them.
+# Past this many lines matching middle.GREP_MIDDLE_NEEDLES (each decoded and matched in Python,
+# ~40 us; Megatron's `number of nan iterations: 0` on every step) the middle goes without them.
 MIDDLE_MATCHES = 20_000
 _KERNELISH = (b"kernel:", b"nvrm:", b"] nvrm", b"kubelet", b"evicted", b"slurmstepd")
 # The magic numbers of files that sit next to logs and are not text: gzip (inside a stream

@@ -291,6 +291,12 @@ def triage_files(
         read.append(names[index])
         if stats.first_progress:
             progress[index] = stats.first_progress
+        if stats.uncounted:
+            skipped.append(
+                f"{path} (line numbers after byte {stats.uncounted_at:,} are too low: the lines "
+                f"from there could not be read again to be counted ({stats.uncounted}); every "
+                "line was searched)"
+            )
         if stats.stopped_early:
             skipped.append(
                 f"{path} (only its first {stats.size_bytes / 1e6:,.0f} MB read: the time budget "

@@ -86,6 +86,10 @@ class ScanStats:
     stopped_early: bool = False  # the deadline passed before the end
     first_progress: int = 0  # the line of the first training step (0: none in the first 64 MB)
     tail: list[str] = field(default_factory=list)  # the last lines (TAIL_BYTES at most)
+    # Why lines left uncounted could not be read again (the open file failed, or had shrunk),
+    # from the byte `uncounted_at`: the line numbers after it are too low. "" when none.
+    uncounted: str = ""
+    uncounted_at: int = 0
 
 
 def decode(raw: bytes) -> str:
@@ -230,11 +234,13 @@ class Blocks:
                 # (pread: the stream's own offset stays where its reading left it)
                 data = os.pread(self.fd, min(_PREAD_BYTES, upto - at), at)
                 if not data:
-                    break
+                    self.stats.uncounted, self.stats.uncounted_at = "the file was cut short", at
+                    return
                 at += len(data)
                 self.base += data.count(b"\n")
-        except OSError:
-            return  # unreadable now: its later lines are numbered from where counting stopped
+        except OSError as e:
+            # unreadable now: its later lines are numbered from where counting stopped
+            self.stats.uncounted, self.stats.uncounted_at = str(e), at
 
     def _number_from_ahead(
         self, block: bytes, start: int, ahead: Iterable[tuple[bytes, bool, bool]]

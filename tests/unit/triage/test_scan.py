@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from babysit.triage import grepfind, triage_files
+from babysit.triage import blocks, grepfind, triage_files
 from babysit.triage.blocks import Blocks
 from babysit.triage.middle import GREP_MIDDLE_NEEDLES, MIDDLE_NEEDLES, middle_needles
 from babysit.triage.scan import (
@@ -918,3 +918,31 @@ def test_kinds_of_evidence_without_a_common_needle_are_found_in_a_big_logs_middl
     log.write_bytes(data)
     handed, _ = scan_file(log, rare=False)
     assert middle in [t for _, t in handed]
+
+
+@pytest.mark.parametrize("how", ["unreadable", "cut short"])
+def test_lines_that_cannot_be_counted_again_are_said_not_hidden(
+    small_edges: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, how: str
+) -> None:
+    # Past a NUL the middle's lines are read again through the open file to be counted; where
+    # that read fails (an I/O error) or finds the file shorter, the line numbers after them are
+    # too low, and triage's report says so instead of numbering them silently.
+    n = PER_CHUNK
+    text = ["step start", "Traceback (most recent call last):", "ValueError: head", *filler(6 * n)]
+    text += ["\x00" * 100 + "NCCL WARN after a hole", *filler(2 * n), *filler(n // 2, 9 * n)]
+    text += ["the last error", *filler(5)]
+    log = tmp_path / "big.log"
+    log.write_bytes(lines(*text))
+
+    def pread(fd: int, size: int, offset: int) -> bytes:
+        if how == "unreadable":
+            raise OSError(5, "Input/output error")
+        return b""
+
+    monkeypatch.setattr(blocks.os, "pread", pread)
+    handed, stats = scan_file(log, rare=False)
+    assert stats.lines < len(text) and handed[-1][1] == "the last error"  # found all the same
+    assert stats.uncounted and 0 < stats.uncounted_at < log.stat().st_size
+    assert ("Input/output error" in stats.uncounted) == (how == "unreadable")
+    report = triage_files([log], rare=False)
+    assert any("line numbers after byte" in s and "too low" in s for s in report.skipped)

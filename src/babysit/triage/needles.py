@@ -385,6 +385,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"panicked at",  # a Rust library's panic: `thread '<unnamed>' panicked at 'index out of ...'`
     b"): argument '",  # torch's argument parser: `dropout(): argument 'input' ... must be Tensor`
     b" has no attribute '",  # AttributeError's words, printed without the class
+    b"are too open",  # ssh refusing a private key others can read: `Permissions 0640 for ...`
+    b"--no-load-",  # Megatron's resume without optimizer or RNG state: `Specify --no-load-optim`
     b"not found in checkpoint",  # TensorFlow's restore: a variable the checkpoint lacks
     b"not enough slots",  # Open MPI: more processes asked for than the hosts have slots
     b"already filled",  # Open MPI: `All nodes which are allocated for this job are already filled.`

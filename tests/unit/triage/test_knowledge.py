@@ -848,6 +848,13 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zzg_swift/007-ms-swift-sft-fatal-python-error-none-dealloc-step-166.log",
     ),
     (
+        "code.resume_state",
+        "[2023-09-25 15:53:27,994] [INFO] [RANK 0] Unable to load optimizer from checkpoint "
+        "<ckpt_path>, exiting. Specify --no-load-rng or --finetune to prevent attempting to load "
+        "the random state.",
+        "zzq_ckpt/005-sat-rng-tracker-states-not-saved.log",
+    ),
+    (
         "code.native_panic",
         "thread '<unnamed>' panicked at 'no entry found for key', C:\\Users\\builder\\AppData"
         "\\Local\\Temp\\pip-req-build-hhcj09m8\\tokenizers-lib\\src\\models\\mod.rs:36:66",
@@ -3314,6 +3321,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("train.sh: 行 3: 12345 已杀死      python train.py", "host.sigkill"),
         ("[1]+  已杀死               python train.py", "host.sigkill"),
         ("CUDA Exception: Device Illegal Address", "cuda.illegal_access"),
+        # ssh refusing a key others can read; Megatron's own words for the same resume
+        ("Permissions 0640 for '/root/.ssh/id_rsa' are too open.", "code.ssh_auth"),
+        ("Unable to load rng state from checkpoint /ckpt/iter_0001000. Specify --no-load-rng or "
+         "--finetune to prevent attempting to load the rng state, exiting ...",
+         "code.resume_state"),
         ("RuntimeError: apex.optimizers.FusedLAMB requires cuda extensions.", "code.op_build"),
         ('Thread 71 "pt_autograd_0" received signal CUDA_EXCEPTION_14, Warp Illegal Address.',
          "cuda.illegal_access"),

@@ -151,16 +151,18 @@ class _Chunker:
         return [block]
 
 
-def _fd_of(stream: BinaryIO, path: str) -> int | bool | None:
-    """The descriptor of the open file `stream` reads; False when `path` now names another
-    file (a log rotated or replaced since it was opened: grep read that one); None when the
-    stream has no descriptor (then grep's offsets are trusted, and no line is left to count)."""
+def _file_read(stream: BinaryIO, path: str) -> tuple[bool, int | None]:
+    """Whether `path` still names the open file `stream` reads (False: a log rotated or replaced
+    since it was opened, so grep read another one), and the descriptor to read that file's lines
+    again through. (True, None) when it cannot tell, the stream having no descriptor or the path
+    being gone: grep's offsets are trusted then, and no line is left to count later."""
     try:
         fd = stream.fileno()
         here, there = os.fstat(fd), os.stat(path)
     except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
-        return None
-    return fd if (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino) else False
+        return True, None
+    same = (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+    return same, fd if same else None
 
 
 def _grep_whole_file(
@@ -240,11 +242,11 @@ def scan(
         and size > head_bytes + RARE_TAIL_BYTES  # a middle to search
     ):
         found = _grep_whole_file(path, size, deadline)
-        fd = _fd_of(stream, path)
-        if found is not None and fd is False:
+        same, fd = _file_read(stream, path)
+        if not same:
             found = None  # the path names another file than the one read (rotated): no grep
         if found is not None:
-            if deadline is None and isinstance(fd, int):
+            if deadline is None:
                 blocks.fd = fd
             blocks.matches, capped, middle = found
             at = blocks.matches.offsets

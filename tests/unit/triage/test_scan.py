@@ -713,15 +713,15 @@ def test_triage_hands_scan_the_open_file_s_descriptor(
     log = tmp_path / "big.log"
     log.write_bytes(data)
     seen: list[object] = []
-    real = small_edges._fd_of
+    real = small_edges._file_read
 
-    def spy(stream: Any, path: str) -> object:
+    def spy(stream: Any, path: str) -> Any:
         seen.append(real(stream, path))
         return seen[-1]
 
-    monkeypatch.setattr(small_edges, "_fd_of", spy)
+    monkeypatch.setattr(small_edges, "_file_read", spy)
     plain = triage_files([log])
-    assert len(seen) == 1 and type(seen[0]) is int
+    assert len(seen) == 1 and seen[0][0] is True and type(seen[0][1]) is int
     packed = tmp_path / "big.log.gz"
     packed.write_bytes(gzip.compress(data))
     unpacked = triage_files([packed])

@@ -7,14 +7,14 @@ with the traceback it ends. The root cause is chosen from the findings in `triag
 
 Memory stays bounded however many ranks repeat the same error: findings are grouped by rule
 (an Xid by its code), each group keeps its earliest finding, a few samples, a count and the
-ranks and hosts it was seen on. Pure: no I/O, no clock.
+ranks and hosts it was seen on. What a traceback's lines look like (its headers, the exception's
+line, a paste's lost indentation) is in tracebacks.py. Pure: no I/O, no clock.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass
 
 from babysit.records import Category
 from babysit.triage.anatomy import Anatomy, anatomy
@@ -35,6 +35,21 @@ from babysit.triage.standins import (
     cut_rule,
     placed,
 )
+from babysit.triage.tracebacks import (
+    CHAIN,
+    EXC_LINE,
+    EXC_REPR,
+    GLUED_HEAD,
+    GROUP_MARKS,
+    IPYTHON_HEAD,
+    RAY_HEAD,
+    RERAISED,
+    TB_HEADS,
+    WORKER_WRAPPER,
+    Traceback,
+    unflattened,
+    worker_quoted,
+)
 
 MAX_TEXT = 600  # characters of a line kept as evidence
 MAXFRAMES = 10  # traceback lines kept per finding
@@ -45,11 +60,6 @@ _CACHE_MAX = 50_000
 _ZEROS = str.maketrans("123456789", "000000000")
 _DIGIT_AWARE = re.compile(r"\\d|\\D|[0-9]")
 _QUANTIFIER = re.compile(r"(?<!\\)\{\d*,?\d*\}")
-_EXC_LINE = re.compile(
-    r"^(?:[A-Za-z_]\w*\.)*(?P<type>[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Fault|Invalid|"
-    r"Warning))(?::\s?(?P<msg>.*))?$"
-)
-_CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
 _PREVIOUS_XID = re.compile(r"previous Xid (?P<xid>\d{1,3})")
 # A run's own word that the whole training is over, a line of its own (Megatron's `[after
 # training is done]`, HF's `Training completed. Do not forget to share your model`, Lightning's
@@ -62,96 +72,16 @@ TRAINING_DONE = re.compile(
 )
 
 
-# IPython's (a notebook's) traceback header: the exception's type, then `Traceback (most recent
-# call last)` (`IndexError                                Traceback (most recent call last)`); its
-# frames (`Cell In[1], line 26`, `---> 26 history = model.fit(X, Y)`) follow, its message last.
-_IPYTHON_HEAD = re.compile(
-    r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit))\s{2,}"
-    r"Traceback \(most recent call last\)$"
-)
-_TB_HEADS = ("Traceback (most recent call last)", "Original Traceback (most recent call last)")
-# Ray's header of a task's or an actor's traceback, its frames right after it, alone on its line
-# or after Ray's word that nobody handled it (`ray::WorkerDict.generate_sequences() (pid=1751030,
-# ip=10.65.194.91, ...)`); not after an exception's name (`RayTaskError(RuntimeError): ray::...`),
-# a finding of its own. Ray's logger may come first (`ERROR worker.py:78 -- Unhandled error ...`).
-_RAY_HEAD = re.compile(
-    r"(?:^|Unhandled error \(suppress with [^)]*\): )ray::[\w.]+\(\) \(pid=\d+.*\)$"
-)
-# The header after other words on its line: a progress bar's last redraw whose carriage return
-# was lost (a log copied by hand, a collector that drops it), a `^C`, another stream's output.
-# Not an exception group's nested header (`  + Exception Group Traceback ...`, `  | Traceback`):
-# what follows it is the group's, read line by line.
-_GLUED_HEAD = "Traceback (most recent call last):"
-_GROUP_MARKS = re.compile(r"^[\s|+]*(?:Exception Group )?$")
-# An exception as its repr, alone on its line (`TypeError("__init__() got an unexpected keyword
-# argument 'use_dropout'")`): how Hydra, Ray and loggers quote the error they wrap.
-_EXC_REPR = re.compile(
-    r"^(?:[A-Za-z_]\w*\.)*(?P<type>[A-Za-z_]\w*(?:Error|Exception))\((?P<q>['\"])(?P<msg>.+)(?P=q),?\)$"
-)
 _LONE_ENDS = ("Error", "Exception")
 _RECORDED_MAX = 4096  # different error records remembered, to skip their repeats
 # The stand-in for an exception line without its traceback: weak, and the set-up's only in a
 # log that shows no training step at all (with steps in it, the line may be one the program
 # printed and went on after: diagnose() knows it by its id).
 LONE_EXCEPTION = dataclasses.replace(UNCLASSIFIED, id=LONE_ID)
-# torch re-raising a DataLoader worker's exception in the main process; the worker's own
-# traceback follows (`Original Traceback (most recent call last):`) and ends in the real error.
-# The line may be cut (a capped log line, a paste): torch's words up to "DataLoader worker".
-_WORKER_WRAPPER = re.compile(
-    r"Caught [\w.]+ in (?:DataLoader worker\b|pin memory thread for device \d+)"
-)
-
-
 # The arguments of Engine._add for a finding held back.
 _Pending = tuple[
     Rule, Xid | None, int, int, str, str, Anatomy, tuple[tuple[int, str], ...], str | None
 ]
-
-
-@dataclass
-class _Traceback:
-    lines: list[tuple[int, str]]  # (line number, text)
-    func: str | None = None  # innermost frame's function
-    worker: bool = False  # a DataLoader worker's own traceback, quoted by its wrapper
-    own: bool = False  # holds a frame outside the standard library and site-packages
-    file: str = ""  # the innermost frame's file
-    indent: int = 0  # of its `File "..."` lines
-    # A header began it (Python's, Ray's), or its frames began the log (the header cut off); not
-    # frames without one elsewhere (a SyntaxError's, `traceback.print_stack()`'s)
-    headed: bool = True
-    flat: bool = False  # its frames came without their indentation (a paste lost it)
-
-
-def _worker_quoted(tb: _Traceback) -> bool:
-    """Whether a traceback is a DataLoader worker's own, quoted by torch after its wrapper's
-    line (`Caught KeyError in DataLoader worker process 3.`) that the log lost: torch's
-    `Original Traceback` header, and the worker's loop among its frames."""
-    return tb.lines[0][1].startswith("Original Traceback") and any(
-        t.endswith(", in _worker_loop") for _, t in tb.lines
-    )
-
-
-# The marks under a code line that Python 3.11+ prints (`^^^^^`, `~~~~^^^^`).
-_CARETS = re.compile(r"^[~^]+$")
-# What reads as an exception's line, not a frame's code, after a frame that has none (Cython's,
-# `<string>`'s): a class name, dotted or not, alone or before a colon (`StopIteration`,
-# `msgpack.exceptions.ExtraData: unpack(b) received extra data.`).
-_EXC_LIKE = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?::\s|:?$)")
-
-
-def _unflattened(tb: _Traceback, stripped: str, body: str) -> str:
-    """A traceback's line that a paste left without its indentation (a quote in an issue, a
-    forum's editor), indented again as Python printed it: a `File "..."` frame, and the code
-    line (and its carets) under such a frame. Else `body` as it is."""
-    if stripped.startswith('File "') and FRAME.match("  " + stripped):
-        tb.flat = True
-        return "  " + stripped
-    if not tb.flat or not tb.lines or _EXC_LINE.match(stripped) or _EXC_LIKE.match(stripped):
-        return body
-    last = tb.lines[-1][1]
-    if last.startswith('  File "') or (last.startswith("    ") and _CARETS.match(stripped)):
-        return "    " + stripped
-    return body
 
 
 class Engine:
@@ -184,11 +114,12 @@ class Engine:
             e for e in self._plan if _DIGIT_AWARE.search(_QUANTIFIER.sub("", e[1].pattern))
         ]
         self._shapes: set[int] = set()
-        self._tb: dict[tuple[int, int | None], _Traceback] = {}
+        self._tb: dict[tuple[int, int | None], Traceback] = {}
         self._seq = 0
         # A wrapper's finding (`KeyError: Caught KeyError in DataLoader worker process 3.`)
         # waits for the worker's own error, which replaces it; kept if the log ends first.
         self._wrapper: dict[tuple[int, int | None], _Pending] = {}
+        self._reraising = False  # the line fed is an exception re-raising the traceback after it
 
     # -- matching ---------------------------------------------------------------------------
 
@@ -279,29 +210,38 @@ class Engine:
         if tb is None and body[:1] in (" ", "\t") and stripped.startswith('File "'):
             # A SyntaxError raised while compiling the script has frames but no header; so has
             # a log that begins inside a traceback (an excerpt, a rotated log: its head cut).
-            tb = self._tb[tb_key] = _Traceback([], headed=first and line <= 2)
+            tb = self._tb[tb_key] = Traceback([], headed=first and line <= 2)
         if (
-            stripped.endswith(_GLUED_HEAD)
-            and not stripped.startswith(_TB_HEADS)
-            and not _GROUP_MARKS.match(stripped[: -len(_GLUED_HEAD)])
+            stripped.endswith(GLUED_HEAD)
+            and not stripped.startswith(TB_HEADS)
+            and not GROUP_MARKS.match(stripped[: -len(GLUED_HEAD)])
         ):
             # the words before it are a line of their own (`^C`, a progress bar's redraw);
             # `text` may hold the header with colour codes in it, the body never does
-            cut = text.rfind(_GLUED_HEAD)
-            before = text[:cut] if cut >= 0 else body[: body.rfind(_GLUED_HEAD)]
+            cut = text.rfind(GLUED_HEAD)
+            before = text[:cut] if cut >= 0 else body[: body.rfind(GLUED_HEAD)]
             original = before.rstrip().endswith("Original")
             if original:
                 before = before.rstrip()[: -len("Original")]
+            reraised = RERAISED.match(body[: body.rfind(GLUED_HEAD)].strip()) is not None
+            if reraised:
+                # An exception whose message is the traceback that follows: torch before 1.0
+                # re-raised a DataLoader worker's error so (`RuntimeError: Traceback (most recent
+                # call last):`, then the worker's frames and its own error). Its finding is held
+                # back as a wrapper's, which the worker's own error replaces (torch's later
+                # `Caught ... in DataLoader worker` and `Original Traceback` say the same).
+                original = self._reraising = True
             self.feed(file, line, before)
-            stripped = ("Original " if original else "") + _GLUED_HEAD
-        if stripped.startswith(_TB_HEADS):
+            self._reraising = False
+            stripped = ("Original " if original else "") + GLUED_HEAD
+        if stripped.startswith(TB_HEADS):
             worker = stripped.startswith("Original") and tb_key in self._wrapper
-            self._tb[tb_key] = _Traceback([(line, stripped)], worker=worker)
+            self._tb[tb_key] = Traceback([(line, stripped)], worker=worker)
             return False
-        if "ray::" in stripped and _RAY_HEAD.search(stripped):
-            self._tb[tb_key] = _Traceback([(line, stripped)])
+        if "ray::" in stripped and RAY_HEAD.search(stripped):
+            self._tb[tb_key] = Traceback([(line, stripped)])
             return False
-        ipy = _IPYTHON_HEAD.match(stripped) if "Traceback" in stripped else None
+        ipy = IPYTHON_HEAD.match(stripped) if "Traceback" in stripped else None
         if ipy is not None:
             # A notebook's traceback names its exception first; its message ends it (and is
             # the finding, when the log holds it): weak, the exception's type alone.
@@ -310,14 +250,14 @@ class Engine:
             self._emit(tb_key, (rule, None, file, line, text, body, head, (), ipy["type"]))
             return False
         if tb is not None and body[:1] not in (" ", "\t"):
-            body = _unflattened(tb, stripped, body)
+            body = unflattened(tb, stripped, body)
         indent = len(body) - len(body.lstrip())
         if (
             tb is not None
             and body[:1] in (" ", "\t")
             # An exception line indented less than the frames ends them: torchrun's Root Cause
             # block quotes the worker's traceback two spaces in, its frames four.
-            and not (0 < indent < tb.indent and _EXC_LINE.match(stripped))
+            and not (0 < indent < tb.indent and EXC_LINE.match(stripped))
         ):
             fm = FRAME.match(body)
             if fm:
@@ -329,11 +269,11 @@ class Engine:
             if len(tb.lines) > 64:
                 del tb.lines[2]  # keep the head and the innermost frames
             return False
-        if stripped.startswith(_CHAIN):
+        if stripped.startswith(CHAIN):
             return False
         frames: tuple[tuple[int, str], ...] = ()
         exc_type: str | None = None
-        em = _EXC_LINE.match(stripped)
+        em = EXC_LINE.match(stripped)
         if em:
             exc_type = em["type"]
         if tb is not None:
@@ -343,7 +283,7 @@ class Engine:
             if tb.func and exc_type is None:
                 exc_type = stripped.split(":", 1)[0][:80] if ":" in stripped else None
         hit = self._match(body)
-        if tb is not None and not tb.worker and _worker_quoted(tb):
+        if tb is not None and not tb.worker and worker_quoted(tb):
             tb.worker = True  # its wrapper's `Caught ... in DataLoader worker` cut from the log
         in_worker = tb is not None and tb.worker
         if in_worker:
@@ -366,7 +306,7 @@ class Engine:
                 rule = self._rule_for(f"RuntimeError: {stripped[7:].strip()}")
                 self._emit(tb_key, (rule, None, file, line, text, body, a, (), "RuntimeError"))
                 return False
-            rep = _EXC_REPR.match(stripped) if stripped.endswith(")") else None
+            rep = EXC_REPR.match(stripped) if stripped.endswith(")") else None
             if rep is not None:
                 # An exception quoted as its repr by what wrapped it: read as the exception line
                 # it stands for; weak, as a lone exception line is (its stand-in, when no rule
@@ -450,7 +390,7 @@ class Engine:
     def _emit(self, tb_key: tuple[int, int | None], args: _Pending) -> None:
         """A finding, or for a DataLoader worker's wrapper, a finding held back until the
         worker's own error comes (which replaces it: the innermost cause wins)."""
-        if _WORKER_WRAPPER.search(args[5]):
+        if self._reraising or WORKER_WRAPPER.search(args[5]):
             old = self._wrapper.pop(tb_key, None)
             if old is not None:  # an earlier wrapper whose worker's error never came
                 self._add(*old)
@@ -490,7 +430,7 @@ class Engine:
                 args = (CUT_NET if key in requests else DATA_IN_WORKER_CUT, *args[1:])
             self._add(*args)
 
-    def _cut_known(self, file: int, rank: int | None, tb: _Traceback) -> bool:
+    def _cut_known(self, file: int, rank: int | None, tb: Traceback) -> bool:
         """A traceback cut before its exception line: a rule for one of its last lines (`raise
         ReadError("unexpected end of data")`, an `assert`), added as its finding; False when
         none names the error."""

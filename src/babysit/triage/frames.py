@@ -282,9 +282,10 @@ def fetched(chain: list[Frame]) -> bool:
     """Whether a traceback's chain (outermost first) passes through a frame that reads or
     prepares samples, outside any object's construction: a lookup while a dataset or a sampler
     is being built (`__init__` above it) is the set-up's, as a key the code expects and the
-    data does not hold."""
-    for frame in chain:
-        if frame[1] == "__init__":
+    data does not hold; nor while a module is imported (a `<module>` frame below the script's
+    own), which runs the module's set-up, not a fetch."""
+    for i, frame in enumerate(chain):
+        if frame[1] == "__init__" or (i and frame[1] == "<module>"):
             return False
         if fetching(frame):
             return True

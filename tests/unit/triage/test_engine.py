@@ -147,6 +147,52 @@ def test_a_workers_quoted_traceback_whose_wrapper_line_was_cut_is_the_workers() 
     assert _triage(replica).category != Category.DATA
 
 
+def test_torch_before_1_0_reraising_a_workers_traceback_is_the_workers_error() -> None:
+    # torch 0.4 raised the worker's error again as `RuntimeError: Traceback (most recent call
+    # last):` with the worker's frames after it: that line is the wrapper, not an error raised
+    # in the data loader (which would read as a bad sample)
+    old = [
+        "Traceback (most recent call last):",
+        '  File "/app/train.py", line 136, in train',
+        "    for i, (input, target) in enumerate(train_loader):",
+        f'  File "{_TORCH}/utils/data/dataloader.py", line 286, in __next__',
+        "    return self._process_next_batch(batch)",
+        f'  File "{_TORCH}/utils/data/dataloader.py", line 307, in _process_next_batch',
+        "    raise batch.exc_type(batch.exc_msg)",
+        "RuntimeError: Traceback (most recent call last):",
+        f'  File "{_TORCH}/utils/data/dataloader.py", line 57, in _worker_loop',
+        "    samples = collate_fn([dataset[i] for i in batch_indices])",
+        f'  File "{_TORCH}/storage.py", line 122, in _new_shared',
+        "    return cls._new_using_fd(size)",
+        "RuntimeError: unable to write to file </torch_1509_1969058146>",
+    ]
+    d = _triage(old)
+    assert (d.category, d.rule) == (Category.FILESYSTEM_IO, "fs.shm_full")
+    # its worker's own error in the dataset's code is the sample's, as with torch's later words
+    d = _triage([*old[:10], *IN_DATASET])
+    assert (d.category, d.rule) == (Category.DATA, "data.worker_exception")
+    assert "KeyError: 'label'" in d.summary
+    # and the worker's traceback cut off: the wrapper stands for it, as torch's later words do
+    d = _triage(old[:10])
+    assert (d.category, d.rule) == (Category.DATA, "data.reader_exception")
+
+
+def test_an_error_raised_while_a_dataset_module_is_imported_is_no_bad_sample() -> None:
+    # mmdet's datasets/builder.py raising its open-file limit at import: the set-up's, not a
+    # sample's, though the module is a dataset's
+    d = _triage([
+        "Traceback (most recent call last):",
+        '  File "tools/train.py", line 18, in <module>',
+        "    from mmdet.apis import init_random_seed, set_random_seed, train_detector",
+        '  File "/app/mmdet/datasets/__init__.py", line 2, in <module>',
+        "    from .builder import DATASETS, PIPELINES, build_dataloader, build_dataset",
+        '  File "/app/mmdet/datasets/builder.py", line 26, in <module>',
+        "    resource.setrlimit(resource.RLIMIT_NOFILE, (soft_limit, hard_limit))",
+        "ValueError: not allowed to raise maximum limit",
+    ])
+    assert d.category == Category.USER_CODE, d.rule
+
+
 def test_the_same_error_per_rank_is_data_on_every_rank() -> None:
     lines = [f"[rank{r}]:{x}" for r in (0, 1) for x in WORKER_HEAD + IN_DATASET]
     d = _triage(lines)

@@ -140,6 +140,17 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "gpu/011-gpu-hw-pcie-aer-nvidia-smi-unknown-error.log",
     ),
     (
+        "host.ray_object_store_full",
+        "ray.exceptions.ObjectStoreFullError: Failed to put object "
+        "ffffffffffffffffffffffffffffffffffffffff0100000002000000 in object",
+        "zzt_rayforum/006-analytics-zoo-autots-object-store-full.log",
+    ),
+    (
+        "cuda.driver_init",
+        "CUDA driver initialization failed, you might not have a CUDA gpu.",
+        "zy_gpuops/003-simpletuner-runpod-resume-cuda-driver-initialization-failed.log",
+    ),
+    (
         "gpu.nvlink",
         "[ERROR] [tid 2468] detected NVSwitch fatal error 20034 on fid 0 on NVSwitch pci bus id "
         "00000000:8a:00.0 physical id 3 port 61",
@@ -3329,6 +3340,23 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("RuntimeError: apex.optimizers.FusedLAMB requires cuda extensions.", "code.op_build"),
         ('Thread 71 "pt_autograd_0" received signal CUDA_EXCEPTION_14, Warp Illegal Address.',
          "cuda.illegal_access"),
+        # XLA's PJRT out of HBM on a TPU; a row of metrics gone NaN; torch.distributions' check
+        # cut before its constraint; Ray's object store full
+        ("jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Error allocating device buffer: "
+         "Attempting to allocate 100.00M. That was not possible. There are 30.95M free.; "
+         "(0x0x0_HBM0)", "cuda.oom"),
+        ("INFO:PointNetLK-Revisited, 2022-03-11 14:18:54,833, epoch, 0198, nan, nan, nan, nan",
+         "numerical.nan"),
+        ("ValueError: Expected parameter loc (Tensor of shape (40, 921600)) of distribution "
+         "Normal(loc: torch.Size([40, 921600]), scale: torch.Size([40,", "numerical.nan"),
+        ("ray.exceptions.ObjectStoreFullError: Failed to put object 00ffffff in object store "
+         "because it is full. Object size is 2147483648 bytes.", "host.ray_object_store_full"),
+        ("RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.",
+         "cuda.driver_init"),
+        ("    Test set (1.36 s):  ELBO: nan, ENRE: -inf, KL: 20.367.", "numerical.nan"),
+        ("InternalError (see above for traceback): Error writing (tmp) checkpoint file: "
+         "/ckpt/model.ckpt-6.tempstate9784191321997661396: Resource exhausted: /ckpt",
+         "fs.checkpoint_write"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -3347,6 +3375,14 @@ def test_a_pinned_host_allocation_that_failed_for_another_reason_is_no_host_oom(
                  "capturing", "cudaHostAlloc failed, ret[3], initialization error"):  # fmt: skip
         hit = kb.match(anatomy(line).body)
         assert hit is None or hit[0].id != "host.memory_error", line
+
+
+def test_a_table_of_missing_values_is_not_a_loss_gone_nan(kb: Knowledge) -> None:
+    # pandas prints a dataset's missing values as NaN (a describe() at the start of a run); the
+    # run's own metrics gone NaN print Python's lowercase nan
+    for line in ("3    NaN    NaN    NaN", "nan_to_num, nan, nanmean", "mean  0.52  NaN  NaN  NaN"):
+        hit = kb.match(anatomy(line).body)
+        assert hit is None or hit[0].id != "numerical.nan", line
 
 
 def test_out_of_memory_on_the_host_is_not_a_cuda_oom(kb: Knowledge) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from babysit.triage.anatomy import ANSI, LAUNCHER_PREFIX
+from babysit.triage.anatomy import ANSI, LAUNCHER_PREFIX, RAY_PREFIX
 
 # A logger's level word in capitals where a logger puts it (the line's start, after blanks too:
 # rich's handler leaves the time's column blank under a line of the same second, `[ERROR]`, `- ERROR
@@ -65,11 +65,15 @@ _BRACKETED = re.compile(r"\[[^\][]*\]|\([^()]*\)")
 
 def _own_words(text: str) -> str:
     """The line as the program printed it: without colours, nor a launcher's label of its rank
-    (torchrun's, MPI's, srun's)."""
+    (torchrun's, MPI's, srun's), nor Ray's of the actor that printed it (`(RolloutWorker
+    pid=8848) Error: File 'nets/4x4.net.xml' is not accessible`)."""
     if "\x1b" in text:
         text = ANSI.sub("", text)
     launcher = LAUNCHER_PREFIX.match(text)
-    return text if launcher is None else text[launcher.end() :]
+    if launcher is not None:
+        text = text[launcher.end() :]
+    ray = RAY_PREFIX.match(text) if text.startswith("(") else None
+    return text if ray is None else text[ray.end() :]
 
 
 def went_on(text: str) -> bool:

@@ -24,6 +24,10 @@ from babysit.triage.logged import error_record, went_on
         "[rank49]:ERROR:tensorflow:Error recorded from infeed: From /job:worker/replica:0/task:0:",
         "[1,3]<stderr>:ERROR: could not open /data/shard-0001.bin",
         "  3: ERROR: could not open /data/shard-0001.bin",
+        # and as Ray labels what an actor printed
+        "(RolloutWorker pid=8848) Error: File 'nets/4x4.net.xml' is not accessible (No such file "
+        "or directory).",
+        "(TaskRunner pid=7, ip=10.0.0.7) ERROR: could not open /data/shard-0001.bin",
     ],
 )
 def test_an_error_a_logger_wrote_is_one(line: str) -> None:

@@ -140,6 +140,42 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "gpu/011-gpu-hw-pcie-aer-nvidia-smi-unknown-error.log",
     ),
     (
+        "code.image_arch",
+        "standard_init_linux.go:219: exec user process caused: exec format error",
+        "zd_cloud/007-sagemaker-training-image-exec-format-error.log",
+    ),
+    (
+        "code.grpc_message_size",
+        "grpc._channel._MultiThreadedRendezvous: <_MultiThreadedRendezvous of RPC that te"
+        "rminated with:         status = StatusCode.RESOURCE_EXHAUSTED         details = "
+        '"Sent message larger than max (544715979 vs. 536870912)"         debug_error_str'
+        'ing = "UNKNOWN:Error received from peer  {created_time:"2024-02-25T00:42:50.1621'
+        '60289+08:00", grpc_status:8, grpc_message:"Sent message larger than max (5447159'
+        '79 vs. 536870912)"}"',
+        "zq_fed/007-flower-gpt2-grpc-sent-message-larger-than-max.log",
+    ),
+    (
+        "code.mpi_root",
+        "mpirun has detected an attempt to run as root.",
+        "zi_hpc/006-horovod-docker-mpirun-refuses-to-run-as-root.log",
+    ),
+    (
+        "code.no_gpus_visible",
+        "RuntimeError: No HIP GPUs are available",
+        "ze_hpc/022-parsl-frontier-rocr-cuda-visible-devices-no-hip-gpus.log",
+    ),
+    (
+        "code.weight_sync_shape",
+        "(SGLangEngine pid=1493437) [2026-05-21 16:07:41 DP6 TP6] Failed to update parame"
+        "ter online: start out of range (expected to be in ra",
+        "za_rl26/003-sglang-slime-npu-moe-update-weights-online-out-of-range.log",
+    ),
+    (
+        "gpu.dcgm_diag",
+        "|                           | Fail - GPU: 0                                  |",
+        "za_hw/012-dcgmi-diag-r2-gpu-memory-fail-thermal-violations.log",
+    ),
+    (
         "host.ray_object_store_full",
         "ray.exceptions.ObjectStoreFullError: Failed to put object "
         "ffffffffffffffffffffffffffffffffffffffff0100000002000000 in object",
@@ -850,7 +886,7 @@ MESSAGES: list[tuple[str, str, str | None]] = [
     (
         "host.soft_lockup",
         "watchdog: BUG: soft lockup - CPU#98 stuck for 22s! "
-        '，在此期间，该服务器上其他用户的tmux窗口也会弹出这些信息，执行其他命令会受影响，请问有人遇到过吗',
+        "，在此期间，该服务器上其他用户的tmux窗口也会弹出这些信息，执行其他命令会受影响，请问有人遇到过吗",
         "zzg_dmesg/001-llamafactory-zero3-save-soft-lockup.log",
     ),
     (
@@ -1001,29 +1037,34 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "ray.exceptions.ActorDiedError: The actor died because of an error raised in its "
         "creation task, ray::RolloutManager.__init__() (pid=918378, ip=10.209.8.134)",
         None,
-    ),    (
+    ),
+    (
         "fs.tensorstore",
         'ValueError: FAILED_PRECONDITION: Error writing local file "/home/oeberhard/laurel/dat/ru'
-        'ns/test/working_directories/1/actor_params.orbax-checkpoint-tmp-1695894959581296/_shardi'
+        "ns/test/working_directories/1/actor_params.orbax-checkpoint-tmp-1695894959581296/_shardi"
         'ng": Failed to acquire lock on file: /home/oeberhard/laurel/dat/runs/test/working_direct'
-        'ories/1/actor_params.orbax-checkpoint-tmp-1695894959581296/_sharding.__lock [OS error: F'
+        "ories/1/actor_params.orbax-checkpoint-tmp-1695894959581296/_sharding.__lock [OS error: F"
         "unction not implemented] [source locations='tensorstore/kvstore/file/file_key_value_stor"
         "e.cc:676\\ntensorstore/kvstore/kvstore.cc:268']",
         "zf_tpu/012-tensorstore-orbax-save-nfs-lock-not-implemented.log",
-    ),    (
+    ),
+    (
         "data.speech_features",
         "ValueError lilcom: Length of string was too short",
         "zg_speech/026-icefall-kespeech-lilcom-string-too-short.log",
-    ),    (
+    ),
+    (
         "code.cloud_permission",
         '    "message": "service-495559152420@cloud-tpu.iam.gserviceaccount.com does not have s'
         'torage.objects.list access to xusongpei1995."',
         "zh_accel/022-dl4marco-bert-colab-tpu-gcs-403-tpu-service-account.log",
-    ),    (
+    ),
+    (
         "sched.container_start",
         "[ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1",
         "zc_os/016-enroot-selinux-nvidia-hook-capability.log",
-    ),    (
+    ),
+    (
         "code.xformers_dispatch",
         "xFormers wasn't build with CUDA support",
         "zz_diffusion/004-everydream2-xformers-no-cuda-at-sampling.log",
@@ -3354,6 +3395,31 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.",
          "cuda.driver_init"),
         ("    Test set (1.36 s):  ELBO: nan, ENRE: -inf, KL: 20.367.", "numerical.nan"),
+        # the shells' job reports, padded (bash's abort, dash's kill); Lightning's report of a
+        # child; the kernel's segfault line with its addresses left out
+        ("./train_yelp_xxl.sh: line 34: 12024 Aborted                 (core dumped) python3 -m "
+         "t5x.train --gin_file=prompt.gin", "segfault.aborted"),
+        ("./train.sh:  60: 11880 killed              PYTHONPATH=`pwd`/models/research python3 "
+         "./model_main.py", "host.sigkill"),
+        ("[rank: 3] Child process with PID 160342 terminated with code -11", "segfault.segv"),
+        ("[rank: 1] Child process with PID 1 terminated with code -9", "host.sigkill"),
+        ("pt_main_thread[2851523]: segfault at 7f24c3c72938 ... error 4 in "
+         "core.cpython-311-x86_64-linux-gnu.so", "segfault.segv"),
+        # JAX's coordination service: a task that never registered; LightGBM's socket; Keras'
+        # download with no answer
+        ("RPC: /tensorflow.CoordinationService/RegisterTask", "net.rendezvous"),
+        ("[LightGBM] [Fatal] Socket recv error, code: 104", "net.peer_closed"),
+        ("Exception: URL fetch failure on https://storage.googleapis.com/keras-applications/x.h5: "
+         "503 -- Service Unavailable", "net.http"),
+        # NVML's enum for the driver mismatch; HAMi's vGPU slice; cuBLAS's argument check
+        ("tensorpack.utils.nvml.NvmlException: NVML_ERROR_LIB_RM_VERSION_MISMATCH",
+         "gpu.driver_mismatch"),
+        ("[HAMI-core ERROR (pid:30 thread=140382094939712 allocator.c:53)]: Device 0 OOM "
+         "3171158016 / 3145728000", "cuda.oom"),
+        ("** On entry to GEMM_EX  parameter number 12 had an illegal value", "cuda.library"),
+        ("/usr/local/lib/python3.9/dist-packages/webdataset/handlers.py:34: UserWarning: "
+         "ValueError(\"didn't find ['txt'] in ['__key__', '__url__', 'png']\")",
+         "data.webdataset_keys"),
         ("InternalError (see above for traceback): Error writing (tmp) checkpoint file: "
          "/ckpt/model.ckpt-6.tempstate9784191321997661396: Resource exhausted: /ckpt",
          "fs.checkpoint_write"),
@@ -3375,6 +3441,15 @@ def test_a_pinned_host_allocation_that_failed_for_another_reason_is_no_host_oom(
                  "capturing", "cudaHostAlloc failed, ret[3], initialization error"):  # fmt: skip
         hit = kb.match(anatomy(line).body)
         assert hit is None or hit[0].id != "host.memory_error", line
+
+
+def test_a_download_the_server_refused_promises_no_restart(kb: Knowledge) -> None:
+    # Keras' get_file given a 403 or a 404: the request's (a moved file, no access), not a
+    # server's failure that a restart outlives
+    line = ("Exception: URL fetch failure on https://storage.googleapis.com/keras-applications/"
+            "resnet50v2_weights.h5: 403 -- Forbidden")  # fmt: skip
+    hit = kb.match(anatomy(line).body)
+    assert hit is None or hit[0].id != "net.http"
 
 
 def test_a_table_of_missing_values_is_not_a_loss_gone_nan(kb: Knowledge) -> None:
@@ -3414,7 +3489,6 @@ def test_a_loss_scale_reduced_to_zero_is_past_the_floor(kb: Knowledge) -> None:
     half = "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 0.5"
     hit = kb.match(anatomy(half).body)
     assert hit is not None and hit[0].id != "numerical.loss_scale"  # a scaler still scaling
-
 
 
 def test_tensorflow_s_allocator_warning_that_is_not_a_failure_is_no_oom(kb: Knowledge) -> None:

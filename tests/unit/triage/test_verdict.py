@@ -1433,7 +1433,8 @@ def test_an_error_no_rule_knows_in_the_set_up_is_the_code_unless_it_names_the_ma
     assert triage_files([log], KB, trained=True).diagnosis.category == Category.UNKNOWN
     for words in ("Connection closed by peer", "DataLoader worker (pid 8) is killed by signal: "
                   "Terminated.", "Timed out waiting for the NCCL communicator",
-                  "No CUDA GPUs are available", 'NVML_SUCCESS == r INTERNAL ASSERT FAILED at '
+                  "the GPU reported an unexpected state",
+                  'NVML_SUCCESS == r INTERNAL ASSERT FAILED at '
                   '"../c10/cuda/CUDACachingAllocator.cpp":1154'):  # fmt: skip
         log.write_text(f"loading the model\nRuntimeError: {words}\n")
         got = triage_files([log], KB).diagnosis

@@ -176,6 +176,13 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "za_hw/012-dcgmi-diag-r2-gpu-memory-fail-thermal-violations.log",
     ),
     (
+        "hang.tpu_hosts",
+        "UserWarning: TPU backend initialization is taking more than 60.0 seconds. Did you run "
+        "your code on all TPU hosts? See https://jax.readthedocs.io/en/latest/multi_process.html "
+        "for more information.",
+        "c_infra/042-t5x-v3-128-tpu-backend-init-stuck-one-host.log",
+    ),
+    (
         "host.ray_object_store_full",
         "ray.exceptions.ObjectStoreFullError: Failed to put object "
         "ffffffffffffffffffffffffffffffffffffffff0100000002000000 in object",
@@ -3395,6 +3402,7 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.",
          "cuda.driver_init"),
         ("    Test set (1.36 s):  ELBO: nan, ENRE: -inf, KL: 20.367.", "numerical.nan"),
+        ("ValueError:Network outputs is NAN! Stop Training", "numerical.nan"),
         # the shells' job reports, padded (bash's abort, dash's kill); Lightning's report of a
         # child; the kernel's segfault line with its addresses left out
         ("./train_yelp_xxl.sh: line 34: 12024 Aborted                 (core dumped) python3 -m "

@@ -390,6 +390,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"coordinationservice/registertask",  # JAX's multi-host start-up: a task never registered
     b"had an illegal value",  # a BLAS: `On entry to GEMM_EX parameter number 12 had an ...`
     b"attempt to run as root",  # Open MPI: `mpirun has detected an attempt to run as root.`
+    b"unable to launch the specified application",  # Open MPI: the program could not be run
     b"not found in checkpoint",  # TensorFlow's restore: a variable the checkpoint lacks
     b"not enough slots",  # Open MPI: more processes asked for than the hosts have slots
     b"already filled",  # Open MPI: `All nodes which are allocated for this job are already filled.`

@@ -155,6 +155,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zq_fed/007-flower-gpt2-grpc-sent-message-larger-than-max.log",
     ),
     (
+        "code.mpi_exec",
+        "``mpirun was unable to launch the specified application as it could not access",
+        "zy_horovod/013-dd3d-mpirun-cannot-execute-train-script.log",
+    ),
+    (
         "code.mpi_root",
         "mpirun has detected an attempt to run as root.",
         "zi_hpc/006-horovod-docker-mpirun-refuses-to-run-as-root.log",
@@ -3403,6 +3408,7 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "cuda.driver_init"),
         ("    Test set (1.36 s):  ELBO: nan, ENRE: -inf, KL: 20.367.", "numerical.nan"),
         ("ValueError:Network outputs is NAN! Stop Training", "numerical.nan"),
+        ("AssertionError: ./datasets/maps\\trainA is not a valid directory", "python.config_path"),
         # the shells' job reports, padded (bash's abort, dash's kill); Lightning's report of a
         # child; the kernel's segfault line with its addresses left out
         ("./train_yelp_xxl.sh: line 34: 12024 Aborted                 (core dumped) python3 -m "

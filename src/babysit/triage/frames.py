@@ -284,12 +284,20 @@ def fetched(chain: list[Frame]) -> bool:
     is being built (`__init__` above it) is the set-up's, as a key the code expects and the
     data does not hold; nor while a module is imported (a `<module>` frame below the script's
     own), which runs the module's set-up, not a fetch."""
-    for i, frame in enumerate(chain):
-        if frame[1] == "__init__" or (i and frame[1] == "<module>"):
+    top = False  # the script's own `<module>` frame passed (after runpy's, under `python -m`)
+    for frame in chain:
+        if frame[1] == "__init__" or (top and frame[1] == "<module>"):
             return False
+        top = top or frame[1] == "<module>"
         if fetching(frame):
             return True
     return False
+
+
+def importing(chain: list[Frame]) -> bool:
+    """Whether the innermost frame of a chain (outermost first) runs a module's own code as it is
+    imported: a `<module>` frame below the script's own `<module>` frame."""
+    return bool(chain) and chain[-1][1] == "<module>" and sum(f[1] == "<module>" for f in chain) > 1
 
 
 # A frame in the standard library or an installed package, by its path.

@@ -26,6 +26,7 @@ from babysit.triage.frames import (
     data_frame,
     fetched,
     frames,
+    importing,
     printed,
     spawn_start,
 )
@@ -387,7 +388,7 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
             return WRITE_UNSUPPORTED
     if tb.worker and tb.own:
         return DATA_IN_WORKER
-    if data_frame(tb.file) and tb.func != "<module>":
+    if data_frame(tb.file) and not importing(frames(tb.lines)):
         # (not a dataset module's own code run as it is imported: the set-up's, no sample yet)
         return DATA_IN_READER
     if not tb.worker and exc_type in SAMPLE_ERRORS and fetched(frames(tb.lines)):

@@ -44,10 +44,10 @@ RAY_HEAD = re.compile(
 # Not an exception group's nested header (`  + Exception Group Traceback ...`, `  | Traceback`):
 # what follows it is the group's, read line by line.
 GLUED_HEAD = "Traceback (most recent call last):"
+GROUP_MARKS = re.compile(r"^[\s|+]*(?:Exception Group )?$")
 # An exception's name with no message of its own, before a glued header: the traceback that
 # follows is its message (what it re-raised).
 RERAISED = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception):$")
-GROUP_MARKS = re.compile(r"^[\s|+]*(?:Exception Group )?$")
 # An exception as its repr, alone on its line (`TypeError("__init__() got an unexpected keyword
 # argument 'use_dropout'")`): how Hydra, Ray and loggers quote the error they wrap.
 EXC_REPR = re.compile(

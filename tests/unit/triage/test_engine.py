@@ -191,6 +191,25 @@ def test_an_error_raised_while_a_dataset_module_is_imported_is_no_bad_sample() -
         "ValueError: not allowed to raise maximum limit",
     ])
     assert d.category == Category.USER_CODE, d.rule
+    # but a script run as a module (`python -m app.train`: runpy's frames, then its own
+    # `<module>`) fetching a bad sample is still the sample's
+    d = _triage([
+        "Traceback (most recent call last):",
+        '  File "/usr/lib/python3.10/runpy.py", line 196, in _run_module_as_main',
+        "    return _run_code(code, main_globals, None,",
+        '  File "/usr/lib/python3.10/runpy.py", line 86, in _run_code',
+        "    exec(code, run_globals)",
+        '  File "/app/train.py", line 40, in <module>',
+        "    for batch in loader:",
+        f'  File "{_TORCH}/utils/data/dataloader.py", line 677, in _next_data',
+        "    data = self._dataset_fetcher.fetch(index)",
+        f'  File "{_TORCH}/utils/data/_utils/fetch.py", line 51, in fetch',
+        "    data = [self.dataset[idx] for idx in possibly_batched_index]",
+        '  File "/app/records.py", line 40, in __getitem__',
+        '    label = row["label"]',
+        "KeyError: 'label'",
+    ])
+    assert d.category == Category.DATA, d.rule
 
 
 def test_the_same_error_per_rank_is_data_on_every_rank() -> None:

@@ -64,7 +64,7 @@ _VLLM = re.compile(
 )
 # Ray actors: `(MegatronTrainRayActor pid=19450, ip=10.0.0.7) ...`
 _RAY_CPP = re.compile(r"(?P<level>[DIWEF]) \d+ \d+\] ")  # the level, pid and tid
-RAY_PREFIX = re.compile(r"\((?P<actor>[\w.]+) pid=\d+(?:, ip=(?P<ip>[\d.]+))?\) ")
+_RAY = re.compile(r"\((?P<actor>[\w.]+) pid=\d+(?:, ip=(?P<ip>[\d.]+))?\) ")
 # ctime, e.g. mpirun --timestamp-output: `Fri Aug 11 12:31:45 2023`
 _CTIME = re.compile(
     r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?P<mon>Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +"
@@ -250,7 +250,7 @@ def anatomy(text: str) -> Anatomy:
                 pos = m.end()
                 continue
         if c == "(":
-            m = RAY_PREFIX.match(text, pos)
+            m = _RAY.match(text, pos)
             if m:
                 host = host or m["ip"]
                 pos = m.end()

@@ -223,7 +223,11 @@ class Engine:
             original = before.rstrip().endswith("Original")
             if original:
                 before = before.rstrip()[: -len("Original")]
-            reraised = RERAISED.match(body[: body.rfind(GLUED_HEAD)].strip()) is not None
+            reraised = (
+                tb is not None
+                and tb.func == "_process_next_batch"  # torch's own re-raise, not any wrapper's
+                and RERAISED.match(body[: body.rfind(GLUED_HEAD)].strip()) is not None
+            )
             if reraised:
                 # An exception whose message is the traceback that follows: torch before 1.0
                 # re-raised a DataLoader worker's error so (`RuntimeError: Traceback (most recent

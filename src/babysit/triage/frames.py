@@ -282,22 +282,30 @@ def fetched(chain: list[Frame]) -> bool:
     """Whether a traceback's chain (outermost first) passes through a frame that reads or
     prepares samples, outside any object's construction: a lookup while a dataset or a sampler
     is being built (`__init__` above it) is the set-up's, as a key the code expects and the
-    data does not hold; nor while a module is imported (a `<module>` frame below the script's
-    own), which runs the module's set-up, not a fetch."""
-    top = False  # the script's own `<module>` frame passed (after runpy's, under `python -m`)
-    for frame in chain:
-        if frame[1] == "__init__" or (top and frame[1] == "<module>"):
+    data does not hold; nor while a module is imported (its `<module>` frame under an import
+    line), which runs the module's set-up, not a fetch."""
+    for i, frame in enumerate(chain):
+        if frame[1] == "__init__" or _imported(chain, i):
             return False
-        top = top or frame[1] == "<module>"
         if fetching(frame):
             return True
     return False
 
 
+# A frame's code line that imports (`from .builder import DATASETS`, `import mmdet.apis`).
+_IMPORT_LINE = re.compile(r"^\s*(?:from\s+\S+\s+)?import\b")
+
+
+def _imported(chain: list[Frame], i: int) -> bool:
+    """Whether frame `i` of a chain runs a module's own code as an import line above it asked:
+    not the script's own `<module>` frame, nor one a debugger, a profiler or runpy ran."""
+    return chain[i][1] == "<module>" and i > 0 and bool(_IMPORT_LINE.match(chain[i - 1][2]))
+
+
 def importing(chain: list[Frame]) -> bool:
-    """Whether the innermost frame of a chain (outermost first) runs a module's own code as it is
-    imported: a `<module>` frame below the script's own `<module>` frame."""
-    return bool(chain) and chain[-1][1] == "<module>" and sum(f[1] == "<module>" for f in chain) > 1
+    """Whether a chain (outermost first) passes through a module being imported: the error was
+    raised by a module's set-up (its own code, or a function it called as it was imported)."""
+    return any(_imported(chain, i) for i in range(len(chain)))
 
 
 # A frame in the standard library or an installed package, by its path.

@@ -212,6 +212,77 @@ def test_an_error_raised_while_a_dataset_module_is_imported_is_no_bad_sample() -
     assert d.category == Category.DATA, d.rule
 
 
+def test_a_script_run_under_a_debugger_fetching_a_bad_sample_is_still_the_samples() -> None:
+    # VS Code's debugger runs the script through its own `<module>` and runpy: the script's
+    # `<module>` frame is no import (no import line above it)
+    d = _triage([
+        'Traceback (most recent call last):',
+        '  File "/usr/lib/python3.10/runpy.py", line 196, in _run_module_as_main',
+        '    return _run_code(code, main_globals, None,',
+        '  File "/usr/lib/python3.10/runpy.py", line 86, in _run_code',
+        '    exec(code, run_globals)',
+        '  File "/home/u/.vscode/debugpy/__main__.py", line 39, in <module>',
+        '    cli.main()',
+        '  File "/home/u/.vscode/debugpy/server/cli.py", line 430, in main',
+        '    run()',
+        '  File "/home/u/.vscode/debugpy/server/cli.py", line 284, in run_file',
+        '    runpy.run_path(target, run_name="__main__")',
+        '  File "/usr/lib/python3.10/runpy.py", line 289, in run_path',
+        '    return _run_module_code(code, init_globals, run_name,',
+        '  File "/usr/lib/python3.10/runpy.py", line 96, in _run_module_code',
+        '    _run_code(code, mod_globals, init_globals,',
+        '  File "/usr/lib/python3.10/runpy.py", line 86, in _run_code',
+        '    exec(code, run_globals)',
+        '  File "/app/train.py", line 40, in <module>',
+        '    for batch in loader:',
+        '  File "/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py", line 677, in '
+        '_next_data',
+        '    data = self._dataset_fetcher.fetch(index)',
+        '  File "/usr/lib/python3/dist-packages/torch/utils/data/_utils/fetch.py", line 51, in '
+        'fetch',
+        '    data = [self.dataset[idx] for idx in possibly_batched_index]',
+        '  File "/app/records.py", line 40, in __getitem__',
+        '    label = row["label"]',
+        "KeyError: 'label'",
+    ])
+    assert d.category == Category.DATA, d.rule
+
+
+def test_a_function_a_dataset_module_calls_as_it_is_imported_is_the_set_ups() -> None:
+    d = _triage([
+        'Traceback (most recent call last):',
+        '  File "tools/train.py", line 18, in <module>',
+        '    from mmdet.apis import train_detector',
+        '  File "/app/mmdet/datasets/__init__.py", line 2, in <module>',
+        '    from .builder import DATASETS',
+        '  File "/app/mmdet/datasets/builder.py", line 26, in <module>',
+        '    _set_limits()',
+        '  File "/app/mmdet/datasets/builder.py", line 20, in _set_limits',
+        '    resource.setrlimit(resource.RLIMIT_NOFILE, (soft_limit, hard_limit))',
+        'ValueError: not allowed to raise maximum limit',
+    ])
+    assert d.category == Category.USER_CODE, d.rule
+
+
+def test_any_other_exception_carrying_a_traceback_is_not_a_dataloader_workers() -> None:
+    # a pool helper's `raise RuntimeError(traceback.format_exc())`: only torch's own re-raise
+    # (its `_process_next_batch`) quotes a DataLoader worker
+    d = _triage([
+        'Traceback (most recent call last):',
+        '  File "/app/run.py", line 50, in <module>',
+        '    results = pool.map(work, items)',
+        '  File "/app/utils.py", line 12, in wrapper',
+        '    raise RuntimeError(traceback.format_exc())',
+        'RuntimeError: Traceback (most recent call last):',
+        '  File "/app/utils.py", line 9, in wrapper',
+        '    return f(*args)',
+        '  File "/app/model.py", line 30, in build',
+        '    x = int(s)',
+        "ValueError: invalid literal for int() with base 10: 'abc'",
+    ])
+    assert d.category != Category.DATA, d.rule
+
+
 def test_the_same_error_per_rank_is_data_on_every_rank() -> None:
     lines = [f"[rank{r}]:{x}" for r in (0, 1) for x in WORKER_HEAD + IN_DATASET]
     d = _triage(lines)

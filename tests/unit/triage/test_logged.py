@@ -28,6 +28,9 @@ from babysit.triage.logged import error_record, went_on
         "(RolloutWorker pid=8848) Error: File 'nets/4x4.net.xml' is not accessible (No such file "
         "or directory).",
         "(TaskRunner pid=7, ip=10.0.0.7) ERROR: could not open /data/shard-0001.bin",
+        "(pid=8848) Error: File 'nets/4x4.net.xml' is not accessible",
+        "(ServeReplica:app:Model pid=7) ERROR: could not open /data/shard-0001.bin",
+        "(MapBatches(fn) pid=7, ip=10.0.0.7) Error: File 'x.parquet' is not accessible",
     ],
 )
 def test_an_error_a_logger_wrote_is_one(line: str) -> None:

@@ -373,25 +373,26 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
     terminal, a terminal that is gone (TERMINAL_GONE), not a disk."""
     if tb is None:
         return rule
+    chain = frames(tb.lines)
     if spawn_start(tb.file, tb.func, exc_type, body, tb.lines):
         return SPAWN_ORPHAN
     if exc_type == "KeyboardInterrupt":
-        return INTERRUPTED_WAIT if cut_wait(frames(tb.lines)) else INTERRUPTED
-    if rule.id == "fs.eio" and _EIO_ALONE.search(body) and printed(frames(tb.lines)):
+        return INTERRUPTED_WAIT if cut_wait(chain) else INTERRUPTED
+    if rule.id == "fs.eio" and _EIO_ALONE.search(body) and printed(chain):
         return TERMINAL_GONE
     if rule.id not in GENERIC_IDS:
         return rule
-    if exc_type in _OS_ERRORS and cut_write(frames(tb.lines)):
+    if exc_type in _OS_ERRORS and cut_write(chain):
         if _MOUNT_ERRNO.search(body):
             return WRITE_FAILED
         if _UNSUPPORTED_ERRNO.search(body):
             return WRITE_UNSUPPORTED
     if tb.worker and tb.own:
         return DATA_IN_WORKER
-    if data_frame(tb.file) and not importing(frames(tb.lines)):
+    if data_frame(tb.file) and not importing(chain):
         # (not a dataset module's own code run as it is imported: the set-up's, no sample yet)
         return DATA_IN_READER
-    if not tb.worker and exc_type in SAMPLE_ERRORS and fetched(frames(tb.lines)):
+    if not tb.worker and exc_type in SAMPLE_ERRORS and fetched(chain):
         return DATA_IN_READER
     return rule
 

@@ -191,14 +191,33 @@ def test_an_error_raised_while_a_dataset_module_is_imported_is_no_bad_sample() -
         "ValueError: not allowed to raise maximum limit",
     ])
     assert d.category == Category.USER_CODE, d.rule
-    # but a script run as a module (`python -m app.train`: runpy's frames, then its own
-    # `<module>`) fetching a bad sample is still the sample's
+
+
+# runpy running a script (`python -m app.train`), and VS Code's debugger doing so through its own
+# `<module>`: neither's `<module>` frame is an import (no import line above it).
+_RUNPY = [
+    '  File "/usr/lib/python3.10/runpy.py", line 196, in _run_module_as_main',
+    "    return _run_code(code, main_globals, None,",
+    '  File "/usr/lib/python3.10/runpy.py", line 86, in _run_code',
+    "    exec(code, run_globals)",
+]
+_DEBUGPY = [
+    '  File "/home/u/.vscode/debugpy/__main__.py", line 39, in <module>',
+    "    cli.main()",
+    '  File "/home/u/.vscode/debugpy/server/cli.py", line 284, in run_file',
+    '    runpy.run_path(target, run_name="__main__")',
+    '  File "/usr/lib/python3.10/runpy.py", line 289, in run_path',
+    "    return _run_module_code(code, init_globals, run_name,",
+    '  File "/usr/lib/python3.10/runpy.py", line 86, in _run_code',
+    "    exec(code, run_globals)",
+]
+
+
+@pytest.mark.parametrize("runner", [_RUNPY, _RUNPY + _DEBUGPY], ids=["python-m", "debugger"])
+def test_a_script_fetching_a_bad_sample_is_the_samples_whoever_ran_it(runner: list[str]) -> None:
     d = _triage([
         "Traceback (most recent call last):",
-        '  File "/usr/lib/python3.10/runpy.py", line 196, in _run_module_as_main',
-        "    return _run_code(code, main_globals, None,",
-        '  File "/usr/lib/python3.10/runpy.py", line 86, in _run_code',
-        "    exec(code, run_globals)",
+        *runner,
         '  File "/app/train.py", line 40, in <module>',
         "    for batch in loader:",
         f'  File "{_TORCH}/utils/data/dataloader.py", line 677, in _next_data',
@@ -208,43 +227,7 @@ def test_an_error_raised_while_a_dataset_module_is_imported_is_no_bad_sample() -
         '  File "/app/records.py", line 40, in __getitem__',
         '    label = row["label"]',
         "KeyError: 'label'",
-    ])
-    assert d.category == Category.DATA, d.rule
-
-
-def test_a_script_run_under_a_debugger_fetching_a_bad_sample_is_still_the_samples() -> None:
-    # VS Code's debugger runs the script through its own `<module>` and runpy: the script's
-    # `<module>` frame is no import (no import line above it)
-    d = _triage([
-        'Traceback (most recent call last):',
-        '  File "/usr/lib/python3.10/runpy.py", line 196, in _run_module_as_main',
-        '    return _run_code(code, main_globals, None,',
-        '  File "/usr/lib/python3.10/runpy.py", line 86, in _run_code',
-        '    exec(code, run_globals)',
-        '  File "/home/u/.vscode/debugpy/__main__.py", line 39, in <module>',
-        '    cli.main()',
-        '  File "/home/u/.vscode/debugpy/server/cli.py", line 430, in main',
-        '    run()',
-        '  File "/home/u/.vscode/debugpy/server/cli.py", line 284, in run_file',
-        '    runpy.run_path(target, run_name="__main__")',
-        '  File "/usr/lib/python3.10/runpy.py", line 289, in run_path',
-        '    return _run_module_code(code, init_globals, run_name,',
-        '  File "/usr/lib/python3.10/runpy.py", line 96, in _run_module_code',
-        '    _run_code(code, mod_globals, init_globals,',
-        '  File "/usr/lib/python3.10/runpy.py", line 86, in _run_code',
-        '    exec(code, run_globals)',
-        '  File "/app/train.py", line 40, in <module>',
-        '    for batch in loader:',
-        '  File "/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py", line 677, in '
-        '_next_data',
-        '    data = self._dataset_fetcher.fetch(index)',
-        '  File "/usr/lib/python3/dist-packages/torch/utils/data/_utils/fetch.py", line 51, in '
-        'fetch',
-        '    data = [self.dataset[idx] for idx in possibly_batched_index]',
-        '  File "/app/records.py", line 40, in __getitem__',
-        '    label = row["label"]',
-        "KeyError: 'label'",
-    ])
+    ])  # fmt: skip
     assert d.category == Category.DATA, d.rule
 
 

@@ -102,6 +102,9 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"autotuner.cc:",  # XLA's GPU autotuner (its fatal check has no other word)
     b"getblasgemmalgorithms",  # its cuBLAS GEMM picker's failed check
     b"error locating target",  # Hydra unable to import a config's _target_
+    # Hydra's and OmegaConf's refusal of an override, printed without the exception's class
+    b"could not override",
+    b"is not in struct",
     b": block: [",  # a CUDA kernel's assert, its line cut before `Assertion`
     b"a program or fatal error occurred",  # Google's TPU runtime on a chip it gave up on
     b"out of resource: shared memory",  # Triton's kernel too big for this GPU

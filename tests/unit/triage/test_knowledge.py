@@ -575,6 +575,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         None,  # slurmstepd's words for a program it cannot find on the node
     ),
     (
+        "sched.spool_script",
+        "slurmstepd: error: execve(): /tmp/slurmd/job00089/slurm_script: No such file or directory",
+        "zzb_hpcdocs/009-slurm-gpu-node-slurm-script-execve-missing.log",
+    ),
+    (
         "sched.task_launch",
         "srun: error: Task launch for StepId=1234.0 failed on node node12: Socket timed out on "
         "send/recv operation",
@@ -3446,6 +3451,18 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("InternalError (see above for traceback): Error writing (tmp) checkpoint file: "
          "/ckpt/model.ckpt-6.tempstate9784191321997661396: Resource exhausted: /ckpt",
          "fs.checkpoint_write"),
+        # AWS Batch's status reason for a host taken back; torch's CUDA error with a message
+        # no other rule reads (cut off)
+        ("Status reason: Host EC2 (instance i-0d1c9a4b2e5f67890) terminated.", "sched.preempted"),
+        # DeepXDE's table of losses gone NaN (a list per loss); Hydra's override refused, its
+        # lines printed without the exception's class
+        ("3000      [nan, nan]    [nan, nan]    [nan]", "numerical.nan"),
+        ("Could not override 'trainer.devices'.", "code.cli_config"),
+        ("Key 'devices' is not in struct", "code.cli_config"),
+        ("RuntimeError: CUDA error: the provided PTX was compiled with an unsupported too",
+         "cuda.driver_error"),
+        ("torch.AcceleratorError: CUDA error: operation not permitted on an event last recorded "
+         "in a capturing stream", "cuda.driver_error"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -3473,6 +3490,17 @@ def test_a_download_the_server_refused_promises_no_restart(kb: Knowledge) -> Non
             "resnet50v2_weights.h5: 403 -- Forbidden")  # fmt: skip
     hit = kb.match(anatomy(line).body)
     assert hit is None or hit[0].id != "net.http"
+
+
+def test_a_table_of_losses_with_one_nan_among_numbers_is_not_a_loss_gone_nan(
+    kb: Knowledge,
+) -> None:
+    # DeepXDE's row with one loss term NaN among numbers, or a metric list that holds one: the
+    # run may go on; only a row whose losses are NaN throughout is read as gone NaN
+    for line in ("1000      [1.2e-01, nan]    [3.4e-02]    [1.0e+00]",
+                 "1000      [1.2e-01]    [nan]    [1.0e+00]"):  # fmt: skip
+        hit = kb.match(anatomy(line).body)
+        assert hit is None or hit[0].id != "numerical.nan", line
 
 
 def test_a_table_of_missing_values_is_not_a_loss_gone_nan(kb: Knowledge) -> None:

@@ -1,16 +1,27 @@
-"""Find many needles in one pass with `grep -F`, for the big logs where one `bytes.find` pass a
-needle is the cost of triage.
+"""Find many needles in one pass of grep, for the big logs where one `bytes.find` pass a needle
+is the cost of triage.
 
     found = match_offsets_in_file("slurm-1234.out", (b"error", b"traceback"), 30.0)
     # -> (Matches(offsets=array('q', [812, 90411]), lines=array('q', [9, 1201])), False)
     starts = line_starts_in_bytes(block_lowercased, NEEDLES + RARE_NEEDLES)
 
-GNU grep looks for all of a set of fixed strings at once (a Commentz-Walter/Aho-Corasick search
-in C): on a 1 GB log of 512 ranks it finds babysit's common needles about four times faster
-than thirteen `bytes.find` passes, and a hundred needles in a window of a few MB for the price
-of starting it. They return where the needles are (the matches in a file, the lines in a block),
-or None when grep is missing, fails, runs past its time or its memory cap: the caller then
-searches in Python, which is slower and finds the same lines.
+GNU grep looks for all of a set of needles at once: on a 1 GB log of 512 ranks it finds babysit's
+common needles several times faster than fourteen `bytes.find` passes, and a hundred needles in
+a window of a few MB for the price of starting it. Two ways, the same matches (grep -o reports
+the longest match at the leftmost place either way):
+
+- as fixed strings (`-F`, one `-e` a needle), searched by grep's string matcher (kwset): its
+  cost is in the bytes, ~3.9 s for the 380 needles of a 1 GB log's middle (GNU grep 3.8,
+  benchmarks/triage_throughput.py), next to nothing for each match;
+- `sparse`: as one extended regular expression, their alternation (`error|traceback|nccl warn`,
+  each escaped), searched by grep's DFA in half that (2.0 s), but each match then found again
+  by its regex matcher, ~40 us a match (22 s against 1.2 s on 570,000 matches in 60 MB): for a
+  pass the caller expects to match few lines, with a cap on them past which it goes again as
+  strings.
+
+They return where the needles are (the matches in a file, the lines in a block), or None when
+grep is missing, fails, runs past its time or its memory cap: the caller then searches in
+Python, which is slower and finds the same lines.
 
 grep runs with the C locale (bytes, ASCII case folding, as `bytes.lower()` does), `-a` (a log
 with a stray NUL is still text), `-o -b` (the offset of each match, never the line itself: a
@@ -48,20 +59,35 @@ def grep_path() -> str | None:
     return shutil.which("grep")
 
 
+# What an extended regular expression gives a meaning to, outside brackets (POSIX; `]` and `}`
+# alone are literal, and GNU grep warns of a backslash before a literal character).
+_ERE_SPECIAL = re.compile(rb"([\\.\[()*+?{|^$])")
+
+
+def alternation(needles: Sequence[bytes]) -> bytes:
+    """The needles as one POSIX extended regular expression that matches any of them."""
+    return b"|".join(_ERE_SPECIAL.sub(rb"\\\1", nd) for nd in needles)
+
+
 def _command(
     grep: str,
     needles: Sequence[bytes],
     ignore_case: bool,
     most: int | None = None,
     numbered: bool = False,
+    sparse: bool = False,
 ) -> list[bytes]:
-    args = [b"-F", b"-a", b"-o", b"-b", b"-m", str(most or MAX_MATCHES).encode()]
+    args = [b"-E" if sparse else b"-F", b"-a", b"-o", b"-b"]
+    args += [b"-m", str(most or MAX_MATCHES).encode()]
     if ignore_case:
         args.append(b"-i")
     if numbered:  # `LINE:OFFSET:match`: costs grep nothing measurable on a 1 GB log
         args.append(b"-n")
-    for nd in needles:
-        args += [b"-e", nd]
+    if sparse:
+        args += [b"-e", alternation(needles)]
+    else:
+        for nd in needles:
+            args += [b"-e", nd]
     # `ulimit -v` through sh: no preexec_fn (unsafe with threads), no prlimit (not everywhere).
     return [
         b"/bin/sh",
@@ -127,13 +153,15 @@ def match_offsets_of_two_sets(
     rare: Sequence[bytes],
     timeout_s: float,
     most: int | None = None,
+    sparse: bool = False,
 ) -> tuple[Matches, Matches, bool] | None:
     """One grep pass for two sets of needles (lowercase ASCII, matched ignoring case): the
     matches of `needles` and the matches that are `rare`'s alone, and whether grep may have
     stopped at `most` (default MAX_MATCHES) lines; None when grep cannot say. A rare match that
     holds a common needle (`failcnt` holds `fail`) counts as common: grep reports the longest of
-    the needles that start at one place."""
-    out = _grep_file(path, (*needles, *rare) if needles else (), timeout_s, most)
+    the needles that start at one place. `sparse`: the needles as one regular expression, for a
+    file expected to hold few of them (above)."""
+    out = _grep_file(path, (*needles, *rare) if needles else (), timeout_s, most, sparse)
     if out is None:
         return None
     common, alone = Matches(), Matches()
@@ -160,14 +188,14 @@ def match_offsets_in_file(
 
 
 def _grep_file(
-    path: str, needles: Sequence[bytes], timeout_s: float, most: int | None
+    path: str, needles: Sequence[bytes], timeout_s: float, most: int | None, sparse: bool = False
 ) -> bytes | None:
     """grep's `LINE:OFFSET:match` lines for the file at `path`, ignoring case; None when it
     cannot say (no grep, no needles, a failure)."""
     grep = grep_path()
     if grep is None or not needles:
         return None
-    cmd = [*_command(grep, needles, True, most, numbered=True), b"--", path.encode()]
+    cmd = [*_command(grep, needles, True, most, numbered=True, sparse=sparse), b"--", path.encode()]
     return _run(cmd, None, timeout_s)
 
 

@@ -3,12 +3,15 @@ and which of it a given log's middle gets: a rare needle that its middle holds o
 chatter there (Megatron's `number of nan iterations: 0` on every step, NCCL's INFO lines), and
 every line grep finds is decoded and matched in Python.
 
-    middle_needles("train.log", 1 << 30, 20_000)  # -> (b"evict", b"preempt", ...) or ()
+    middle_needles("train.log", 1 << 30, 20_000)
+    # -> Middle(needles=(b"evict", b"preempt", ...) or (), matches=1200.0)
 """
 
 from __future__ import annotations
 
-from babysit.triage.needles import DEVICE_DOWN, RARE_NEEDLES
+from typing import NamedTuple
+
+from babysit.triage.needles import DEVICE_DOWN, NEEDLES, RARE_NEEDLES
 
 _SAMPLE_BYTES = 1 << 20  # the part of the middle read to judge it
 
@@ -188,20 +191,29 @@ GREP_MIDDLE_NEEDLES: tuple[bytes, ...] = MIDDLE_NEEDLES + tuple(
 )
 
 
-def middle_needles(path: str, size: int, most: int) -> tuple[bytes, ...]:
+class Middle(NamedTuple):
+    """What grep looks for in a big log's middle besides NEEDLES, and how many matches of those
+    and of NEEDLES the whole log holds at the rate of the sample of its middle (inf: unknown)."""
+
+    needles: tuple[bytes, ...]
+    matches: float
+
+
+def middle_needles(path: str, size: int, most: int) -> Middle:
     """The rare needles grep looks for in the middle of a log of `size` bytes, whose lines
     grep finds are kept while they number at most `most` (scan.py's MIDDLE_MATCHES): those of
     GREP_MIDDLE_NEEDLES that a sample of its middle does not hold on many lines (a needle on more
     than a quarter of `most` lines of the whole log, at the sample's rate, is chatter: Megatron's
     `number of nan iterations` on every step, NCCL's INFO lines, a warning each step); none when
     the ones left would still pass `most`. Judged from its middle, not its head, whose start-up
-    output says little of the training's lines."""
+    output says little of the training's lines. With them, the matches grep's pass can expect
+    (theirs and NEEDLES'), which tell it how to search (grepfind's `sparse`)."""
     try:
         with open(path, "rb") as f:
             f.seek(size // 2)
             sample = f.read(_SAMPLE_BYTES)
     except OSError:
-        return GREP_MIDDLE_NEEDLES
+        return Middle(GREP_MIDDLE_NEEDLES, float("inf"))
     low = sample[sample.find(b"\n") + 1 :].lower()
     scale = size / max(len(low), 1)
     kept: list[bytes] = []
@@ -211,4 +223,7 @@ def middle_needles(path: str, size: int, most: int) -> tuple[bytes, ...]:
         if expected <= most // 4:
             kept.append(nd)
             total += expected
-    return tuple(kept) if total <= most else ()
+    common = sum(low.count(nd) for nd in NEEDLES) * scale
+    if total > most:
+        return Middle((), common)
+    return Middle(tuple(kept), common + total)

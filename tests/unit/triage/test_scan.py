@@ -16,7 +16,7 @@ import pytest
 
 from babysit.triage import blocks, grepfind, triage_files
 from babysit.triage.blocks import Blocks
-from babysit.triage.middle import GREP_MIDDLE_NEEDLES, MIDDLE_NEEDLES, middle_needles
+from babysit.triage.middle import GREP_MIDDLE_NEEDLES, MIDDLE_NEEDLES, Middle, middle_needles
 from babysit.triage.scan import (
     CHUNK_BYTES,
     MAX_LINE_BYTES,
@@ -589,10 +589,14 @@ def recounted(small_edges: ModuleType, monkeypatch: pytest.MonkeyPatch) -> list[
     return seen
 
 
+@pytest.mark.parametrize("how", ["sparse", "strings", "sparse, more matches than the sample"])
 @pytest.mark.parametrize("odd", ["", "nul", "long line"])
 def test_grep_finds_the_same_lines_as_python(
-    small_edges: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, odd: str
+    small_edges: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, odd: str, how: str
 ) -> None:
+    # grep's pass over a big file, the needles as one regular expression (a sample that
+    # promises few matches) or as fixed strings, or the first and then the second (more matches
+    # than the sample promised): the lines Python finds, and one pass but for the last
     n = PER_CHUNK
     text = [*filler(n), "[rank3]: RuntimeError: CUDA error: an illegal memory access", *filler(n)]
     text += ["Traceback (most recent call last):", '  File "x.py", line 3, in f', "Boom: e"]
@@ -610,18 +614,24 @@ def test_grep_finds_the_same_lines_as_python(
     real = grepfind.match_offsets_in_file
     real_two = grepfind.match_offsets_of_two_sets
 
-    def spy(*a: Any) -> Any:
+    def spy(*a: Any, **kw: Any) -> Any:
         calls.append(f"common {a[0]}")
-        return real(*a)
+        return real(*a, **kw)
 
-    def spy_two(*a: Any) -> Any:
-        calls.append(f"both {a[0]}")
-        return real_two(*a)
+    def spy_two(*a: Any, **kw: Any) -> Any:
+        calls.append(f"both {a[0]}{' sparse' if kw.get('sparse') else ''}")
+        return real_two(*a, **kw)
 
     monkeypatch.setattr(small_edges, "match_offsets_in_file", spy)
     monkeypatch.setattr(small_edges, "match_offsets_of_two_sets", spy_two)
+    few = Middle(GREP_MIDDLE_NEEDLES, 0.0 if how.startswith("sparse") else float("inf"))
+    monkeypatch.setattr(small_edges, "middle_needles", lambda path, size, most: few)
+    if how != "sparse":
+        monkeypatch.setattr(small_edges, "SPARSE_MATCHES", 10)  # the log holds 50 and more
     with_grep = scan_file(log)
-    assert calls == [f"both {log}"]  # the big file went through grep once: common and rare
+    # the big file went through grep once, common and rare needles together
+    want = {"sparse": [f"both {log} sparse"], "strings": [f"both {log}"]}
+    assert calls == want.get(how, [f"both {log} sparse", f"both {log}"])
     monkeypatch.setattr(grepfind, "grep_path", lambda: None)
     without = scan_file(log)
     assert with_grep[0] == without[0] and with_grep[1].lines == without[1].lines
@@ -761,13 +771,13 @@ def test_a_middle_that_holds_the_rare_needles_on_every_line_is_searched_for_the_
     ]
     log = tmp_path / "megatron.log"
     log.write_bytes(lines(*text))
-    middle = middle_needles(str(log), log.stat().st_size, small_edges.MIDDLE_MATCHES)
+    middle = middle_needles(str(log), log.stat().st_size, small_edges.MIDDLE_MATCHES).needles
     assert b"nan" not in middle and b"evict" in middle
     handed, _ = scan_file(log, rare=False)
     assert any("illegal memory access" in t for _, t in handed)
     assert not any(t == step for _, t in handed[1:-5])  # the NaN counter's lines stay out
     missing = middle_needles(str(tmp_path / "missing.log"), 10**9, small_edges.MIDDLE_MATCHES)
-    assert missing == GREP_MIDDLE_NEEDLES
+    assert missing == Middle(GREP_MIDDLE_NEEDLES, float("inf"))  # and searched as strings
 
 
 def test_a_middle_that_holds_many_rare_needles_is_searched_for_the_common_ones(
@@ -782,7 +792,7 @@ def test_a_middle_that_holds_many_rare_needles_is_searched_for_the_common_ones(
     log.write_bytes(lines("step start", *text, "the last line"))
     expected = 8 * n // 1000  # each needle's lines in the whole log
     monkeypatch.setattr(small_edges, "MIDDLE_MATCHES", 5 * expected)
-    assert middle_needles(str(log), log.stat().st_size, small_edges.MIDDLE_MATCHES) == ()
+    assert middle_needles(str(log), log.stat().st_size, small_edges.MIDDLE_MATCHES).needles == ()
     _, stats = scan_file(log, rare=False)
     assert stats.needles == NEEDLES
 
@@ -814,6 +824,36 @@ def test_grep_that_fails_or_is_missing_falls_back(monkeypatch: pytest.MonkeyPatc
     assert grepfind.match_offsets_in_file("/etc/hostname", [b"x"], 5.0) is None
     monkeypatch.undo()
     assert grepfind.line_starts_in_bytes(b"a\nb error\nc\nerror error\n", [b"error"]) == [2, 12]
+
+
+def test_grep_takes_every_needle_literally(tmp_path: Path) -> None:
+    # The needles reach grep as fixed strings or, for a file expected to hold few, as one
+    # extended regular expression: what it gives a meaning to (`.`, `*`, brackets, parentheses,
+    # `|`, `^`, `$`, a backslash, braces) must match itself alone either way.
+    needles = NEEDLES + RARE_NEEDLES + (b"a.b", b"x|y", b"^top", b"end$", b"c:\\d", b"q{2}")
+    lines = [
+        b"loss [nan] at step 9",  # `[nan]`, a bracket expression if unescaped
+        b"make: *** [all] Error 2",
+        b"axb x y top end here c:d qq",  # what the needles would match as expressions
+        b"a.b",
+        b"x|y",
+        b"^top",
+        b"end$",
+        b"c:\\d",
+        b"q{2}",
+        b"(gdb) bt",
+    ]
+    text = b"\n".join(lines) + b"\n"
+    at = [sum(len(ln) + 1 for ln in lines[:i]) for i in range(len(lines))]
+    want = [s for i, s in enumerate(at) if i != 2]
+    assert [any(nd in ln.lower() for nd in needles) for ln in lines].count(False) == 1
+    assert grepfind.line_starts_in_bytes(text.lower(), needles) == want
+    log = tmp_path / "x.log"
+    log.write_bytes(text)
+    for sparse in (False, True):
+        found = grepfind.match_offsets_of_two_sets(str(log), needles, (), 30.0, sparse=sparse)
+        assert found is not None
+        assert sorted({text.rfind(b"\n", 0, o) + 1 for o in found[0].offsets}) == want
 
 
 # -- inert repeats -------------------------------------------------------------------------------
@@ -876,7 +916,8 @@ def test_a_big_file_is_searched_for_rare_needles_in_its_middle_by_grep(
     monkeypatch.setattr(small_edges, "MIDDLE_MATCHES", 1)
     capped, _ = scan_file(log, rare=False)
     assert [t for _, t in capped] == [RARE_ONLY, text[-1]]
-    monkeypatch.setattr(small_edges, "middle_needles", lambda path, size, most: GREP_MIDDLE_NEEDLES)
+    every = Middle(GREP_MIDDLE_NEEDLES, float("inf"))
+    monkeypatch.setattr(small_edges, "middle_needles", lambda path, size, most: every)
     capped, _ = scan_file(log, rare=False)
     assert [t for _, t in capped] == [RARE_ONLY, text[-1]]
     monkeypatch.setattr(grepfind, "MAX_MATCHES", 1)

@@ -126,6 +126,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"make: ***",  # make giving up on a run-time build: `make: *** No targets ...  Stop.`
     b"some tensors share memory",  # safetensors' refusal, on its own line in a message
     b"reserved by pytorch but unallocated",  # torch's CUDA OOM message, its start wrapped away
+    b"requested by op",  # TensorFlow's BFC allocator failing, its start wrapped away
     # the CUDA driver on PTX newer than itself, its message on a line of its own (llm.c's check:
     # `[CUDA ERROR] at file train_gpt2.cu:341:`, then the message)
     b"unsupported toolchain",

@@ -3458,6 +3458,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # lines printed without the exception's class
         ("3000      [nan, nan]    [nan, nan]    [nan]", "numerical.nan"),
         ("Could not override 'trainer.devices'.", "code.cli_config"),
+        # TensorFlow's BFC allocator's failing request, the line's start wrapped onto the one above
+        ("te 18.44GiB (rounded to 19805393664)requested by op", "cuda.oom"),
         ("Key 'devices' is not in struct", "code.cli_config"),
         ("RuntimeError: CUDA error: the provided PTX was compiled with an unsupported too",
          "cuda.driver_error"),

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from array import array
 
 from babysit.records import Category
 from babysit.triage.anatomy import Anatomy, anatomy
@@ -26,6 +25,7 @@ from babysit.triage.frames import frames as frames_of
 from babysit.triage.knowledge import Knowledge, Rule, Xid
 from babysit.triage.launchers import Launchers
 from babysit.triage.logged import error_record
+from babysit.triage.matching import Matcher
 from babysit.triage.standins import (
     CUT_NET,
     DATA_IN_WORKER_CUT,
@@ -57,13 +57,6 @@ MAXFRAMES = 10  # traceback lines kept per finding
 MAX_MATCH = 4096  # characters of a line that anatomy and the rules read
 # Categories whose glog warnings are mostly start-up chatter (c10d trying IPv6, then IPv4).
 _CHATTY = frozenset({Category.NETWORK, Category.PREEMPTION})
-_CACHE_MAX = 50_000
-_PLANS_MAX = 4_096  # the shapes of line whose plans are kept (a few tens of entries, 4 bytes each)
-_ZEROS = str.maketrans("123456789", "000000000")
-# A pattern that can match one line and not another of the same shape: one that names digits,
-# or refers back to a group (`(\w)\1` matches `11`, not `12`).
-_DIGIT_AWARE = re.compile(r"\\d|\\D|[0-9]|\(\?P=")
-_QUANTIFIER = re.compile(r"(?<!\\)\{\d*,?\d*\}")
 _PREVIOUS_XID = re.compile(r"previous Xid (?P<xid>\d{1,3})")
 # A run's own word that the whole training is over, a line of its own (Megatron's `[after
 # training is done]`, HF's `Training completed. Do not forget to share your model`, Lightning's
@@ -88,40 +81,6 @@ _Pending = tuple[
 ]
 
 
-_Entry = tuple[int, re.Pattern[str], str | None, bool, tuple[str, ...]]
-_PLAN_CACHE: dict[int, tuple[Knowledge, list[_Entry], list[bool], list[str | None]]] = {}
-
-
-def _plan(kb: Knowledge) -> tuple[list[_Entry], list[bool], list[str | None]]:
-    """The matching loop's plan: every pattern of every rule in order, with its rule's index,
-    its literal hint (lowercase?) and the rule's `requires`; per pattern, whether it tells one
-    digit from another, and its hint with its digits made 0. Made once a knowledge base.
-
-    Lines of one shape (their digits all made 0: `step 1200 error 3`, `step 1300 error 7`)
-    differ only where a pattern tells one digit from another (`exit code 137`, `\\d`,
-    `[0-9a-f]`): every other pattern matches all of them at the same place or none, and a hint
-    (a literal every match holds) that is not in the shape, its digits made 0 too, is in none of
-    them. So from the second line of a shape on (the first goes through the whole plan), the
-    shape's plan (Engine._plan_of) is the patterns that tell digits apart and whose hint the
-    shape may hold, and the others that match the line: what the whole plan would find, at a
-    fraction of the cost where a log says the same thing every step with other numbers (~1,250
-    patterns a line against a few tens)."""
-    cached = _PLAN_CACHE.get(id(kb))
-    if cached is not None and cached[0] is kb:
-        return cached[1], cached[2], cached[3]
-    plan = [
-        (i, rx, hint[0] if hint else None, hint[1] if hint else False, rule.requires)
-        for i, rule in enumerate(kb.rules)
-        for rx, hint in zip(rule.patterns, rule.hints or (None,) * len(rule.patterns), strict=True)
-    ]
-    digits = [_DIGIT_AWARE.search(_QUANTIFIER.sub("", e[1].pattern)) is not None for e in plan]
-    zeroed = [None if e[2] is None else e[2].translate(_ZEROS) for e in plan]
-    if len(_PLAN_CACHE) >= 4:
-        _PLAN_CACHE.clear()
-    _PLAN_CACHE[id(kb)] = (kb, plan, digits, zeroed)
-    return plan, digits, zeroed
-
-
 class Engine:
     def __init__(self, kb: Knowledge) -> None:
         self.kb = kb
@@ -136,11 +95,7 @@ class Engine:
         # the C++ exception type of the last `terminate called after throwing an instance of`
         self._threw: dict[tuple[int, int | None], str] = {}
         self._recorded: set[str] = set()  # the error records found (see ERROR_RECORD)
-        # Keyed by hash, not by the line: 50k lines of 4 KiB would hold 200 MB.
-        self._cache: dict[int, int] = {}
-        self._plan, self._digits, self._zeroed = _plan(kb)
-        # a line's shape (_plan_of) -> its plan; None: seen once
-        self._plans: dict[int, array[int] | None] = {}
+        self._match = Matcher(kb).match
         self._tb: dict[tuple[int, int | None], Traceback] = {}
         self._seq = 0
         # A wrapper's finding (`KeyError: Caught KeyError in DataLoader worker process 3.`)
@@ -149,76 +104,6 @@ class Engine:
         self._reraising = False  # the line fed is an exception re-raising the traceback after it
 
     # -- matching ---------------------------------------------------------------------------
-
-    def _match(self, body: str) -> tuple[int, re.Match[str]] | None:
-        key = hash(body)
-        idx = self._cache.get(key)
-        low = body.lower()
-        if idx is not None:
-            if idx < 0:
-                return None
-            m = self.kb.rules[idx].search(body, low)
-            if m is not None:
-                return idx, m
-        # The first rule that matches wins, except that after a consequence a later, specific
-        # (confidence >= 0.7) cause of at least its precedence, found further on in the line,
-        # still may: a line pasted flat (`... terminate called ... what(): NCCL error ...
-        # ncclRemoteError: ... NET/IB : Got completion from peer ... with error 12`).
-        rules, plan = self.kb.rules, self._plan
-        found: tuple[int, re.Match[str]] | None = None
-        skip = -1  # a rule known not to apply to this line
-        for k in self._plan_of(body, low):
-            i, rx, hint, lower, requires = plan[k]
-            if i == skip:
-                continue
-            if found is not None:
-                r = rules[i]
-                if (
-                    r.role != "cause"
-                    or r.confidence < 0.7
-                    or r.precedence < rules[found[0]].precedence
-                ):
-                    skip = i
-                    continue
-            if hint is not None and hint not in (low if lower else body):
-                continue
-            if requires and not any(q in body for q in requires):
-                skip = i
-                continue
-            m = rx.search(body)
-            if m is None or (found is not None and m.start() < found[1].end()):
-                continue
-            found = (i, m)
-            if rules[i].role != "consequence":
-                break  # a cause, or noise: done
-            skip = i
-        if len(self._cache) >= _CACHE_MAX:
-            self._cache.clear()
-        self._cache[key] = found[0] if found is not None else -1
-        return found
-
-    def _plan_of(self, body: str, low: str) -> array[int] | range:
-        """The entries of the plan worth trying on the line (its indices, in order): all of them
-        for the first line of its shape, the shape's own plan from the second on."""
-        shaped = body.translate(_ZEROS)
-        shape = hash(shaped)
-        if shape not in self._plans:
-            if len(self._plans) >= _PLANS_MAX:
-                self._plans.clear()
-            self._plans[shape] = None
-            return range(len(self._plan))
-        mine = self._plans[shape]
-        if mine is None:
-            shaped_low = shaped.lower()
-            mine = self._plans[shape] = array("I")
-            for k, (_, rx, hint, lower, _) in enumerate(self._plan):
-                if self._digits[k]:
-                    zeroed = self._zeroed[k]
-                    if zeroed is None or zeroed in (shaped_low if lower else shaped):
-                        mine.append(k)
-                elif (hint is None or hint in (low if lower else body)) and rx.search(body):
-                    mine.append(k)
-        return mine
 
     def _rule_for(self, said: str) -> Rule:
         """The rule for an exception line triage wrote itself (a notebook's header, a C++

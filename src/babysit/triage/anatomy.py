@@ -62,9 +62,15 @@ _VLLM = re.compile(
     r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) (?P<mo>\d\d)-(?P<d>\d\d) "
     r"(?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d(?:\.\d+)?) \[?[\w./-]+\.py:\d+\] ?"
 )
-# Ray actors: `(MegatronTrainRayActor pid=19450, ip=10.0.0.7) ...`
 _RAY_CPP = re.compile(r"(?P<level>[DIWEF]) \d+ \d+\] ")  # the level, pid and tid
-_RAY = re.compile(r"\((?P<actor>[\w.]+) pid=\d+(?:, ip=(?P<ip>[\d.]+))?\) ")
+# Ray's label of the process that printed a line: an actor's or a task's, its name optional
+# and holding colons or parentheses (`(MegatronTrainRayActor pid=19450, ip=10.0.0.7) `,
+# `(pid=8848) `, `(ServeReplica:app:Model pid=7) `, `(MapBatches(fn) pid=7, ip=10.0.0.7) `,
+# `(llama-qlora-fsdp, pid=17187) `), and its daemons' (`(raylet) `, `(autoscaler +2m3s) `).
+RAY_LABEL = re.compile(
+    r"\((?:\S+?(?:\([^()]*\))? )?pid=\d+(?:, ip=(?P<ip>[\d.]+))?\) "
+    r"|\((?:raylet|autoscaler \+\S+)(?:, ip=(?P<ip2>[\d.]+))?\) "
+)
 # ctime, e.g. mpirun --timestamp-output: `Fri Aug 11 12:31:45 2023`
 _CTIME = re.compile(
     r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?P<mon>Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +"
@@ -250,9 +256,9 @@ def anatomy(text: str) -> Anatomy:
                 pos = m.end()
                 continue
         if c == "(":
-            m = _RAY.match(text, pos)
+            m = RAY_LABEL.match(text, pos)
             if m:
-                host = host or m["ip"]
+                host = host or m["ip"] or m["ip2"]
                 pos = m.end()
                 continue
         if c in "MTWFS":

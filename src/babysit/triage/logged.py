@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from babysit.triage.anatomy import ANSI, LAUNCHER_PREFIX
+from babysit.triage.anatomy import ANSI, LAUNCHER_PREFIX, RAY_LABEL
 
 # A logger's level word in capitals where a logger puts it (the line's start, after blanks too:
 # rich's handler leaves the time's column blank under a line of the same second, `[ERROR]`, `- ERROR
@@ -61,14 +61,6 @@ _REPORTED = re.compile(
     rf"nodes?|replicas?|pods?)\b[^\n]{{0,40}}\b{_ENDED}|crashed)\W*$"
 )
 _BRACKETED = re.compile(r"\[[^\][]*\]|\([^()]*\)")
-# Ray's label of the process that printed a line: an actor's or a task's, its name optional
-# and holding colons or parentheses (`(RolloutWorker pid=8848) `, `(pid=8848) `,
-# `(ServeReplica:app:Model pid=7) `, `(MapBatches(fn) pid=7, ip=10.0.0.7) `), and its daemons'
-# (`(raylet) `, `(autoscaler +2m3s) `).
-_RAY_LABEL = re.compile(
-    r"\((?:\S+?(?:\([^()]*\))? )?pid=\d+(?:, ip=[\d.]+)?\) "
-    r"|\((?:raylet|autoscaler \+\S+)(?:, ip=[\d.]+)?\) "
-)
 
 
 def _own_words(text: str) -> str:
@@ -80,7 +72,7 @@ def _own_words(text: str) -> str:
     launcher = LAUNCHER_PREFIX.match(text)
     if launcher is not None:
         text = text[launcher.end() :]
-    ray = _RAY_LABEL.match(text) if text.startswith("(") else None
+    ray = RAY_LABEL.match(text) if text.startswith("(") else None
     return text if ray is None else text[ray.end() :]
 
 

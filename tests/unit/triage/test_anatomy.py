@@ -102,6 +102,18 @@ def utc(y: int, mo: int, d: int, h: int = 0, mi: int = 0, s: int = 0) -> float:
             None,
         ),
         ("(RayTrainWorker pid=19799) RuntimeError: boom", "RuntimeError: boom", None, None, None),
+        # a task's label with no name, a name with colons, parentheses or a comma, Ray's daemons
+        ("(pid=909597) RuntimeError: boom", "RuntimeError: boom", None, None, None),
+        ("(ServeReplica:app:M pid=7) RuntimeError: boom", "RuntimeError: boom", None, None, None),
+        (
+            "(MapBatches(fn) pid=7, ip=10.0.0.7) RuntimeError: boom",
+            "RuntimeError: boom",
+            None,
+            "10.0.0.7",
+            None,
+        ),
+        ("(llama-qlora, pid=17187) RuntimeError: boom", "RuntimeError: boom", None, None, None),
+        ("(raylet, ip=10.0.0.7) [E] boom", "[E] boom", None, "10.0.0.7", None),
         # `[Rank 3]` in the body (c10d)
         (
             "[Rank 3] Watchdog caught collective operation timeout",
@@ -388,7 +400,6 @@ def test_torchrun_python_prefix_space(line: str, body: str) -> None:
         "Traceback (most recent call last):",
         '  File "train.py", line 3, in <module>',
         "  exitcode  : -9 (pid: 178)",
-        "(pid=909597) RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:784, unhandled cuda error",
         "[Epoch: 1/200, Batch: 20/327] loss: nan, dsc: 0.2118112862110138",
         "Epoch 10: 100%|##########| 50/50 [00:01<00:00]",
         "",

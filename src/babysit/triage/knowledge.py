@@ -109,9 +109,10 @@ class Rule:
     precedence: int
     confidence: float  # how sure a match of this rule alone makes triage
     origin: str  # the file it came from
-    # Per pattern, a literal every match contains ((text, lowercase?) or None): a line without
-    # it skips the regex, which makes a line that matches nothing cost `in` checks, not searches.
-    hints: tuple[tuple[str, bool] | None, ...] = ()
+    # Per pattern, literals one of which every match contains ((texts, lowercase?) or None): a
+    # line without them skips the regex, which makes a line that matches nothing cost `in`
+    # checks, not searches.
+    hints: tuple[tuple[tuple[str, ...], bool] | None, ...] = ()
     requires: tuple[str, ...] = ()  # the rule is tried only on lines holding one of these
     # `transient` when the log shows no training step before the line (a rendezvous, DNS or
     # port error at start-up is configuration), and when steps came first (the same error
@@ -138,8 +139,10 @@ class Rule:
             return None
         for i, rx in enumerate(self.patterns):
             hint = self.hints[i] if i < len(self.hints) else None
-            if hint is not None and hint[0] not in (low if hint[1] else body):
-                continue
+            if hint is not None:
+                text = low if hint[1] else body
+                if not any(t in text for t in hint[0]):
+                    continue
             m = rx.search(body)
             if m is not None:
                 return m
@@ -180,38 +183,59 @@ def _sre_parser() -> Any:
     return parser
 
 
-def required_literal(pattern: str) -> tuple[str, bool] | None:
-    """The longest run (>= 3 characters) of plain characters that every match of the pattern
-    contains, lowercased when the pattern ignores case: (text, lowercase?). None when there is
-    no such run (an alternation at the top, a pattern made of classes)."""
+def required_literals(pattern: str) -> tuple[tuple[str, ...], bool] | None:
+    """Literals (each >= 3 characters) one of which every match of the pattern contains,
+    lowercased when the pattern ignores case: ((text, ...), lowercase?). The longest run of
+    plain characters where there is one (`NCCL WARN `); else the alternatives of a group every
+    match goes through (`(?:exit|return) ?code` -> ("exit", "return")). None when there is no
+    such set (a pattern made of classes, an alternative without a literal of its own)."""
     parser = _sre_parser()
     try:
         parsed = parser.parse(pattern)
     except Exception:
         return None
     ignore = bool(parsed.state.flags & re.IGNORECASE)
-    literal, subpattern = parser.LITERAL, parser.SUBPATTERN
-    best = ""
-
-    def walk(items: Any) -> None:
-        nonlocal best
-        run: list[str] = []
-        for op, av in items:
-            if op == literal:
-                run.append(chr(av))
-                continue
-            if len(run) > len(best):
-                best = "".join(run)
-            run = []
-            if op == subpattern and not av[1] and not av[2]:  # a group without its own flags
-                walk(av[3])
-        if len(run) > len(best):
-            best = "".join(run)
-
-    walk(list(parsed))
-    if len(best) < 3:
+    found = _needed(list(parsed), parser)
+    if found is None:
         return None
-    return (best.lower(), True) if ignore else (best, False)
+    return (tuple(t.lower() for t in found), True) if ignore else (found, False)
+
+
+def _needed(items: list[Any], parser: Any) -> tuple[str, ...] | None:
+    """The best set of literals one of which every match of a parsed sequence contains: a single
+    run of plain characters (the longest, the first of equals) before any set of alternatives
+    (the one whose shortest literal is longest, then the one with fewest)."""
+    runs: list[str] = []
+    sets: list[tuple[str, ...]] = []
+    run: list[str] = []
+
+    def add(found: tuple[str, ...] | None) -> None:
+        if found is not None and len(found) == 1:
+            runs.append(found[0])
+        elif found is not None:
+            sets.append(found)
+
+    for op, av in items:
+        if op == parser.LITERAL:
+            run.append(chr(av))
+            continue
+        runs.append("".join(run))
+        run = []
+        if op == parser.SUBPATTERN and not av[1] and not av[2]:  # a group without its own flags
+            add(_needed(list(av[3]), parser))
+        elif op == parser.BRANCH:
+            alternatives = [_needed(list(branch), parser) for branch in av[1]]
+            if all(a is not None for a in alternatives):
+                add(tuple(dict.fromkeys(t for a in alternatives if a is not None for t in a)))
+        elif op in (parser.MAX_REPEAT, parser.MIN_REPEAT) and av[0] >= 1:  # at least once
+            add(_needed(list(av[2]), parser))
+    runs.append("".join(run))
+    best = max(runs, key=len)
+    if len(best) >= 3:
+        return (best,)
+    if not sets:
+        return None
+    return max(sets, key=lambda s: (min(map(len, s)), -len(s)))
 
 
 def _transient(value: Any, where: str) -> bool | None:
@@ -257,13 +281,13 @@ def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
     if not isinstance(patterns, list) or not patterns:
         raise RulesError(f"{where}: patterns must be a non-empty list of regular expressions")
     compiled = []
-    hints: list[tuple[str, bool] | None] = []
+    hints: list[tuple[tuple[str, ...], bool] | None] = []
     for p in patterns:
         if not isinstance(p, str) or not p:
             raise RulesError(f"{where}: every pattern must be a non-empty string")
         try:
             compiled.append(re.compile(p))
-            hints.append(required_literal(p))
+            hints.append(required_literals(p))
         except re.error as e:
             raise RulesError(f"{where}: pattern {p!r} is not a valid regex: {e}") from None
     precedence = entry.get("precedence", PRECEDENCE[category])

@@ -6,8 +6,9 @@ pattern of every rule in order, for a fraction of the cost.
     # -> (index of cuda.oom in kb.rules, <re.Match>)
 
 A line is looked for in a cache of the lines seen (by hash), then through a plan: every pattern
-in order, each skipped where its literal hint is not in the line; and from the second line of a
-shape on (its digits all made 0), through that shape's own plan (_plan, below).
+in order, each skipped where its literal hint (or none of its hints) is not in the line; and
+from the second line of a shape on (its digits all made 0), through that shape's own plan
+(_plan, below).
 """
 
 from __future__ import annotations
@@ -26,14 +27,18 @@ _DIGIT_AWARE = re.compile(r"\\d|\\D|[0-9]|\(\?P=")
 _QUANTIFIER = re.compile(r"(?<!\\)\{\d*,?\d*\}")
 
 
-_Entry = tuple[int, re.Pattern[str], str | None, bool, tuple[str, ...]]
-_PLAN_CACHE: dict[int, tuple[Knowledge, list[_Entry], list[bool], list[str | None]]] = {}
+# (the rule's index, the pattern, its literal hint or None, lowercase?, the rule's `requires`,
+# the literals one of which every match holds where there are several, else ())
+_Entry = tuple[int, re.Pattern[str], str | None, bool, tuple[str, ...], tuple[str, ...]]
+_Zeroed = tuple[str, ...] | None
+_PLAN_CACHE: dict[int, tuple[Knowledge, list[_Entry], list[bool], list[_Zeroed]]] = {}
 
 
-def _plan(kb: Knowledge) -> tuple[list[_Entry], list[bool], list[str | None]]:
+def _plan(kb: Knowledge) -> tuple[list[_Entry], list[bool], list[_Zeroed]]:
     """The matching loop's plan: every pattern of every rule in order, with its rule's index,
-    its literal hint (lowercase?) and the rule's `requires`; per pattern, whether it tells one
-    digit from another, and its hint with its digits made 0. Made once a knowledge base.
+    its literal hint (or the literals one of which every match holds), lowercase?, and the
+    rule's `requires`; per pattern, whether it tells one digit from another, and its hints with
+    their digits made 0. Made once a knowledge base.
 
     Lines of one shape (their digits all made 0: `step 1200 error 3`, `step 1300 error 7`)
     differ only where a pattern tells one digit from another (`exit code 137`, `\\d`,
@@ -47,13 +52,15 @@ def _plan(kb: Knowledge) -> tuple[list[_Entry], list[bool], list[str | None]]:
     cached = _PLAN_CACHE.get(id(kb))
     if cached is not None and cached[0] is kb:
         return cached[1], cached[2], cached[3]
-    plan = [
-        (i, rx, hint[0] if hint else None, hint[1] if hint else False, rule.requires)
-        for i, rule in enumerate(kb.rules)
-        for rx, hint in zip(rule.patterns, rule.hints or (None,) * len(rule.patterns), strict=True)
-    ]
+    plan: list[_Entry] = []
+    zeroed: list[_Zeroed] = []
+    for i, rule in enumerate(kb.rules):
+        for rx, hint in zip(rule.patterns, rule.hints or (None,) * len(rule.patterns), strict=True):
+            texts, lower = hint if hint is not None else ((), False)
+            one = texts[0] if len(texts) == 1 else None
+            plan.append((i, rx, one, lower, rule.requires, texts if len(texts) > 1 else ()))
+            zeroed.append(tuple(t.translate(_ZEROS) for t in texts) if texts else None)
     digits = [_DIGIT_AWARE.search(_QUANTIFIER.sub("", e[1].pattern)) is not None for e in plan]
-    zeroed = [None if e[2] is None else e[2].translate(_ZEROS) for e in plan]
     if len(_PLAN_CACHE) >= 4:
         _PLAN_CACHE.clear()
     _PLAN_CACHE[id(kb)] = (kb, plan, digits, zeroed)
@@ -91,7 +98,7 @@ class Matcher:
         found: tuple[int, re.Match[str]] | None = None
         skip = -1  # a rule known not to apply to this line
         for k in self._plan_of(body, low):
-            i, rx, hint, lower, requires = plan[k]
+            i, rx, hint, lower, requires, anyof = plan[k]
             if i == skip:
                 continue
             if found is not None:
@@ -103,7 +110,10 @@ class Matcher:
                 ):
                     skip = i
                     continue
-            if hint is not None and hint not in (low if lower else body):
+            if hint is not None:
+                if hint not in (low if lower else body):
+                    continue
+            elif anyof and not any(t in (low if lower else body) for t in anyof):
                 continue
             if requires and not any(q in body for q in requires):
                 skip = i
@@ -134,11 +144,18 @@ class Matcher:
         if mine is None:
             shaped_low = shaped.lower()
             mine = self._plans[shape] = array("I")
-            for k, (_, rx, hint, lower, _) in enumerate(self._plan):
+            for k, (_, rx, hint, lower, _, anyof) in enumerate(self._plan):
                 if self._digits[k]:
                     zeroed = self._zeroed[k]
-                    if zeroed is None or zeroed in (shaped_low if lower else shaped):
+                    text = shaped_low if lower else shaped
+                    if zeroed is None or any(t in text for t in zeroed):
                         mine.append(k)
-                elif (hint is None or hint in (low if lower else body)) and rx.search(body):
+                    continue
+                text = low if lower else body
+                if hint is not None and hint not in text:
+                    continue
+                if anyof and not any(t in text for t in anyof):
+                    continue
+                if rx.search(body):
                     mine.append(k)
         return mine

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import re
 import sys
 from importlib import resources
 from pathlib import Path
@@ -19,7 +21,7 @@ from babysit.triage.knowledge import (
     Rule,
     load_knowledge,
     parse_rules,
-    required_literal,
+    required_literals,
 )
 from babysit.triage.scan import NEEDLES, RARE_NEEDLES
 
@@ -1812,16 +1814,53 @@ def test_a_rule_searches_its_own_patterns() -> None:
 @pytest.mark.parametrize(
     ("pattern", "hint"),
     [
-        ("Watchdog caught collective", ("Watchdog caught collective", False)),
-        ("(?i)loss scale[^\\n]{0,40}below", ("loss scale", True)),
-        ("NCCL WARN (?P<x>Cuda) failure", ("NCCL WARN ", False)),
+        ("Watchdog caught collective", (("Watchdog caught collective",), False)),
+        ("(?i)loss scale[^\\n]{0,40}below", (("loss scale",), True)),
+        ("NCCL WARN (?P<x>Cuda) failure", (("NCCL WARN ",), False)),
         ("a|b", None),
         ("\\d+:a", None),
-        ("\\d+: abc", (": abc", False)),
+        ("\\d+: abc", ((": abc",), False)),
+        # no run of three: the alternatives of a group every match goes through
+        ("(?i)(?:exit|return) ?co", (("exit", "return"), True)),
+        ("(?i)(?:exit|return) ?code", (("code",), True)),
+        ("(?:^|\\s)(?:KeyError|TypeError)\\b", (("KeyError", "TypeError"), False)),
+        ("Killed|Abort(?:ed)?", (("Killed", "Abort"), False)),
+        ("(?:abc|de)f", None),  # `def` holds none of three characters
+        ("(?:abc)?xy", None),  # an optional group is no evidence
+        ("(?:abc|(?:def|ghi)+)", (("abc", "def", "ghi"), False)),
+        ("(?:abc|(?:def|ghi)*)", None),
+        # a run of three wins over any set
+        ("(?:Killed|Terminated)abc", (("abc",), False)),
     ],
 )
-def test_required_literal(pattern: str, hint: tuple[str, bool] | None) -> None:
-    assert required_literal(pattern) == hint
+def test_required_literals(pattern: str, hint: tuple[tuple[str, ...], bool] | None) -> None:
+    assert required_literals(pattern) == hint
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "(?i)(?:exit|return) ?co",
+        "(?:^|\\s)(?:KeyError|TypeError)\\b",
+        "Killed|Abort(?:ed)?",
+        "(?:abc|(?:def|ghi)+)",
+        "(?:Kill|Abort)(?:ed)?",
+        "(?i)(?:kill|abort)ed|sigterm",
+    ],
+)
+def test_every_match_holds_one_of_the_literals(pattern: str) -> None:
+    rng = random.Random(pattern)
+    alphabet = "abcdeghiKTkilxyz zRnurtEoAEr0123 \t"
+    found = required_literals(pattern)
+    texts = ["exit co", "RETURN CO", "x KeyError", "Killed", "ABORTED", "SigTerm", "defdef"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))) for _ in range(3000)]
+    rx = re.compile(pattern)
+    for text in texts:
+        if rx.search(text) is None:
+            continue
+        assert found is not None, pattern
+        literals, lower = found
+        assert any(t in (text.lower() if lower else text) for t in literals), (pattern, text)
 
 
 def test_a_shipped_rules_prefilter_lets_each_of_its_patterns_through(kb: Knowledge) -> None:
@@ -1831,10 +1870,12 @@ def test_a_shipped_rules_prefilter_lets_each_of_its_patterns_through(kb: Knowled
         for i, hint in enumerate(rule.hints):
             if not rule.requires or hint is None:
                 continue
-            text, folded = hint
+            texts, folded = hint
             words = [w.lower() if folded else w for w in rule.requires]
             source = rule.patterns[i].pattern  # (a word past the longest literal: NotFoundError)
-            assert any(w in text or w in source for w in words), (rule.id, i, text)
+            assert all(any(w in t for w in words) for t in texts) or any(
+                w in source for w in words
+            ), (rule.id, i, texts)
 
 
 # -- transient by phase: before the first training step, or during training ---------------------

@@ -48,6 +48,10 @@ DEVICE_DOWN: tuple[bytes, ...] = (
     b"link down",
     b"engine reset: engine_class",  # Intel's xe driver resetting a hung engine
     b"protection_fault_status",  # amdgpu's dump of a GPU page fault's status register, alone
+    # the same fault's own line and the next, without the driver's prefix (`[gfxhub] page fault`,
+    # `Faulty UTCL2 client ID: TCP (0x8)`)
+    b"hub] page fault",
+    b"faulty utcl2 client",
 )
 # Needles of messages that are rare in big logs: from the kernel, the scheduler or Kubernetes
 # (their files are small), or that come with one of NEEDLES in any log big enough for speed to
@@ -127,6 +131,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"some tensors share memory",  # safetensors' refusal, on its own line in a message
     b"reserved by pytorch but unallocated",  # torch's CUDA OOM message, its start wrapped away
     b"requested by op",  # TensorFlow's BFC allocator failing, its start wrapped away
+    b"parse serialized",  # TensorFlow's parser on TFRecords: `Can't parse serialized Example.`
     # the CUDA driver on PTX newer than itself, its message on a line of its own (llm.c's check:
     # `[CUDA ERROR] at file train_gpt2.cu:341:`, then the message)
     b"unsupported toolchain",

@@ -617,6 +617,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         None,  # requests/urllib3's words for a connection that kept failing
     ),
     (
+        "net.connection_error",
+        "ConnectionError: Failed to connect to Ray at address: "
+        "http://rayjob-sample-raycluster-vkbxr-head-svc.default.svc.cluster.local:8265.",
+        "zzz_platforms/009-kuberay-rayjob-submitter-connect-before-head-ready.log",
+    ),
+    (
         "net.rate_limited",
         "Rate limited. Waiting 207.0s before retry [Retry 1/5].",
         "v_ops/030-hf-kernels-multirank-429-rate-limit-stalls-first-step.log",
@@ -3506,6 +3512,25 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "cuda.driver_error"),
         ("torch.AcceleratorError: CUDA error: operation not permitted on an event last recorded "
          "in a capturing stream", "cuda.driver_error"),
+        # Ray's words for a task whose node went (preempted, failed, its raylet crashed); a
+        # launcher's CalledProcessError naming the SIGKILL its child died of; a loss's NaN in a
+        # table of bars (Trax); the OOM killer's line without its space
+        ("will be retried. Error: Task failed because the node it was running on is dead or "
+         "unavailable. Node IP: 10.83.9.118, node ID: 262a3ba8.", "sched.node_failure"),
+        ("subprocess.CalledProcessError: Command '['python', 'train.py']' died with "
+         "<Signals.SIGKILL: 9>.", "host.sigkill"),
+        ("Step  11000: train CrossEntropyLossWithLogSoftmax |  nan", "numerical.nan"),
+        ("Out of memory:Killed process 217423 (python) total-vm:112518872kB", "host.oom_killer"),
+        # TensorFlow's parser on TFRecords without a feature; amdgpu's page fault without the
+        # driver's prefix; pyopencl's device allocation; SQLite's reads failed by the filesystem
+        ("Key: segment_ids.  Can't parse serialized Example.", "data.arrow"),
+        ("[gfxhub] page fault", "cuda.illegal_access"),
+        ("Faulty UTCL2 client ID: TCP (0x8)", "cuda.illegal_access"),
+        ("pyopencl._cl.MemoryError: clEnqueueMapBuffer failed: MEM_OBJECT_ALLOCATION_FAILURE",
+         "cuda.oom"),
+        ("MIOpen(HIP): Warning [FindFftSolutions] /root/driver/MLOpen/src/sqlite_db.cpp:212: "
+         "Internal error while accessing SQLite database: disk I/O error", "fs.sqlite"),
+        ("sqlite3.OperationalError: disk I/O error", "fs.sqlite"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

@@ -132,6 +132,11 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"reserved by pytorch but unallocated",  # torch's CUDA OOM message, its start wrapped away
     b"requested by op",  # TensorFlow's BFC allocator failing, its start wrapped away
     b"parse serialized",  # TensorFlow's parser on TFRecords: `Can't parse serialized Example.`
+    b"of memory while trying to allocate",  # XLA's OOM, the line wrapped after its `Out`
+    # Open MPI's TCP transport between the nodes: its help text's first line, and a connection
+    # that reached the wrong process
+    b"unable to complete a tcp connection",
+    b"received unexpected process identifier",
     # the CUDA driver on PTX newer than itself, its message on a line of its own (llm.c's check:
     # `[CUDA ERROR] at file train_gpt2.cu:341:`, then the message)
     b"unsupported toolchain",

@@ -3531,6 +3531,22 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("MIOpen(HIP): Warning [FindFftSolutions] /root/driver/MLOpen/src/sqlite_db.cpp:212: "
          "Internal error while accessing SQLite database: disk I/O error", "fs.sqlite"),
         ("sqlite3.OperationalError: disk I/O error", "fs.sqlite"),
+        # XLA's OOM on a TPU or a GPU, wrapped: on lines of their own, or after the `Out`;
+        # tiny-cuda-nn's allocator, its end cut off
+        ("RESOURCE_EXHAUSTED: Error allocating device buffer: ", "cuda.oom"),
+        ("of memory while trying to allocate 5520758552 bytes.", "cuda.oom"),
+        ("13:54:28 ERROR    Uncaught exception: Could not allocate memory: C:\\Tools\\instant-ngp"
+         "\\dependencies\\tiny-cuda-nn\\include\\tiny-cuda-nn/gpu_memory.h:112 cudaMalloc(&rawptr,",
+         "cuda.oom"),
+        # DeepSpeed's runner on a host it cannot ssh to; Open MPI's TCP transport between nodes;
+        # bash's report of a killed child, a full stop after it
+        ("RuntimeError: Using hostfile at /home/u/hostfile but host=gadi-gpu-v100-0011 was not "
+         "reachable via ssh. If you are running with a single node please remove /home/u/hostfile",
+         "net.ssh_exit"),
+        ("A process or daemon was unable to complete a TCP connection", "net.mpi_daemon"),
+        ("[second-node][[22157,1],4][btl_tcp_endpoint.c:626:mca_btl_tcp_endpoint_recv_connect_ack]"
+         " received unexpected process identifier [[22157,1],7]", "net.mpi_daemon"),
+        ("finetune/finetune_qlora_single_gpu.sh: line 39: 2810536 Killed.", "host.sigkill"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

@@ -131,6 +131,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"some tensors share memory",  # safetensors' refusal, on its own line in a message
     b"reserved by pytorch but unallocated",  # torch's CUDA OOM message, its start wrapped away
     b"requested by op",  # TensorFlow's BFC allocator failing, its start wrapped away
+    b"instantiate abstract class",  # TypeError's words, printed without the class
     b"parse serialized",  # TensorFlow's parser on TFRecords: `Can't parse serialized Example.`
     b"of memory while trying to allocate",  # XLA's OOM, the line wrapped after its `Out`
     # Open MPI's TCP transport between the nodes: its help text's first line, and a connection

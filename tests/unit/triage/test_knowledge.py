@@ -623,6 +623,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zzz_platforms/009-kuberay-rayjob-submitter-connect-before-head-ready.log",
     ),
     (
+        "code.gym_env",
+        "gym.error.NameNotFound: Environment Pong doesn't exist in namespace ALE.`",
+        "zr_gamerl/021-xuance-atari-demo-pong-not-in-namespace-ale-roms.log",
+    ),
+    (
         "net.rate_limited",
         "Rate limited. Waiting 207.0s before retry [Retry 1/5].",
         "v_ops/030-hf-kernels-multirank-429-rate-limit-stalls-first-step.log",
@@ -3547,6 +3552,22 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("[second-node][[22157,1],4][btl_tcp_endpoint.c:626:mca_btl_tcp_endpoint_recv_connect_ack]"
          " received unexpected process identifier [[22157,1],7]", "net.mpi_daemon"),
         ("finetune/finetune_qlora_single_gpu.sh: line 39: 2810536 Killed.", "host.sigkill"),
+        # PhysX on a kernel the driver would not launch; torch's driver API lookup failing;
+        # NumPy's np.load on a file cut short
+        ("2025-06-09 17:58:44 [10,520ms] [Error] [omni.physx.plugin] PhysX error: GPU kernel "
+         "'bpSignalComplete' failed to launch with error 400!!", "cuda.driver_error"),
+        ('RuntimeError: handle_0 INTERNAL ASSERT FAILED at "/opt/pytorch/pytorch/c10/cuda/'
+         'driver_api.cpp":15, please report a bug to PyTorch', "cuda.driver_error"),
+        ("_pickle.UnpicklingError: Failed to interpret file '/dataset/train/index-cache/"
+         "ebe6e4d8_shuffle_idx.npy' as a pickle", "data.truncated"),
+        # TypeError's words for a subclass missing a newer base's abstract methods; Gymnasium's
+        # registry without the namespace; the BSD libc's assert
+        ("Can't instantiate abstract class RemoteFileSystemReader with abstract methods reset, "
+         "validate_checkpoint_id", "python.bug"),
+        ("gymnasium.error.NamespaceNotFound: Namespace ALE not found. Have you installed the "
+         "proper package for ALE?", "code.gym_env"),
+        ("Assertion failed: (input_size == 3), function _ccv_nnc_swish_mul_back, file "
+         "ccv_nnc_swish_mul_mps.m, line 130.", "code.native_assert"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

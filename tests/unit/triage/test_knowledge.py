@@ -3588,6 +3588,15 @@ def test_a_pinned_host_allocation_that_failed_for_another_reason_is_no_host_oom(
         assert hit is None or hit[0].id != "host.memory_error", line
 
 
+def test_a_peers_reset_raised_as_a_connection_error_stays_a_consequence(kb: Knowledge) -> None:
+    # `ConnectionError: Connection reset by peer`: the peer went first, a consequence of another
+    # failure (net.peer_closed), not a ConnectionError of the run's own (net.connection_error)
+    hit = kb.match(anatomy("ConnectionError: Connection reset by peer (attempt 1)").body)
+    assert hit is not None and hit[0].id == "net.peer_closed"
+    hit = kb.match(anatomy("ConnectionError: Failed to connect to Ray at address: x:8265.").body)
+    assert hit is not None and hit[0].id == "net.connection_error"
+
+
 def test_a_download_the_server_refused_promises_no_restart(kb: Knowledge) -> None:
     # Keras' get_file given a 403 or a 404: the request's (a moved file, no access), not a
     # server's failure that a restart outlives

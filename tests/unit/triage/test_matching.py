@@ -41,3 +41,27 @@ def test_a_line_matches_the_rule_it_would_whatever_lines_of_its_shape_came_befor
             fresh = Matcher(KB).match(v)
             got = warm.match(v)
             assert (got and (got[0], got[1].span())) == (fresh and (fresh[0], fresh[1].span())), v
+
+
+def test_every_corpus_line_a_pattern_matches_holds_one_of_its_hints() -> None:
+    # A pattern with no literal run of its own is skipped on a line that holds none of its
+    # alternatives (`(?:exit|return) ?co...`): on real lines, each match must hold one of them,
+    # or the skip would lose a verdict.
+    corpus = Path(__file__).parents[2] / "corpus" / "real"
+    several = [
+        (rx, hint)
+        for rule in KB.rules
+        for rx, hint in zip(rule.patterns, rule.hints, strict=True)
+        if hint is not None and len(hint[0]) > 1
+    ]
+    assert len(several) >= 15
+    matched = 0
+    for log in sorted(corpus.glob("*/*.log"))[::3]:
+        for line in log.read_text(errors="replace").splitlines():
+            body = anatomy(line).body
+            low = body.lower()
+            for rx, (texts, lower) in several:
+                if rx.search(body) is not None:
+                    matched += 1
+                    assert any(t in (low if lower else body) for t in texts), (rx.pattern, body)
+    assert matched > 50

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import time
 from pathlib import Path
 
 import psutil
@@ -31,7 +32,7 @@ def connect(db: Path, writable: bool) -> sqlite3.Connection:
         conn = sqlite3.connect(db, timeout=10.0, isolation_level=None)
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA busy_timeout=10000")  # first: two babysits may open at once
-        conn.execute("PRAGMA journal_mode=WAL")
+        _wal(conn)
         conn.execute("PRAGMA synchronous=FULL")
         return conn
     uri = db.absolute().as_uri()
@@ -44,6 +45,24 @@ def connect(db: Path, writable: bool) -> sqlite3.Connection:
         conn = sqlite3.connect(f"{uri}?immutable=1", isolation_level=None, uri=True)
     conn.row_factory = sqlite3.Row
     return conn
+
+
+def _wal(conn: sqlite3.Connection, within_s: float = 10.0) -> None:
+    """Switch a writer's connection to WAL. On a new database that several babysits open at
+    once, SQLite may answer `database is locked` at once, without waiting out busy_timeout (one
+    connection holds its read lock while another asks for the lock the switch needs: a deadlock
+    that SQLite breaks by refusing); so retry, backing off, until `within_s` has passed."""
+    deadline = time.monotonic() + within_s
+    delay = 0.005
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() + delay > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.25)
 
 
 def identity(path: Path) -> tuple[int, int] | None:

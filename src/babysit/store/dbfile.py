@@ -151,6 +151,18 @@ def refuse_lost_history(home: Path) -> None:
     )
 
 
+def lock_hint(home: Path, exc: BaseException) -> str:
+    """Why a writer could not get the database, when another process holds its lock: the
+    busy timeout (10 s) and the WAL switch's retries have both run out by then."""
+    if "locked" not in str(exc):
+        return ""
+    db = home / DB_NAME
+    return (
+        f" (another process has held {db} locked for over 10 s: `fuser {db}` names it; wait "
+        "for it or stop it)"
+    )
+
+
 def free_space_hint(path: Path) -> str:
     """' (the disk is full: 0 MiB free)' when that is the likely reason, else ''."""
     for candidate in (path, *path.parents):

@@ -48,6 +48,7 @@ from babysit.store.dbfile import (
     fs_type,
     history_lines,
     identity,
+    lock_hint,
     lost_hint,
     newer_error,
     refuse_lost_history,
@@ -147,9 +148,10 @@ class Store(NodeRegistry, VitalSigns):
         except (OSError, sqlite3.Error) as exc:
             if isinstance(exc, sqlite3.DatabaseError) and corrupt(exc):
                 raise corrupt_error(home, exc) from exc
+            why = lock_hint(home, exc) + free_space_hint(home)
             raise HomeNotWritable(
-                f"cannot use babysit home {home}: {exc}{free_space_hint(home)}; pass --home DIR "
-                "on a writable local disk"
+                f"cannot use babysit home {home}: {exc}{why}; pass --home DIR on a writable "
+                "local disk"
             ) from exc
         store = cls(home, conn, mode)
         store.warnings.extend(notices)
@@ -262,8 +264,8 @@ class Store(NodeRegistry, VitalSigns):
             if isinstance(exc, sqlite3.DatabaseError) and corrupt(exc):
                 raise corrupt_error(self.home, exc) from exc
             raise HomeNotWritable(
-                f"cannot initialise the store in {self.home}: {exc}; pass --home DIR on a "
-                "writable local disk"
+                f"cannot initialise the store in {self.home}: {exc}{lock_hint(self.home, exc)}; "
+                "pass --home DIR on a writable local disk"
             ) from exc
 
     @contextmanager

@@ -219,8 +219,9 @@ def _needed(items: list[Any], parser: Any) -> tuple[str, ...] | None:
         if op == parser.LITERAL:
             run.append(chr(av))
             continue
-        runs.append("".join(run))
-        run = []
+        if run:
+            runs.append("".join(run))
+            run = []
         if op == parser.SUBPATTERN and not av[1] and not av[2]:  # a group without its own flags
             add(_needed(list(av[3]), parser))
         elif op == parser.BRANCH:
@@ -230,7 +231,7 @@ def _needed(items: list[Any], parser: Any) -> tuple[str, ...] | None:
         elif op in (parser.MAX_REPEAT, parser.MIN_REPEAT) and av[0] >= 1:  # at least once
             add(_needed(list(av[2]), parser))
     runs.append("".join(run))
-    best = max(runs, key=len)
+    best = max(runs, key=len, default="")
     if len(best) >= 3:
         return (best,)
     if not sets:

@@ -45,7 +45,7 @@ def _plan(kb: Knowledge) -> tuple[list[_Entry], list[bool], list[_Zeroed]]:
     `[0-9a-f]`): every other pattern matches all of them at the same place or none, and a hint
     (a literal every match holds) that is not in the shape, its digits made 0 too, is in none of
     them. So from the second line of a shape on (the first goes through the whole plan), the
-    shape's plan (Engine._plan_of) is the patterns that tell digits apart and whose hint the
+    shape's plan (Matcher._plan_of) is the patterns that tell digits apart and whose hint the
     shape may hold, and the others that match the line: what the whole plan would find, at a
     fraction of the cost where a log says the same thing every step with other numbers (~1,250
     patterns a line against a few tens)."""

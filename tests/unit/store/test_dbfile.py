@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
+from babysit.errors import HomeNotWritable
 from babysit.store import dbfile
+from babysit.store import sqlite as store_sqlite
 from babysit.store.dbfile import connect
 
 
@@ -59,3 +61,19 @@ def test_several_writers_open_a_new_database_at_once(tmp_path: Path) -> None:
         for i in range(40):
             db = str(tmp_path / f"{i}.db")
             assert pool.map(_open, [db] * 6) == [None] * 6
+
+
+def test_a_home_locked_past_the_retries_names_the_way_to_find_the_holder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def locked(db: Path, writable: bool = False) -> sqlite3.Connection:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(store_sqlite, "connect", locked)
+    home = tmp_path / "home"
+    with pytest.raises(HomeNotWritable) as info:
+        store_sqlite.Store.open(home)
+    message = str(info.value)
+    assert f"`fuser {home / 'babysit.db'}` names it" in message
+    assert "--home DIR" in message
+    assert dbfile.lock_hint(home, sqlite3.OperationalError("disk I/O error")) == ""

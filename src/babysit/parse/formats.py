@@ -1,5 +1,6 @@
-"""The formats trainers print their vital signs in, and the canonical names of what they print:
-one reader per format, and the dispatcher that picks the reader a line's marker names. Pure.
+"""The formats trainers print their vital signs in: one reader per format, and the dispatcher
+that picks the reader a line's marker names. Pure; the canonical names of what they print are
+parse.names'.
 
     dispatch("iter 340: loss 5.4983, time 33785.52ms, mfu 0.96%")
     # -> ("nanogpt", 340, {"loss": 5.4983, "step_time_ms": 33785.52, "mfu": 0.96})
@@ -13,102 +14,10 @@ from __future__ import annotations
 import math
 import re
 
-from babysit.parse.numbers import DIGITS, as_int, gibibytes, millis, num, num_slow
+from babysit.parse.names import ALIASES, STEP_KEYS, Values, gated, key_of, put, put_step_time
+from babysit.parse.numbers import as_int, gibibytes, millis, num
 
-_Values = dict[str, float]
-Parsed = tuple[str, int | None, _Values]  # (source, step, values)
-
-
-# -- names ---------------------------------------------------------------------------------------
-
-
-# Printed spellings (lower-cased) of the canonical quantities.
-# fmt: off
-_SPELLINGS: dict[str, tuple[str, ...]] = {
-    "loss": ("lm loss", "lm_loss", "train loss", "train_loss", "train/loss", "training_loss",
-             "loss train"),
-    "val_loss": ("val loss", "val/loss", "eval_loss", "eval loss", "eval/loss", "valid_loss",
-                 "validation loss", "validation_loss", "validation/loss"),
-    "grad_norm": ("grad norm", "gradnorm", "grad-norm", "train/grad_norm", "actor/grad_norm"),
-    "lr": ("learning_rate", "learning rate", "train/learning_rate", "train/lr"),
-    "step_time_ms": ("elapsed time per iteration (ms)", "elapsed_time_per_iteration_ms",
-                     "iter_time_ms", "time_per_step_ms"),
-    "tokens_per_s": ("tps", "tok/s", "tok/sec", "tokens/s", "tokens/sec", "tokens_per_sec",
-                     "tokens_per_second", "throughput (token/sec/gpu)", "tokens/s/device"),
-    "samples_per_s": ("samples per second", "samples/s", "samples_per_sec",
-                      "samples_per_second", "samples/s/device", "currsamplespersec"),
-    "tflops": ("tflop/s", "tflops/s", "tflop/s/device", "tflop/s/gpu",
-               "throughput per gpu (tflop/s/gpu)", "tflops_per_gpu", "model_tflops_per_gpu"),
-    "mfu": (),
-    "loss_scale": ("loss scale", "loss-scale"),
-    "skipped": ("number of skipped iterations", "skipped_iters", "skipped_steps"),
-    "nan_iterations": ("number of nan iterations",),
-    "entropy": ("actor/entropy", "train/entropy"),
-    "kl": ("actor/ppo_kl", "train/kl"),
-    "reward": ("critic/score/mean", "train/reward"),
-    "reward_std": ("train/reward_std",),
-    "epoch": ("train/epoch",),
-    "memory_gib": ("memory(gib)", "mem_gib", "memory_gb", "max_memory_gib"),
-}
-_STEP_KEYS = frozenset({"step", "iter", "iteration", "global_step", "global step", "train/step",
-                        "train/global_step", "trainer/global_step"})
-# One of these (or a key with "loss" in it) makes a generic line a metrics line. Not `lr` or
-# `epoch`: printed configs and argument dumps are full of those.
-_GATE = frozenset({"loss", "val_loss", "grad_norm", "tokens_per_s", "samples_per_s", "tflops",
-                   "mfu", "entropy", "kl", "reward", "reward_std", "skipped", "nan_iterations",
-                   "step_time_ms"})
-# fmt: on
-_ALIASES = {name: canon for canon, names in _SPELLINGS.items() for name in (canon, *names)}
-# Clock strings (`eta: 2:44:49`, `'remaining_time': '1h 2m'`) that parse into nonsense.
-_DROP = frozenset({"eta", "elapsed_time", "remaining_time"})
-
-
-def _put_step_time(values: _Values, text: str) -> None:
-    """`33.52ms` (or a bare number of milliseconds) as step_time_ms; nothing if not a time."""
-    ms = millis(text, "ms")
-    if ms is not None:
-        values["step_time_ms"] = ms
-
-
-def _put(values: _Values, key: str, text: str) -> None:
-    """Store `text`'s number under the canonical name of `key` (a second spelling of the same
-    quantity keeps its own name); nothing when `text` is not a number."""
-    if key in _DROP:
-        return
-    if text[-1:] in DIGITS and "," not in text:  # the common case, inlined: every field
-        try:
-            value: float | None = float(text)
-        except ValueError:
-            value = num_slow(text)
-    else:
-        value = num(text)
-    if value is None:
-        return
-    canon = _ALIASES.get(key, key)
-    if canon in values and canon != key:
-        values[key] = value
-    else:
-        values[canon] = value
-
-
-def _gated(values: _Values) -> bool:
-    return any(key in _GATE or ("loss" in key and key != "loss_scale") for key in values)
-
-
-def _key(raw: str) -> str | None:
-    """A printed key, lower-cased; None when it cannot be a metric name."""
-    key = raw.strip().strip("'\"").lower()
-    if " " in key and key not in _ALIASES:
-        words = key.split()
-        last = words[-1]
-        # `INFO step`, `[train] epoch 1 iter 110/125 focalloss`: only the last word is the key.
-        if last in _STEP_KEYS or len(words) > 5 or not all(w[0].isalpha() for w in words):
-            key = last
-        else:
-            key = " ".join(words)
-    if not key or not (key[0].isalpha() or key[0] == "_"):
-        return None
-    return key
+Parsed = tuple[str, int | None, Values]  # (source, step, values)
 
 
 # -- format parsers ------------------------------------------------------------------------------
@@ -121,17 +30,17 @@ _KV_COLON = re.compile(r"(?<![\w./@\-])([A-Za-z_][\w./@\-]*):\s*(?![A-Za-z_][\w.
 
 def _titan(body: str, at: int) -> Parsed | None:
     step = None
-    values: _Values = {}
+    values: Values = {}
     validate = body[max(0, at - 9) : at] == "validate "
     for key, text in _KV_COLON.findall(body, at):
         if key == "step":
             step = as_int(text)
         elif key == "memory":  # `9.46GiB(64.99%)`: max reserved, and its share of the device
             gib, _, pct = text.partition("GiB")
-            _put(values, "memory_gib", gib)
-            _put(values, "memory_pct", pct.strip("(%)"))
+            put(values, "memory_gib", gib)
+            put(values, "memory_pct", pct.strip("(%)"))
         else:
-            _put(values, key.lower(), text)
+            put(values, key.lower(), text)
     if validate:
         loss = values.pop("loss", None)
         values = {f"validate/{k}": v for k, v in values.items()}
@@ -142,7 +51,7 @@ def _titan(body: str, at: int) -> Parsed | None:
 
 def _verl(body: str, at: int) -> Parsed | None:
     step = None
-    values: _Values = {}
+    values: Values = {}
     for field in body[at:].split(" - "):
         key, sep, text = field.rpartition(":")
         if not sep:
@@ -151,7 +60,7 @@ def _verl(body: str, at: int) -> Parsed | None:
         if key == "step":
             step = as_int(text)
         else:
-            _put(values, key.lower(), text.strip())
+            put(values, key.lower(), text.strip())
     # verl logs both; ppo_kl (the policy's KL to the old policy) is the one to watch.
     if "kl" not in values and "actor/kl_loss" in values:
         values["kl"] = values.pop("actor/kl_loss")
@@ -167,7 +76,7 @@ def _megatron(body: str) -> Parsed | None:
         # ` validation loss at iteration 100 | lm loss value: 6.97E+00 | lm loss PPL: 1.06E+03 |`
         found = _ITERATION.search(body)
         step = int(found.group(1)) if found else None
-        values: _Values = {}
+        values: Values = {}
         for field in body.split("|")[1:]:
             key, sep, text = field.rpartition(":")
             key = key.strip().lower()
@@ -188,7 +97,7 @@ def _megatron(body: str) -> Parsed | None:
     for field in body[m.end() :].split("|"):
         key, sep, text = field.rpartition(":")
         if sep:
-            _put(values, key.strip().lower(), text.strip())
+            put(values, key.strip().lower(), text.strip())
     return "megatron", int(m.group(1)), values
 
 
@@ -201,7 +110,7 @@ def _deepspeed(body: str) -> Parsed | None:
         # `[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to
         # 32768`; with hysteresis the scale stays: `..., but hysteresis is 2. Reducing ...`
         m = _DS_OVERFLOW.search(body)
-        values: _Values = {"overflow": 1.0}
+        values: Values = {"overflow": 1.0}
         if m is not None:
             scale = num(m.group(2) or m.group(1))
             if scale is not None:
@@ -229,9 +138,9 @@ def _deepspeed(body: str) -> Parsed | None:
         if key in ("step", "global_step"):
             step = as_int(text)
         elif key == "MaxMemAllocated":
-            _put(values, "memory_gib", text)
+            put(values, "memory_gib", text)
         elif key != "mom":  # momentum betas, a nested list: no single number to keep
-            _put(values, key.lower(), text)
+            put(values, key.lower(), text)
     return "deepspeed", step, values
 
 
@@ -239,7 +148,7 @@ def _maxtext(body: str) -> Parsed | None:
     # `completed step: 30, seconds: 0.449, TFLOP/s/device: 1877.176, Tokens/s/device: 36470.971,
     #  total_weights: 131072, loss: nan`
     step = None
-    values: _Values = {}
+    values: Values = {}
     for key, text in _KV_COLON.findall(body, body.find("completed step:") + len("completed ")):
         if key == "step":
             step = as_int(text)
@@ -248,7 +157,7 @@ def _maxtext(body: str) -> Parsed | None:
             if ms is not None:
                 values["step_time_ms"] = ms
         else:
-            _put(values, key.lower(), text)
+            put(values, key.lower(), text)
     return "maxtext", step, values
 
 
@@ -264,7 +173,7 @@ def _mmengine(body: str) -> Parsed | None:
     kind, mode, number = m.groups()
     train = mode in (None, "train")
     step = int(number) if kind == "Iter" else None
-    values: _Values = {} if kind == "Iter" else {"epoch": float(number)}
+    values: Values = {} if kind == "Iter" else {"epoch": float(number)}
     for key, text in _KV_COLON.findall(body, m.end()):
         key = key.lower()
         if key == "time" and train:
@@ -276,9 +185,9 @@ def _mmengine(body: str) -> Parsed | None:
             if gib is not None:
                 values["memory_gib"] = gib
         elif key == "loss" and not train:
-            _put(values, "val_loss", text)
+            put(values, "val_loss", text)
         else:
-            _put(values, key, text)
+            put(values, key, text)
     return "mmengine", step, values
 
 
@@ -307,16 +216,16 @@ def _tqdm(body: str) -> Parsed | None:
     if desc.startswith(_NOT_TRAINING):
         return "tqdm", None, {}
     _, rate, unit, postfix = m.groups()
-    values: _Values = {}
+    values: Values = {}
     epoch = _EPOCH_WORD.search(body, 0, m.start())
     if epoch is not None:
         values["epoch"] = float(epoch.group(1))
     for pair in (postfix or "").split(", "):
         key, sep, text = pair.partition("=")
-        name = _key(key) if sep else None
+        name = key_of(key) if sep else None
         if name is not None:
-            _put(values, name, text)
-    if epoch is None and not _gated(values):
+            put(values, name, text)
+    if epoch is None and not gated(values):
         return "tqdm", None, {}  # a bare progress bar (downloads, eval loops, HF's own bar)
     speed = num(rate)
     if speed is not None:
@@ -336,16 +245,16 @@ def _nanogpt(body: str) -> Parsed | None:
     m = _NANOGPT.search(body)
     if m is None:
         return None
-    values: _Values = {}
+    values: Values = {}
     for field in m.group(3).split(", "):
         name, _, text = field.strip().rpartition(" ")
         if not name or not name[0].isalpha() or "=" in field or ":" in field:
             return None
         name = name.lower()
         if name == "time":
-            _put_step_time(values, text)
+            put_step_time(values, text)
         else:
-            _put(values, name, text)
+            put(values, name, text)
     return "nanogpt", int(m.group(2)), values
 
 
@@ -362,16 +271,16 @@ def _step_of(body: str) -> Parsed | None:
         return None
     fields = body[m.end() :].split("|")
     source = "nanochat" if ":" in fields[0] else "llmc"
-    values: _Values = {}
+    values: Values = {}
     for field in fields:
         if ":" in field:
             key, _, text = field.partition(":")
             key = key.strip().lower()
             text = text.strip()
             if key == "dt":
-                _put_step_time(values, text)
+                put_step_time(values, text)
             else:
-                _put(values, key, text)
+                put(values, key, text)
             continue
         words = field.split()
         if len(words) < 2:
@@ -380,14 +289,14 @@ def _step_of(body: str) -> Parsed | None:
         if first[0].isdigit() or first[0] == "-":  # `44.57 ms`, `-100.0% bf16 MFU`, `91886 tok/s`
             unit = words[-1]
             name = "mfu" if unit == "MFU" else _LLMC_UNITS.get(unit, unit.lower())
-            _put(values, name, first)
+            put(values, name, first)
         else:  # `loss 3.208939 (+nanz)`, `norm 1.4800 (1.23z)`, `lr 3.00e-04`
             name = "grad_norm" if first == "norm" else first.lower()
-            _put(values, name, words[1])
+            put(values, name, words[1])
             if len(words) > 2 and words[2].endswith("z)"):
                 z = num(words[2][1:-2])
                 if z is not None and not math.isnan(z):
-                    values[f"{_ALIASES.get(name, name)}_z"] = z
+                    values[f"{ALIASES.get(name, name)}_z"] = z
     return source, int(m.group(1)), values
 
 
@@ -401,18 +310,18 @@ def _dict(body: str) -> Parsed | None:
     end = body.rfind("}")
     text = body[start : end if end > start else len(body)]
     step = None
-    values: _Values = {}
+    values: Values = {}
     for raw, value in _DICT_KV.findall(text):
         key = raw.lower()
-        if key in _STEP_KEYS or key == "global_step/max_steps":  # ms-swift: '10/1000'
+        if key in STEP_KEYS or key == "global_step/max_steps":  # ms-swift: '10/1000'
             step = as_int(value)
         elif key == "train_loss":  # HF: the whole run's average, in the final summary
             average = num(value)
             if average is not None:
                 values["train_loss"] = average
         else:
-            _put(values, key, value)
-    if not values or (step is None and not _gated(values)):
+            put(values, key, value)
+    if not values or (step is None and not gated(values)):
         return None
     source = "hf" if text[1:].lstrip()[:1] == "'" else "json"
     return source, step, values
@@ -439,7 +348,7 @@ def _generic(body: str) -> Parsed | None:
     for sep in _SEPARATORS[1:]:
         body = body.replace(sep, "|")
     step = None
-    values: _Values = {}
+    values: Values = {}
     for field in body.split("|"):
         colons = field.count(":")
         equals = field.count("=")
@@ -453,24 +362,24 @@ def _generic(body: str) -> Parsed | None:
             pairs = [
                 (word, words[i + 1])
                 for i, word in enumerate(words[:-1])
-                if (w := word.lower()) in _ALIASES or w in _STEP_KEYS
+                if (w := word.lower()) in ALIASES or w in STEP_KEYS
             ]
         for raw, text in pairs:
-            key = _key(raw)
+            key = key_of(raw)
             if key is None:
                 continue
-            if key in _STEP_KEYS:
+            if key in STEP_KEYS:
                 if step is None:
                     step = as_int(text)
             else:
-                _put(values, key, text)
+                put(values, key, text)
     if not values:
         return None
     if step is None:
         found = _STEP_WORD.search(body)
         if found is not None:
             step = int(found.group(1))
-    if step is None and not _gated(values):
+    if step is None and not gated(values):
         return None
     return "generic", step, values
 

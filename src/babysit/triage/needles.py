@@ -222,6 +222,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b" nan,",
     b"nan loss",
     b"  nan",  # a NaN padded into a column (OpenNMT's `ppl:   nan; xent:  nan`)
+    b" nan nan",  # a row of losses at NaN (fastai's table: `0 nan nan 0.997788 00:34`)
     # a loss at infinity (`total_loss: inf`, `Loss is Infinity`); not `: inf`, which is in
     # every line of loggers that print `: INFO`
     b"loss: inf",

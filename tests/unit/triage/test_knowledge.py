@@ -3568,6 +3568,19 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "proper package for ALE?", "code.gym_env"),
         ("Assertion failed: (input_size == 3), function _ccv_nnc_swish_mul_back, file "
          "ccv_nnc_swish_mul_mps.m, line 130.", "code.native_assert"),
+        ("RuntimeError: Exception occured! file=/rapids/cuml/cpp/include/cuml/common/"
+         "cuml_allocator.hpp line=109: FAIL: call='cudaMalloc(&ptr, n)'. Reason:out of memory",
+         "cuda.oom"),
+        ("ml.dmlc.xgboost4j.java.XGBoostError: [22:22:41] /workspace/src/common/"
+         "device_helpers.cuh:428: Memory allocation error on worker 3: Caching allocator",
+         "cuda.oom"),
+        ("2025-02-09 08:50:13 [22,947ms] [Error] [omni.physx.plugin] PhysX error: Fetching GPU "
+         "Narrowphase failed! 700", "cuda.illegal_access"),
+        ("ValueError: NaN or Inf encountered. Training failed!", "numerical.nan"),
+        ("0 nan nan 0.997788 00:34", "numerical.nan"),
+        ("Killed: 9", "host.sigkill"),
+        ("ERROR 1: ./tiles/m_4207538_nw_18_1_naip.tif, band 1: IReadBlock failed at X offset 0, "
+         "Y offset 5460: TIFFReadEncodedStrip() failed.", "data.image"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

@@ -9,6 +9,7 @@ empty, missing or damaged, with what to do about it. A part of store/sqlite.py's
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import sqlite3
 import time
@@ -22,6 +23,9 @@ from babysit.store.schema import MIGRATIONS
 DB_NAME = "babysit.db"
 JSONL_NAME = "events.jsonl"
 NETWORK_FS = {"nfs", "nfs4", "lustre", "gpfs", "cifs", "smb3", "fuse.sshfs", "beegfs", "ceph"}
+# How long a connection waits for another's lock before SQLite says `database is locked` (and
+# how long a writer retries the switch to WAL): a babysit opening a home another is writing to.
+BUSY_TIMEOUT_S = 10.0
 
 
 def connect(db: Path, writable: bool) -> sqlite3.Connection:
@@ -29,16 +33,19 @@ def connect(db: Path, writable: bool) -> sqlite3.Connection:
     and logbook never need to write to the home; immutable when not even SQLite's shared-memory
     file can be made (a read-only directory and no writer around)."""
     if writable:
-        conn = sqlite3.connect(db, timeout=10.0, isolation_level=None)
+        conn = sqlite3.connect(db, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA busy_timeout=10000")  # first: two babysits may open at once
-        _wal(conn)
+        # first: two babysits may open at once
+        conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+        _wal(conn, BUSY_TIMEOUT_S)
         conn.execute("PRAGMA synchronous=FULL")
         return conn
     uri = db.absolute().as_uri()
     try:
-        conn = sqlite3.connect(f"{uri}?mode=ro", timeout=10.0, isolation_level=None, uri=True)
-        conn.execute("PRAGMA busy_timeout=10000")
+        conn = sqlite3.connect(
+            f"{uri}?mode=ro", timeout=BUSY_TIMEOUT_S, isolation_level=None, uri=True
+        )
+        conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.OperationalError:
         # WAL mode needs the -shm file; a read-only directory without one cannot have it.
@@ -47,7 +54,7 @@ def connect(db: Path, writable: bool) -> sqlite3.Connection:
     return conn
 
 
-def _wal(conn: sqlite3.Connection, within_s: float = 10.0) -> None:
+def _wal(conn: sqlite3.Connection, within_s: float) -> None:
     """Switch a writer's connection to WAL. On a new database that several babysits open at
     once, SQLite may answer `database is locked` at once, without waiting out busy_timeout (one
     connection holds its read lock while another asks for the lock the switch needs: a deadlock
@@ -151,15 +158,24 @@ def refuse_lost_history(home: Path) -> None:
     )
 
 
-def lock_hint(home: Path, exc: BaseException) -> str:
-    """Why a writer could not get the database, when another process holds its lock: the
-    busy timeout (10 s) and the WAL switch's retries have both run out by then."""
+def unusable_advice(home: Path, exc: BaseException) -> str:
+    """What to do about a home whose database a writer could not open or set up, to follow the
+    error: when SQLite says `database is locked` (the busy timeout and the WAL switch's retries
+    have run out), the processes that hold the file open, or the network filesystem whose locks
+    SQLite cannot rely on; else a full disk, if it is one, and a writable local disk."""
     if "locked" not in str(exc):
-        return ""
-    db = home / DB_NAME
+        return f"{free_space_hint(home)}; pass --home DIR on a writable local disk"
+    fs = fs_type(home)
+    if fs in NETWORK_FS:
+        return (
+            f" (the home is on {fs}, whose file locks SQLite cannot rely on); pass --home DIR "
+            "on a local disk"
+        )
+    db = shlex.quote(str(home / DB_NAME))
     return (
-        f" (another process has held {db} locked for over 10 s: `fuser {db}` names it; wait "
-        "for it or stop it)"
+        f" (another process has held it locked for over {BUSY_TIMEOUT_S:.0f} s; `fuser -v {db}` "
+        "lists the processes that have it open): stop the stuck one and retry, or pass "
+        "--home DIR for a separate home"
     )
 
 

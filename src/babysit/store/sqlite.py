@@ -44,15 +44,14 @@ from babysit.store.dbfile import (
     connect,
     corrupt,
     corrupt_error,
-    free_space_hint,
     fs_type,
     history_lines,
     identity,
-    lock_hint,
     lost_hint,
     newer_error,
     refuse_lost_history,
     sibling,
+    unusable_advice,
 )
 from babysit.store.home import HomeMode, home_mode, secure_file, secure_home
 from babysit.store.nodes import NodeRegistry
@@ -148,10 +147,8 @@ class Store(NodeRegistry, VitalSigns):
         except (OSError, sqlite3.Error) as exc:
             if isinstance(exc, sqlite3.DatabaseError) and corrupt(exc):
                 raise corrupt_error(home, exc) from exc
-            why = lock_hint(home, exc) + free_space_hint(home)
             raise HomeNotWritable(
-                f"cannot use babysit home {home}: {exc}{why}; pass --home DIR on a writable "
-                "local disk"
+                f"cannot use babysit home {home}: {exc}{unusable_advice(home, exc)}"
             ) from exc
         store = cls(home, conn, mode)
         store.warnings.extend(notices)
@@ -264,8 +261,8 @@ class Store(NodeRegistry, VitalSigns):
             if isinstance(exc, sqlite3.DatabaseError) and corrupt(exc):
                 raise corrupt_error(self.home, exc) from exc
             raise HomeNotWritable(
-                f"cannot initialise the store in {self.home}: {exc}{lock_hint(self.home, exc)}; "
-                "pass --home DIR on a writable local disk"
+                f"cannot initialise the store in {self.home}: "
+                f"{exc}{unusable_advice(self.home, exc)}"
             ) from exc
 
     @contextmanager

@@ -1,4 +1,5 @@
-"""Opening a home's database: the switch to WAL when several babysits open a new home at once."""
+"""Opening a home's database: the switch to WAL when several babysits open a new home at once,
+and what a writer told `database is locked` past its retries says to do."""
 
 from __future__ import annotations
 
@@ -63,17 +64,34 @@ def test_several_writers_open_a_new_database_at_once(tmp_path: Path) -> None:
             assert pool.map(_open, [db] * 6) == [None] * 6
 
 
-def test_a_home_locked_past_the_retries_names_the_way_to_find_the_holder(
+def test_a_home_another_process_keeps_locked_says_how_to_find_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def locked(db: Path, writable: bool = False) -> sqlite3.Connection:
-        raise sqlite3.OperationalError("database is locked")
-
-    monkeypatch.setattr(store_sqlite, "connect", locked)
-    home = tmp_path / "home"
-    with pytest.raises(HomeNotWritable) as info:
-        store_sqlite.Store.open(home)
+    # A real lock: another connection holds the write lock of an existing home (a stuck
+    # babysit), so the new writer's set-up (_migrate's BEGIN IMMEDIATE) gives up.
+    home = tmp_path / "my home"
+    store_sqlite.Store.open(home).close()
+    holder = sqlite3.connect(home / dbfile.DB_NAME, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    monkeypatch.setattr(dbfile, "BUSY_TIMEOUT_S", 0.2)
+    try:
+        with pytest.raises(HomeNotWritable) as info:
+            store_sqlite.Store.open(home)
+    finally:
+        holder.close()
     message = str(info.value)
-    assert f"`fuser {home / 'babysit.db'}` names it" in message
-    assert "--home DIR" in message
-    assert dbfile.lock_hint(home, sqlite3.OperationalError("disk I/O error")) == ""
+    assert "database is locked" in message
+    assert f"`fuser -v '{home / dbfile.DB_NAME}'` lists the processes" in message
+    assert "stop the stuck one and retry" in message
+    assert "writable local disk" not in message  # the disk is not what is wrong
+
+
+def test_a_locked_home_on_a_network_filesystem_blames_its_locks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dbfile, "fs_type", lambda path: "nfs4")
+    advice = dbfile.unusable_advice(tmp_path, sqlite3.OperationalError("database is locked"))
+    assert "on nfs4, whose file locks SQLite cannot rely on" in advice
+    assert advice.endswith("pass --home DIR on a local disk")
+    other = dbfile.unusable_advice(tmp_path, sqlite3.OperationalError("disk I/O error"))
+    assert other == "; pass --home DIR on a writable local disk"

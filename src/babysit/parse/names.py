@@ -14,7 +14,7 @@ Values = dict[str, float]
 
 # Printed spellings (lower-cased) of the canonical quantities.
 # fmt: off
-SPELLINGS: dict[str, tuple[str, ...]] = {
+_SPELLINGS: dict[str, tuple[str, ...]] = {
     "loss": ("lm loss", "lm_loss", "train loss", "train_loss", "train/loss", "training_loss",
              "loss train"),
     "val_loss": ("val loss", "val/loss", "eval_loss", "eval loss", "eval/loss", "valid_loss",
@@ -44,13 +44,13 @@ STEP_KEYS = frozenset({"step", "iter", "iteration", "global_step", "global step"
                         "train/global_step", "trainer/global_step"})
 # One of these (or a key with "loss" in it) makes a generic line a metrics line. Not `lr` or
 # `epoch`: printed configs and argument dumps are full of those.
-GATE = frozenset({"loss", "val_loss", "grad_norm", "tokens_per_s", "samples_per_s", "tflops",
+_GATE = frozenset({"loss", "val_loss", "grad_norm", "tokens_per_s", "samples_per_s", "tflops",
                    "mfu", "entropy", "kl", "reward", "reward_std", "skipped", "nan_iterations",
                    "step_time_ms"})
 # fmt: on
-ALIASES = {name: canon for canon, names in SPELLINGS.items() for name in (canon, *names)}
+ALIASES = {name: canon for canon, names in _SPELLINGS.items() for name in (canon, *names)}
 # Clock strings (`eta: 2:44:49`, `'remaining_time': '1h 2m'`) that parse into nonsense.
-DROP = frozenset({"eta", "elapsed_time", "remaining_time"})
+_DROP = frozenset({"eta", "elapsed_time", "remaining_time"})
 
 
 def put_step_time(values: Values, text: str) -> None:
@@ -63,7 +63,7 @@ def put_step_time(values: Values, text: str) -> None:
 def put(values: Values, key: str, text: str) -> None:
     """Store `text`'s number under the canonical name of `key` (a second spelling of the same
     quantity keeps its own name); nothing when `text` is not a number."""
-    if key in DROP:
+    if key in _DROP:
         return
     if text[-1:] in DIGITS and "," not in text:  # the common case, inlined: every field
         try:
@@ -82,7 +82,9 @@ def put(values: Values, key: str, text: str) -> None:
 
 
 def gated(values: Values) -> bool:
-    return any(key in GATE or ("loss" in key and key != "loss_scale") for key in values)
+    """Whether the values hold a quantity that makes a generic line a metrics line (a loss, a
+    gradient norm, a throughput, ...), not only a step, a learning rate or an epoch."""
+    return any(key in _GATE or ("loss" in key and key != "loss_scale") for key in values)
 
 
 def key_of(raw: str) -> str | None:

@@ -230,7 +230,8 @@ def _needed(items: list[Any], parser: Any) -> tuple[str, ...] | None:
                 add(tuple(dict.fromkeys(t for a in alternatives if a is not None for t in a)))
         elif op in (parser.MAX_REPEAT, parser.MIN_REPEAT) and av[0] >= 1:  # at least once
             add(_needed(list(av[2]), parser))
-    runs.append("".join(run))
+    if run:
+        runs.append("".join(run))
     best = max(runs, key=len, default="")
     if len(best) >= 3:
         return (best,)

@@ -3579,6 +3579,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("ValueError: NaN or Inf encountered. Training failed!", "numerical.nan"),
         ("0 nan nan 0.997788 00:34", "numerical.nan"),
         ("Killed: 9", "host.sigkill"),
+        ("[1]+  Killed: 9    python train.py", "host.sigkill"),
+        ("train.sh: line 18:    36 Killed: 9    python3 train.py", "host.sigkill"),
+        ("ERROR 1: HTTP response code: 503", "net.http"),
+        ("ERROR 1: CURL error: Operation timed out after 30000 milliseconds with 0 bytes received",
+         "net.http"),
         ("ERROR 1: ./tiles/m_4207538_nw_18_1_naip.tif, band 1: IReadBlock failed at X offset 0, "
          "Y offset 5460: TIFFReadEncodedStrip() failed.", "data.image"),
     ],
@@ -3590,6 +3595,18 @@ def test_documented_words_of_other_libraries_for_the_same_failure(
     assert hit is not None and hit[0].id == rule_id
     low = line.lower().encode()
     assert any(nd in low for nd in NEEDLES + RARE_NEEDLES)
+
+
+def test_a_tile_streamed_by_gdal_is_not_blamed_on_the_data_nor_a_count_table_on_nan(
+    kb: Knowledge,
+) -> None:
+    # GDAL's words for an undecodable tile follow a failed fetch when the tile is streamed
+    # (/vsicurl/): the fetch's own line (net.http) tells; a row of counts is not a loss table
+    for line in ("ERROR 1: /vsicurl/https://naipeuwest.blob.core.windows.net/naip/v002/m.tif, "
+                 "band 1: IReadBlock failed at X offset 0, Y offset 5460: "
+                 "TIFFReadEncodedTile() failed.", "3 nan nan 12", "2 nan nan 0"):  # fmt: skip
+        hit = kb.match(anatomy(line).body)
+        assert hit is None or hit[0].id not in ("data.image", "numerical.nan"), line
 
 
 def test_a_pinned_host_allocation_that_failed_for_another_reason_is_no_host_oom(

@@ -86,6 +86,24 @@ def test_a_home_another_process_keeps_locked_says_how_to_find_it(
     assert "writable local disk" not in message  # the disk is not what is wrong
 
 
+def test_a_reader_that_must_write_to_a_locked_home_says_how_to_find_the_holder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    store_sqlite.Store.open(home).close()
+    reader = store_sqlite.Store.open(home, create=False)
+    holder = sqlite3.connect(home / dbfile.DB_NAME, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    monkeypatch.setattr(dbfile, "BUSY_TIMEOUT_S", 0.2)
+    try:
+        with pytest.raises(HomeNotWritable) as info:
+            reader._writable()
+    finally:
+        holder.close()
+        reader.close()
+    assert "`fuser -v" in str(info.value) and "read-only home" not in str(info.value)
+
+
 def test_a_locked_home_on_a_network_filesystem_blames_its_locks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -26,15 +26,8 @@ from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 from babysit.durations import iso_utc
-from babysit.records import (
-    Diagnosis,
-    Evidence,
-    Frame,
-    ProcessStack,
-    StackGroup,
-    StackReport,
-    ThreadStack,
-)
+from babysit.looks import Evidence, Frame, ProcessStack, StackGroup, StackReport, ThreadStack
+from babysit.records import Diagnosis
 
 _WEEK_S = 7 * 24 * 3600
 _ORDINAL = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}

@@ -15,8 +15,8 @@ import pytest
 
 from babysit.act.stackdump import dump_stacks, find_pyspy, forensics_env
 from babysit.detect.stacks import group_stacks
+from babysit.looks import ProcessStack
 from babysit.parse.stacks import parse_stacks
-from babysit.records import ProcessStack
 from tests.conftest import fixture, pid_alive, wait_for
 
 pytestmark = pytest.mark.e2e

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import psutil
 
-from babysit.records import KERNEL_WAIT, ProcessStack
+from babysit.looks import KERNEL_WAIT, ProcessStack
 
 INJECT_DIR = Path(__file__).resolve().parents[1] / "_inject"
 STACKS_DIR_VAR = "BABYSIT_STACKS_DIR"

@@ -1,6 +1,6 @@
 """Is a stalled attempt stuck, or silently working? Two looks a few seconds apart tell. Pure.
 
-    ev = weigh(first, second)    # two records.Look of the attempt, the second taken later
+    ev = weigh(first, second)    # two looks.Look of the attempt, the second taken later
     ev.verdict                   # HangVerdict.STUCK (kill now), WORKING (wait) or UNSURE
     ev.sign, ev.reason           # "stopped", "rank 0 (pid 4242) is stopped (state T) ..."
 
@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from babysit.detect.stacks import describe, plumbing, telling, waiting
-from babysit.records import Evidence, Frame, HangVerdict, Look, ProcessLook, ProcessStack
+from babysit.looks import Evidence, Frame, HangVerdict, Look, ProcessLook, ProcessStack
 
 # A rank that used a fifth of a core between the looks is doing something; one under 2% is
 # idle. A Python process that computes (an eval on the CPU, a loop feeding a GPU) uses a whole

@@ -20,15 +20,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 
-from babysit.records import (
-    KERNEL_WAIT,
-    Frame,
-    ProcessStack,
-    StackGroup,
-    StackReport,
-    Suspect,
-    ThreadStack,
-)
+from babysit.looks import KERNEL_WAIT, Frame, ProcessStack, StackGroup, StackReport, ThreadStack
+from babysit.records import Suspect
 
 # Frames in these files mean the process waits for the others (a collective, a barrier, the
 # rendezvous store) rather than doing work of its own. Waiting on its own GPU is not that: a

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from babysit.records import MAIN_THREAD, Frame, ProcessStack, ThreadStack
+from babysit.looks import MAIN_THREAD, Frame, ProcessStack, ThreadStack
 
 MAIN = MAIN_THREAD
 

@@ -22,19 +22,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from babysit.looks import Evidence
 from babysit.policy.hang import HangAction, backoff_left
 from babysit.policy.hang import on_hang as hang_on_hang
 from babysit.policy.restart import BudgetRule, RestartPolicy, decide
 from babysit.policy.rollback import RollbackRule, Window
 from babysit.policy.rollback import on_incident as rollback_on_incident
-from babysit.records import (
-    AttemptRecord,
-    Checkpoint,
-    Decision,
-    DecisionKind,
-    Evidence,
-    Incident,
-)
+from babysit.records import AttemptRecord, Checkpoint, Decision, DecisionKind, Incident
 
 
 @dataclass(frozen=True)
@@ -63,9 +57,7 @@ def on_incident(inc: Incident, run: RunSoFar, rules: Rules) -> Decision:
     return rollback_on_incident(inc, rules.rollback, run.anomalies, run.windows, run.checkpoints)
 
 
-def on_hang(
-    hang: Incident, now: float, rules: Rules, evidence: Evidence | None = None
-) -> Decision:
+def on_hang(hang: Incident, now: float, rules: Rules, evidence: Evidence | None = None) -> Decision:
     """A hang still flagged: KEEP_WATCHING (wait) or RESTART (kill it now, then restart), on
     what the looks at it showed (`evidence`)."""
     return hang_on_hang(hang, now, rules.hang, evidence)

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from babysit.records import Decision, DecisionKind, Evidence, HangVerdict, Incident
+from babysit.looks import Evidence, HangVerdict
+from babysit.records import Decision, DecisionKind, Incident
 
 
 @dataclass(frozen=True)

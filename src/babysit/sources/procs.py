@@ -16,7 +16,7 @@ from pathlib import Path
 
 import psutil
 
-from babysit.records import ProcessLook
+from babysit.looks import ProcessLook
 
 WRITE_MODES = frozenset({"w", "a", "r+", "a+", "w+"})
 RANK_VARS = ("RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK")

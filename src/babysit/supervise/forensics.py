@@ -3,7 +3,7 @@
     f = Forensics(ctx)                     # the run's context (supervise/context.py)
     env = f.child_env(env, attempt_dir)    # faulthandler + PyTorch's flight recorder in the child
     report = f.stacks(handle, attempt)     # every process's stack, grouped, stored, told
-    look = f.look(handle, gpu_util)        # processes, stacks, files written: a records.Look
+    look = f.look(handle, gpu_util)        # processes, stacks, files written: a looks.Look
     f.tell_evidence(evidence, attempt)     # what two looks said, to the logbook and the operator
     f.keep(look, evidence, attempt)        # the look's stacks, with the evidence, stored, told
     f.flight_recorder_dumps(attempt_dir)   # the NCCL flight recorder's files, if any
@@ -24,16 +24,9 @@ from babysit.act.stackdump import dump_stacks, forensics_env
 from babysit.detect.stacks import group_stacks
 from babysit.documents import evidence_document, stacks_document, stacks_text
 from babysit.engines.process import Handle
+from babysit.looks import Evidence, HangVerdict, Look, ProcessStack, StackReport
 from babysit.parse.stacks import parse_stacks
-from babysit.records import (
-    EventKind,
-    Evidence,
-    HangVerdict,
-    Level,
-    Look,
-    ProcessStack,
-    StackReport,
-)
+from babysit.records import EventKind, Level
 from babysit.sources.procs import files_in, files_written, glob_root, look_at
 from babysit.store.writes import AddStacks
 from babysit.supervise.context import RunContext

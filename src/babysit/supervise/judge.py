@@ -21,6 +21,7 @@ from typing import Any, TypeGuard
 
 from babysit.detect.outcome import TRUSTED, AttemptEvidence, signal_name
 from babysit.detect.outcome import judge as judge_exit
+from babysit.looks import HangVerdict, StackReport
 from babysit.policy.rollback import anomaly_name
 from babysit.records import (
     AttemptRecord,
@@ -30,12 +31,10 @@ from babysit.records import (
     Diagnosis,
     EventKind,
     ExitStatus,
-    HangVerdict,
     Incident,
     IncidentKind,
     Level,
     Outcome,
-    StackReport,
     Verdict,
 )
 from babysit.store.writes import AddDiagnosis, UpdateAttempt

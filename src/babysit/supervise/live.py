@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Protocol
 
 from babysit.engines.process import Handle
-from babysit.records import Decision, Evidence, Incident, Look, StackReport
+from babysit.looks import Evidence, Look, StackReport
+from babysit.records import Decision, Incident
 from babysit.sources.follow import Follower
 from babysit.supervise.pipeline import Pipeline
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from babysit.detect.evidence import weigh
 from babysit.detect.stacks import group_stacks
-from babysit.records import (
+from babysit.looks import (
     Frame,
     HangVerdict,
     Look,

@@ -14,6 +14,7 @@ from babysit.act.stackdump import (
 )
 from babysit.detect.stacks import group_stacks
 from babysit.documents import stacks_document, stacks_text
+from babysit.looks import Frame, ProcessStack, ThreadStack
 from babysit.parse.stacks import (
     parse_faulthandler,
     parse_pyspy_json,
@@ -21,7 +22,6 @@ from babysit.parse.stacks import (
     parse_stacks,
     short_path,
 )
-from babysit.records import Frame, ProcessStack, ThreadStack
 
 # Real output: torch 2.13 `torchrun --nproc-per-node 2` (gloo, CPU); rank 0 waits in the second
 # all_reduce, rank 1 sleeps in load_batch before it. py-spy 0.4.3 and Python 3.11 faulthandler.

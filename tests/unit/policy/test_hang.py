@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from babysit.looks import Evidence, HangVerdict
 from babysit.policy.hang import HangAction, backoff_left, on_hang
-from babysit.records import DecisionKind, Evidence, HangVerdict, Incident, IncidentKind
+from babysit.records import DecisionKind, Incident, IncidentKind
 
 
 def hang(flagged_at: float, stalled_for: float) -> Incident:

@@ -214,10 +214,8 @@ class Store(NodeRegistry, VitalSigns):
         try:
             conn = connect(self.db_path, writable=True)
         except sqlite3.Error as exc:
-            why = (
-                unusable_advice(self.home, exc)
-                if "locked" in str(exc)
-                else " (a read-only home? ask its owner, or pass --home DIR)"
+            why = unusable_advice(
+                self.home, exc, otherwise=" (a read-only home? ask its owner, or pass --home DIR)"
             )
             raise HomeNotWritable(f"cannot write to {self.db_path}: {exc}{why}") from exc
         self._conn.close()

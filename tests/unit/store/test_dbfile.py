@@ -104,6 +104,42 @@ def test_a_reader_that_must_write_to_a_locked_home_says_how_to_find_the_holder(
     assert "`fuser -v" in str(info.value) and "read-only home" not in str(info.value)
 
 
+def test_a_reader_whose_writer_connection_cannot_switch_to_wal_says_how_to_find_the_holder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A database left in rollback mode (copied from elsewhere, or by an old SQLite): the
+    # writer's connection must switch it to WAL, which waits on the holder's lock and fails in
+    # the connect itself, not in the set-up after it.
+    home = tmp_path / "home"
+    store_sqlite.Store.open(home).close()
+    plain = sqlite3.connect(home / dbfile.DB_NAME, isolation_level=None)
+    assert plain.execute("PRAGMA journal_mode=DELETE").fetchone()[0] == "delete"
+    plain.close()
+    reader = store_sqlite.Store.open(home, create=False)
+    holder = sqlite3.connect(home / dbfile.DB_NAME, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    monkeypatch.setattr(dbfile, "BUSY_TIMEOUT_S", 0.2)
+    try:
+        with pytest.raises(HomeNotWritable) as info:
+            reader._writable()
+    finally:
+        holder.close()
+        reader.close()
+    message = str(info.value)
+    assert message.startswith(f"cannot write to {home / dbfile.DB_NAME}: database is locked")
+    assert "`fuser -v" in message and "read-only home" not in message
+
+
+def test_advice_for_an_error_other_than_a_lock_is_the_callers_own_when_given(
+    tmp_path: Path,
+) -> None:
+    error = sqlite3.OperationalError("attempt to write a readonly database")
+    own = " (ask its owner)"
+    assert dbfile.unusable_advice(tmp_path, error, otherwise=own) == own
+    locked = sqlite3.OperationalError("database is locked")
+    assert "`fuser -v" in dbfile.unusable_advice(tmp_path, locked, otherwise=own)
+
+
 def test_a_locked_home_on_a_network_filesystem_blames_its_locks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -78,6 +78,11 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"total-vm:",  # the kernel's report of a process the OOM killer killed
     b"oom_score_adj name",  # the kernel's table of processes before an OOM kill
     b"huge value in q",  # MuJoCo's unstable simulation
+    b"total hbm usage >=",  # XLA's report of a TPU program's memory, under its OOM
+    b"compile with use_",  # MXNet built without a feature: `compile with USE_DIST_KVSTORE=1 to use`
+    b"coredump_hook",  # Google's crash handler in libtpu's processes (`RAW: Dumping core locally.`)
+    b"unexpected pjrt_api size",  # PJRT's plugin loader and a libtpu built for another C API
+    b"client mesh master",  # torch_xla's XRT mesh client, waiting for its master
     b"but source was compiled with",  # TensorFlow's cuDNN that does not fit its build
     b"dnn library is not found",  # TensorFlow without a cuDNN it can load
     b"no matches for kind",  # Kubernetes' API: an operator (CRD) not installed

@@ -1329,6 +1329,23 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zy_fsmount/013-tf-k8s-ps-checkpoint-train-dir-not-shared.log",
     ),
     (
+        "fs.locks_unsupported",
+        "OSError: [Errno 37] No locks available",
+        "zc_os/009-datasets-nfs-no-locks-available.log",
+    ),
+    (
+        "hang.xla_mesh_master",
+        "`2020-05-28 11:50:27 10.164.15.200 [1] 2020-05-28 11:50:27.058553: I    7449 "
+        "tensorflow/compiler/xla/xla_client/mesh_service.cc:208] Waiting to connect to client "
+        "mesh master (300 seconds) 10.164.15.199:8477`",
+        "zzg_maxtext/003-torch-xla-tpu-pod-mp-imagenet-waiting-mesh-master.log",
+    ),
+    (
+        "hang.nccl_ras_mismatch",
+        "#0-0 (fa93daea854b060b) MISMATCH",
+        "zzz_distscale/005-nccl-ras-allgather-opcount-mismatch-hang.log",
+    ),
+    (
         "gloo.transport_enforce",
         # (the message of zq_fed/013's C++ exception, as the engine reads it out of libc++abi's
         # `terminating due to uncaught exception of type ...`; test_verdict has the whole line)
@@ -3586,6 +3603,107 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "net.http"),
         ("ERROR 1: ./tiles/m_4207538_nw_18_1_naip.tif, band 1: IReadBlock failed at X offset 0, "
          "Y offset 5460: TIFFReadEncodedStrip() failed.", "data.image"),
+        # a TPU's allocator without its status's usual spelling, XLA's report of the program's
+        # memory, MLX's and Jittor's allocators
+        ("(1) Resource exhausted: Attempting to allocate 180.59M. That was not possible. There are "
+         "142.58M free.; (0x3x0_HBM1)", "cuda.oom"),
+        ("Total hbm usage >= 9.50G:", "cuda.oom"),
+        ("what():  [malloc_or_wait] Unable to allocate 12 bytes.", "cuda.oom"),
+        ("GPU memory is overflow, please reduce your batch_size or data size!", "cuda.oom"),
+        ("srun: error: Out Of Memory", "host.oom_killer"),
+        ("luajit: cuda runtime error (30) : unknown error at /tmp/luarocks_cutorch-scm-1-9927/"
+         "cutorch/lib/THC/THCStorage.c:113", "gpu.unknown_cuda_error"),
+        # torch.distributed.rpc, torch_xla's mesh client, deeplearning4j's Aeron, TensorFlowOnSpark,
+        # urllib by the OS's error number (its text in the OS's language)
+        ("ERROR:root:coroutine task failed: RPCErr:1:RPC ran for more than set timeout (180000 ms) "
+         "and will now be marked with an error", "net.connect"),
+        ("Failed to connect to client mesh master: d7c1c93dfe8c:56419", "net.connect"),
+        ("org.nd4j.linalg.exception.ND4JIllegalStateException: Can't establish connection afet 10 "
+         "seconds. Terminating...", "net.connect"),
+        ("Exception: timed out waiting for reservations to complete", "net.connect"),
+        ("urllib.error.URLError: <urlopen error [WinError 10060] 由于连接方在一段时间后没有"
+         "正确答复>", "net.connect"),
+        ("subprocess.CalledProcessError: Command 'ssh -o PasswordAuthentication=no 192.168.3.100 "
+         "hostname' returned non-zero exit status 255.", "net.ssh_exit"),
+        ("jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Deadline Exceeded",
+         "net.grpc_unavailable"),
+        ("F1210 04:41:17.187237  2534 grpc_client.cc:288] Send name:[cuidFactors@GRAD.block4], "
+         "ep:[10.90.219.20:30038], status:[-1] meets grpc error:OS Error", "net.grpc_unavailable"),
+        # DeepSpeed's cuBLAS GEMM, nvidia-docker 1.x, PJRT's and the Neuron compiler's faults,
+        # Ascend's vector core, MLIR under MPSGraph, CUDA's init error as the process ends
+        ("!!!! kernel execution error. (m: 1024, n: 512, k: 4096, error: 13)", "cuda.library"),
+        ("nvidia-docker | 2017/12/20 13:08:46 Error: unsupported CUDA version: driver 8.0 < image "
+         "9.0.176", "cuda.no_kernel_image"),
+        ("pjrt_computation_client.cc:487] Non-OK-status: status status: INTERNAL: Core halted "
+         "unexpectedly: INTERNAL: Accelerator device halted prematurely, perhaps due to an "
+         "on-device check-failure", "accel.runtime_error"),
+        ("ERROR 5521 [neuronxcc.driver.CommandDriver]: Type: <class "
+         "'neuronxcc.driver.Exceptions.CompilerInternalError'>", "accel.runtime_error"),
+        ("RuntimeError: ACL stream synchronize failed, error code:507034", "accel.runtime_error"),
+        ("LLVM ERROR: Failed to infer result type(s).", "accel.runtime_error"),
+        ("  what():  CUDA error: initialization error", "cuda.driver_init"),
+        ("RuntimeError: named symbol not found", "cuda.driver_error"),
+        ("libfabric:718892:1658904526::efa:mr:efa_mr_regattr():632<warn> Unable to register MR: "
+         "Cannot allocate memory", "nccl.net_plugin"),
+        # Volcano's eviction, submitit's time limit, YARN's and Cloud ML Engine's refusals
+        ("I0502 job_controller.go:305] Try to handle request <Queue: , Job: default/hvd-job, "
+         "Task:horovod-worker, Event:PodEvicted, ExitCode:0>", "sched.preempted"),
+        ("submitit.core.utils.UncompletedJobError: Job not requeued because: timed-out and not "
+         "checkpointable.", "sched.time_limit"),
+        ("Error org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException: Invalid "
+         "resource request, requested memory < 0, or requested memory > max configured, "
+         "requestedMemory=15360, maxMemory=12288", "sched.request_invalid"),
+        ("- Error creating the job. Quota failure for project fmltc-400415. The request for 1 K80 "
+         "accelerators exceeds the allowed maximum of 0 A100, 0 K80", "sched.request_invalid"),
+        # NaN in deeplearning4j's and Marian's words; native aborts by Paddle's and Google's
+        # handlers; the DataLoader's shm hint wrapped
+        ("o.d.o.l.ScoreIterationListener - Score at iteration 60 is NaN", "numerical.nan"),
+        ("[2021-03-04 10:00:00] Ep. 1 : Up. 300 : Sen. 137,255 : Cost nan : Time 17.18s : nan "
+         "words/s", "numerical.nan"),
+        ("FatalError: `Process abort signal` is detected by the operating system.",
+         "segfault.abort"),
+        ("E0226 17:22:24.805867    5182 coredump_hook.cc:603] RAW: Dumping core locally.",
+         "segfault.abort"),
+        ("error. It is possible that dataloader's workers are out of shared", "segfault.shm"),
+        # MXNet without the distributed store, c10d's NCCL given a CPU tensor, yaml-cpp, jaxlib
+        # without a GPU backend, PJRT's C API, datasets against a newer fsspec
+        ("[08:41:20] src/kvstore/kvstore.cc:37: compile with USE_DIST_KVSTORE=1 to use dist_sync",
+         "code.backend_unsupported"),
+        ("RuntimeError: Tensors must be CUDA and dense", "code.backend_unsupported"),
+        ("Error: Unhandled exception of type 'N4YAML18TypedBadConversionIfEE': yaml-cpp: error at "
+         "line 1, column 1: bad conversion", "code.cli_config"),
+        ("jaxlib.xla_extension.XlaRuntimeError: INVALID_ARGUMENT: DLPack tensor is on GPU, but no "
+         "GPU backend was provided.", "code.no_gpu"),
+        ("F0000 00:00:1712345678.123456 1234 pjrt_api.cc:80] Non-OK-status: INVALID_ARGUMENT: "
+         "Unexpected PJRT_Api size: expected 600, got 560. Check installed software versions.",
+         "code.libtpu_mismatch"),
+        ("NotImplementedError: Loading a dataset cached in a LocalFileSystem is not supported.",
+         "python.import"),
+        # filesystems: locks not supported, a compile cache raced, dmlc's short write
+        ("OSError: [Errno 37] No locks available", "fs.locks_unsupported"),
+        ("MIOpen Error: /MIOpen/src/sqlite_db.cpp:220: Internal error while accessing SQLite "
+         "database: locking protocol", "fs.locks_unsupported"),
+        ("torch._inductor.exc.InductorError: OSError: [Errno 16] Device or resource busy: "
+         "'/root/.triton/cache/abc/tmp.pid_123_456'", "fs.network_mount"),
+        ("src/io/local_filesys.cc:39: Check failed: std::fwrite(ptr, 1, size, fp_) == size "
+         "FileStream.Write incomplete", "fs.checkpoint_write"),
+        # data: fairseq's index, Keras' empty fit, tesseract's list, ML-Agents' demonstration,
+        # diffusers' column, the TF Object Detection API's boxes
+        ("AssertionError: Index file doesn't match expected format. Make sure that --dataset-impl "
+         "is configured properly.", "data.schema"),
+        ("UnboundLocalError: local variable 'epoch_logs' referenced before assignment",
+         "data.empty"),
+        ("Failed to load list of training filenames from data/list.train", "data.empty"),
+        ("RuntimeError: The action dimensions [1] in demonstration do not match the policy's [6].",
+         "data.schema"),
+        ("ValueError: --caption_column' value 'text' needs to be one of: image", "data.schema"),
+        ("(1) Invalid argument: assertion failed: [max value is lower than 1.01: ] [0]",
+         "data.schema"),
+        # hangs: torch_xla waiting for its mesh master, NCCL's RAS report of ranks apart
+        ("2020-08-31 02:53:17.186412: I tensorflow/compiler/xla/xla_client/mesh_service.cc:208] "
+         "Waiting to connect to client mesh master (300 seconds) 10.164.15.199:8477",
+         "hang.xla_mesh_master"),
+        ("#0-0 (fa93daea854b060b) MISMATCH", "hang.nccl_ras_mismatch"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -3595,6 +3713,26 @@ def test_documented_words_of_other_libraries_for_the_same_failure(
     assert hit is not None and hit[0].id == rule_id
     low = line.lower().encode()
     assert any(nd in low for nd in NEEDLES + RARE_NEEDLES)
+
+
+def test_the_same_words_in_another_context_stay_with_their_own_rule(kb: Knowledge) -> None:
+    # A fork's CUDA init error comes as a Python exception (cuda.fork); NCCL's own report of a
+    # missing symbol is NCCL's; urllib's certificate error is no connect failure; a BIR error the
+    # Neuron compiler wraps in NLA001 is the model's code
+    for line, rule_id in (
+        ("RuntimeError: CUDA error: initialization error", "cuda.fork"),
+        ("NCCL WARN Cuda failure 'named symbol not found'", None),
+        ("urllib.error.URLError: <urlopen error [SSL: CERTIFICATE_VERIFY_FAILED] certificate "
+         "verify failed>", None),
+        ("[NLA001]  Unhandled exception with message: === BIR error ===", "code.compile"),
+        ("OSError: [Errno 16] Device or resource busy: '/dev/vfio/0'", None),
+    ):  # fmt: skip
+        hit = kb.match(anatomy(line).body)
+        got = hit[0].id if hit is not None else None
+        if rule_id is None:
+            assert got not in ("cuda.driver_error", "net.connect", "fs.network_mount"), line
+        else:
+            assert got == rule_id, line
 
 
 def test_a_tile_streamed_by_gdal_is_not_blamed_on_the_data_nor_a_count_table_on_nan(

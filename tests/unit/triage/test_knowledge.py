@@ -3699,6 +3699,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("ValueError: --caption_column' value 'text' needs to be one of: image", "data.schema"),
         ("(1) Invalid argument: assertion failed: [max value is lower than 1.01: ] [0]",
          "data.schema"),
+        # Open MPI's daemon not on a node's PATH
+        ("bash: orted: command not found", "code.mpi_exec"),
         # hangs: torch_xla waiting for its mesh master, NCCL's RAS report of ranks apart
         ("2020-08-31 02:53:17.186412: I tensorflow/compiler/xla/xla_client/mesh_service.cc:208] "
          "Waiting to connect to client mesh master (300 seconds) 10.164.15.199:8477",

@@ -730,3 +730,30 @@ def test_an_error_record_is_found_once_and_its_repeats_left_to_the_scanner() -> 
     (group,) = engine.groups.values()
     assert group.first.rule.id == "log.error_record" and "\x1b" not in group.first.body
 
+
+
+# torch's warning at import that the driver is too old for its CUDA build, as it prints it
+DRIVER_TOO_OLD = (
+    "/usr/lib/python3.10/site-packages/torch/cuda/__init__.py:138: UserWarning: CUDA "
+    "initialization: The NVIDIA driver on your system is too old (found version 10020). Please "
+    "update your GPU driver by downloading and installing a new version from the URL: "
+    "http://www.nvidia.com/Download/index.aspx"
+)
+
+
+def test_a_driver_too_old_warning_alone_is_the_story_and_under_an_error_its_advice_stays() -> None:
+    alone = _triage([DRIVER_TOO_OLD, "  return torch._C._cuda_getDeviceCount() > 0"])
+    assert alone.category == Category.CUDA_ERROR_OTHER and alone.rule == "cuda.init_warning"
+    # The run went on without the GPU and asked NCCL for one: the error is the story, and its
+    # advice names the driver the warning above it blamed
+    under = _triage(
+        [
+            DRIVER_TOO_OLD,
+            "Traceback (most recent call last):",
+            '  File "train.py", line 12, in <module>',
+            "    dist.init_process_group('nccl')",
+            "RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!",
+        ]
+    )
+    assert under.rule == "code.no_gpu"
+    assert "driver is too old" in under.action

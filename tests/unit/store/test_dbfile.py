@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,22 @@ def test_several_writers_open_a_new_database_at_once(tmp_path: Path) -> None:
             assert pool.map(_open, [db] * 6) == [None] * 6
 
 
+def _refused_while_locked(
+    home: Path, monkeypatch: pytest.MonkeyPatch, act: Callable[[], object]
+) -> str:
+    """The HomeNotWritable message of `act` while another connection holds the write lock of
+    `home` (a stuck babysit; SQLite's busy timeout shortened)."""
+    holder = sqlite3.connect(home / dbfile.DB_NAME, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    monkeypatch.setattr(dbfile, "BUSY_TIMEOUT_S", 0.2)
+    try:
+        with pytest.raises(HomeNotWritable) as info:
+            act()
+    finally:
+        holder.close()
+    return str(info.value)
+
+
 def test_a_home_another_process_keeps_locked_says_how_to_find_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -71,19 +88,21 @@ def test_a_home_another_process_keeps_locked_says_how_to_find_it(
     # babysit), so the new writer's set-up (_migrate's BEGIN IMMEDIATE) gives up.
     home = tmp_path / "my home"
     store_sqlite.Store.open(home).close()
-    holder = sqlite3.connect(home / dbfile.DB_NAME, isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")
-    monkeypatch.setattr(dbfile, "BUSY_TIMEOUT_S", 0.2)
-    try:
-        with pytest.raises(HomeNotWritable) as info:
-            store_sqlite.Store.open(home)
-    finally:
-        holder.close()
-    message = str(info.value)
+    message = _refused_while_locked(home, monkeypatch, lambda: store_sqlite.Store.open(home))
     assert "database is locked" in message
     assert f"`fuser -v '{home / dbfile.DB_NAME}'` lists the processes" in message
     assert "stop the stuck one and retry" in message
     assert "writable local disk" not in message  # the disk is not what is wrong
+
+
+def _reader_must_write_while_locked(home: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """What a reader of `home` that must write says while another connection holds the write
+    lock."""
+    reader = store_sqlite.Store.open(home, create=False)
+    try:
+        return _refused_while_locked(home, monkeypatch, reader._writable)
+    finally:
+        reader.close()
 
 
 def test_a_reader_whose_set_up_meets_a_locked_home_says_how_to_find_the_holder(
@@ -91,19 +110,10 @@ def test_a_reader_whose_set_up_meets_a_locked_home_says_how_to_find_the_holder(
 ) -> None:
     home = tmp_path / "home"
     store_sqlite.Store.open(home).close()
-    reader = store_sqlite.Store.open(home, create=False)
-    holder = sqlite3.connect(home / dbfile.DB_NAME, isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")
-    monkeypatch.setattr(dbfile, "BUSY_TIMEOUT_S", 0.2)
-    try:
-        with pytest.raises(HomeNotWritable) as info:
-            reader._writable()
-    finally:
-        holder.close()
-        reader.close()
+    message = _reader_must_write_while_locked(home, monkeypatch)
     # In WAL mode the writer's connect does not wait on the lock; the set-up's transaction does
-    assert str(info.value).startswith(f"cannot initialise the store in {home}: database is locked")
-    assert "`fuser -v" in str(info.value)
+    assert message.startswith(f"cannot initialise the store in {home}: database is locked")
+    assert "`fuser -v" in message
 
 
 def test_a_reader_whose_writer_connection_cannot_switch_to_wal_says_how_to_find_the_holder(
@@ -117,17 +127,7 @@ def test_a_reader_whose_writer_connection_cannot_switch_to_wal_says_how_to_find_
     plain = sqlite3.connect(home / dbfile.DB_NAME, isolation_level=None)
     assert plain.execute("PRAGMA journal_mode=DELETE").fetchone()[0] == "delete"
     plain.close()
-    reader = store_sqlite.Store.open(home, create=False)
-    holder = sqlite3.connect(home / dbfile.DB_NAME, isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")
-    monkeypatch.setattr(dbfile, "BUSY_TIMEOUT_S", 0.2)
-    try:
-        with pytest.raises(HomeNotWritable) as info:
-            reader._writable()
-    finally:
-        holder.close()
-        reader.close()
-    message = str(info.value)
+    message = _reader_must_write_while_locked(home, monkeypatch)
     assert message.startswith(f"cannot write to {home / dbfile.DB_NAME}: database is locked")
     assert "`fuser -v" in message and "read-only home" not in message
 

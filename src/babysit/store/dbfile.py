@@ -158,14 +158,16 @@ def refuse_lost_history(home: Path) -> None:
     )
 
 
-def unusable_advice(home: Path, exc: BaseException, otherwise: str = "") -> str:
+def unusable_advice(home: Path, exc: BaseException, otherwise: str | None = None) -> str:
     """What to do about a home whose database a writer could not open or set up, to follow the
     error: when SQLite says `database is locked` (the busy timeout and the WAL switch's retries
     have run out), the processes that hold the file open, or the network filesystem whose locks
     SQLite cannot rely on; else `otherwise` when given (the caller's own advice), else a full
     disk, if it is one, and a writable local disk."""
     if "locked" not in str(exc):
-        return otherwise or f"{free_space_hint(home)}; pass --home DIR on a writable local disk"
+        if otherwise is not None:
+            return otherwise
+        return f"{free_space_hint(home)}; pass --home DIR on a writable local disk"
     fs = fs_type(home)
     if fs in NETWORK_FS:
         return (

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from babysit.views.goodput import CATEGORIES, goodput_document, step_clock, timeline
+from babysit.views.goodput import CATEGORIES, goodput_document, timeline
 from babysit.views.goodput_render import goodput_tables
 from babysit.views.goodput_svg import goodput_svg
+from babysit.views.stepclock import step_clock
 
 T = 1_750_000_000.0
 RUN = {"name": "gpt", "state": "succeeded"}

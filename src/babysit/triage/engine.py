@@ -102,6 +102,10 @@ class Engine:
         # waits for the worker's own error, which replaces it; kept if the log ends first.
         self._wrapper: dict[tuple[int, int | None], _Pending] = {}
         self._reraising = False  # the line fed is an exception re-raising the traceback after it
+        # An exception line with nothing after its colon (`AssertionError:`), ending its frames:
+        # its message is the next line (torch's driver check, bitsandbytes' set-up), which may
+        # name the error where the exception's type does not. Held until that line comes.
+        self._bare: dict[tuple[int, int | None], tuple[_Pending, Traceback | None]] = {}
 
     # -- matching ---------------------------------------------------------------------------
 
@@ -134,6 +138,11 @@ class Engine:
         if any(h in body for h in WORLD_HINTS):
             self.collectives.note_world(body)
         tb_key = (file, a.rank)
+        held = self._bare.pop(tb_key, None)
+        if held is not None:
+            if self._messaged(tb_key, held, line, text, stripped):
+                return False
+            self._emit(tb_key, held[0])
         self.launchers.feed(file, stripped, text)
         if stripped.startswith("terminate called after throwing an instance of '"):
             self._threw[tb_key] = stripped[48:].split("'", 1)[0]
@@ -231,7 +240,7 @@ class Engine:
                 self.barrier_passed.add(file)
             if frames and exc_type is not None:  # an exception no rule knows, after its frames
                 rule = placed(UNCLASSIFIED, tb, exc_type, body)
-                self._emit(tb_key, (rule, None, file, line, text, body, a, frames, exc_type))
+                self._raised(tb_key, (rule, None, file, line, text, body, a, frames, exc_type), tb)
                 return False
             threw = self._threw.pop(tb_key, None)
             if threw == "c10::Error" and stripped.startswith("what():") and stripped[7:].strip():
@@ -319,8 +328,42 @@ class Engine:
         )
         anat = Anatomy(body, rank, host, gpu, a.ts, a.ts_kind, weak, a.kernel)
         rule = placed(rule, tb, exc_type, body)
-        self._emit(tb_key, (rule, xid, file, line, text, body, anat, frames, exc_type))
+        self._raised(tb_key, (rule, xid, file, line, text, body, anat, frames, exc_type), tb)
         return False
+
+    def _raised(self, tb_key: tuple[int, int | None], args: _Pending, tb: Traceback | None) -> None:
+        """A finding, held back (see _bare) when it is a generic exception's that ends its
+        frames with nothing after the colon."""
+        rule, exc_type, frames, body = args[0], args[8], args[7], args[5]
+        bare = body.strip() == f"{exc_type}:" and not self._reraising  # (its message: frames)
+        if frames and exc_type and rule.id in GENERIC_IDS and bare:
+            self._bare[tb_key] = (args, tb)
+        else:
+            self._emit(tb_key, args)
+
+    def _messaged(
+        self,
+        tb_key: tuple[int, int | None],
+        held: tuple[_Pending, Traceback | None],
+        line: int,
+        text: str,
+        stripped: str,
+    ) -> bool:
+        """Whether the line after a held exception line is its message and names the error: then
+        the exception is read with it (`AssertionError: The NVIDIA driver on your system is too
+        old`) and found so, in place of the generic finding."""
+        args, tb = held
+        exc_type = args[8] or ""
+        if line != args[3] + 1 or stripped.startswith(TB_HEADS) or stripped.startswith(CHAIN):
+            return False
+        said = f"{exc_type}: {stripped}"
+        rule = self._rule_for(said)
+        if rule is UNCLASSIFIED or rule.id in GENERIC_IDS or rule.role != "cause":
+            return False
+        rule = placed(rule, tb, exc_type, said)
+        anat = dataclasses.replace(args[6], body=said)
+        self._emit(tb_key, (rule, None, args[2], line, text, said, anat, args[7], exc_type))
+        return True
 
     def _emit(self, tb_key: tuple[int, int | None], args: _Pending) -> None:
         """A finding, or for a DataLoader worker's wrapper, a finding held back until the
@@ -340,6 +383,9 @@ class Engine:
         there is about a sample (DATA_IN_WORKER_CUT), or, when the worker's own traceback was
         cut inside a network client (a dataset streamed from a hub or a bucket), about the
         request (CUT_NET); a known one keeps its rule."""
+        for key, (args, _) in list(self._bare.items()):  # its message never came
+            del self._bare[key]
+            self._emit(key, args)
         requests: set[tuple[int, int | None]] = set()
         for (file, rank), tb in list(self._tb.items()):
             del self._tb[(file, rank)]

@@ -623,6 +623,57 @@ def test_a_lone_exception_line_never_outweighs_a_real_one(tmp_path: Path) -> Non
     assert "RewardModelCrash" in d.summary
 
 
+_DRIVER_CHECK = [
+    "Traceback (most recent call last):",
+    '  File "/home/u/proj/train.py", line 40, in <module>',
+    "    model = model.to(device)",
+    f'  File "{_TORCH}/cuda/__init__.py", line 63, in _check_driver',
+    '    of the CUDA driver.""".format(str(torch._C._cuda_getDriverVersion())))',
+    "AssertionError: ",
+]
+
+
+@pytest.mark.parametrize("rank", ["", "[rank0]: "])
+def test_an_exception_whose_message_is_on_the_next_line_is_read_with_it(
+    tmp_path: Path, rank: str
+) -> None:
+    # torch's driver check raises `AssertionError:` with its message on the lines after: the
+    # message names the error, which the generic AssertionError (a bug in the code) does not
+    from babysit.triage import triage_files
+
+    log = tmp_path / "driver.log"
+    message = [
+        "The NVIDIA driver on your system is too old (found version 10020).",
+        "Please update your GPU driver by downloading and installing a new",
+    ]
+    log.write_text("".join(f"{rank}{x}\n" for x in [*_DRIVER_CHECK, *message]))
+    d = triage_files([log], KB).diagnosis
+    assert (d.category, d.rule) == (Category.CUDA_ERROR_OTHER, "cuda.no_kernel_image")
+    assert "AssertionError: The NVIDIA driver on your system is too old" in d.summary
+    assert "train.py:40" in d.summary and not d.consequences  # one finding, not two
+
+
+def test_an_empty_exception_whose_next_line_names_nothing_keeps_its_own_reading(
+    tmp_path: Path,
+) -> None:
+    from babysit.triage import triage_files
+
+    odd = tmp_path / "odd.log"
+    odd.write_text("\n".join([*_DRIVER_CHECK, "max() arg is an empty sequence", ""]))
+    d = triage_files([odd], KB).diagnosis
+    assert (d.category, d.rule) == (Category.USER_CODE, "python.bug")
+    cut = tmp_path / "cut.log"  # the log ends at the exception line: its message never came
+    cut.write_text("\n".join([*_DRIVER_CHECK, ""]))
+    d = triage_files([cut], KB).diagnosis
+    assert (d.category, d.rule) == (Category.USER_CODE, "python.bug")
+    # a message apart from it by a blank line is not read as its own
+    apart = tmp_path / "apart.log"
+    apart.write_text(
+        "\n".join([*_DRIVER_CHECK, "", "The NVIDIA driver on your system is too old", ""])
+    )
+    assert triage_files([apart], KB).diagnosis.rule == "python.bug"
+
+
 def test_a_lone_dataloader_wrapper_line_still_waits_for_the_worker_s_own_error(
     tmp_path: Path,
 ) -> None:

@@ -3594,6 +3594,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "proper package for ALE?", "code.gym_env"),
         ("Assertion failed: (input_size == 3), function _ccv_nnc_swish_mul_back, file "
          "ccv_nnc_swish_mul_mps.m, line 130.", "code.native_assert"),
+        # glibc's wrapped after its `file:line:` (the function and the assertion alone)
+        ("int main(int, char**): Assertion `argc > 1' failed.", "code.native_assert"),
         ("RuntimeError: Exception occured! file=/rapids/cuml/cpp/include/cuml/common/"
          "cuml_allocator.hpp line=109: FAIL: call='cudaMalloc(&ptr, n)'. Reason:out of memory",
          "cuda.oom"),

@@ -66,6 +66,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"mismatch",  # `size mismatch for ...` (the RuntimeError above it holds `error`)
     b"gpu is lost",
     b"tensor(nan",  # a scalar (a loss) printed at NaN
+    b"loss exploded",  # a script's own divergence check (`Loss exploded to 378655.87 at step 6746`)
+    b"loss diverged",
     b"watchdog caught collective",  # c10d's timeout, its line cut before `timeout`
     b"does not have storage.",  # Google's IAM refusing a bucket to the job's service account
     b"unrecognized option",  # Slurm's commands refusing an option

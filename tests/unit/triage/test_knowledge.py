@@ -3722,6 +3722,10 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "Waiting to connect to client mesh master (300 seconds) 10.164.15.199:8477",
          "hang.xla_mesh_master"),
         ("#0-0 (fa93daea854b060b) MISMATCH", "hang.nccl_ras_mismatch"),
+        # a script's own divergence check (a MATLAB trainer's warning), a loss named in two
+        # words at NaN
+        ("Warning: Your loss diverged.", "numerical.nan"),
+        ("Epoch 4 | loss recon: nan | loss kl: 0.0312", "numerical.nan"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

@@ -19,7 +19,7 @@ from babysit.triage.frames import FRAME
 
 EXC_LINE = re.compile(
     r"^(?:[A-Za-z_]\w*\.)*(?P<type>[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Fault|Invalid|"
-    r"Warning))(?::\s?(?P<msg>.*))?$"
+    r"Warning)|Exception)(?::\s?(?P<msg>.*))?$"
 )
 CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
 

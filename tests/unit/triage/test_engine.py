@@ -606,6 +606,25 @@ def test_an_exception_line_without_its_traceback_is_the_set_up_s_only_in_a_log_w
     assert triage_files([killed], KB).diagnosis.category is Category.HOST_OOM
 
 
+def test_a_bare_exception_alone_on_its_line_is_an_exception_line(tmp_path: Path) -> None:
+    # Python's plain `raise Exception("...")`, the log's excerpt starting at its line: weak, as
+    # any exception line without its traceback; a logger's `Warning:` or `Error:` is not one
+    from babysit.triage import triage_files
+
+    alone = tmp_path / "alone.log"
+    alone.write_text("loading the model\nException: URL fetch failure on https://x/w.h5: 403\n")
+    d = triage_files([alone], KB).diagnosis
+    assert (d.category, d.rule) == (Category.USER_CODE, "python.unclassified_line")
+    assert "URL fetch failure" in d.summary
+    handled = tmp_path / "handled.log"
+    handled.write_text("Exception: sample 3 skipped\nstep 1 loss 2.3000\nstep 2 loss 2.2000\n")
+    d = triage_files([handled], KB).diagnosis
+    assert d.category is Category.UNKNOWN and d.transient is None
+    warned = tmp_path / "warned.log"
+    warned.write_text("loading the model\nWarning: tokenizer has no pad token\n")
+    assert triage_files([warned], KB).diagnosis.rule is None
+
+
 def test_a_lone_exception_line_never_outweighs_a_real_one(tmp_path: Path) -> None:
     # A handled line early in the run, then a crash with its traceback: the crash is the story.
     from babysit.triage import triage_files

@@ -460,6 +460,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"unknown image file format",  # TensorFlow's decode_image on a file that is no image
     b"cd: ",
     "错误：".encode(),  # argparse in a Chinese locale
+    "失败：".encode(),  # wget in a Chinese locale: `... 失败：连接超时。`
     # the CUDA runtime's own words for a kernel's fault, printed without `error` by extensions
     # (`Line 298: an illegal memory access was encountered`)
     b"illegal memory access",

@@ -3726,6 +3726,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # words at NaN
         ("Warning: Your loss diverged.", "numerical.nan"),
         ("Epoch 4 | loss recon: nan | loss kl: 0.0312", "numerical.nan"),
+        # wget in a Chinese locale (glibc's translation of ECONNREFUSED)
+        ("正在连接 127.0.0.1:5500... 失败：拒绝连接。", "net.refused"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

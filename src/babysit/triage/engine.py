@@ -335,7 +335,8 @@ class Engine:
         """A finding, held back (see _bare) when it is a generic exception's that ends its
         frames with nothing after the colon."""
         rule, exc_type, frames, body = args[0], args[8], args[7], args[5]
-        bare = body.strip() == f"{exc_type}:" and not self._reraising  # (its message: frames)
+        # (not torch's old re-raise, `RuntimeError: Traceback ...`: its message is the frames)
+        bare = body.strip() == f"{exc_type}:" and not self._reraising
         if frames and exc_type and rule.id in GENERIC_IDS and bare:
             self._bare[tb_key] = (args, tb)
         else:

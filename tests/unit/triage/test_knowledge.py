@@ -3728,6 +3728,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("Epoch 4 | loss recon: nan | loss kl: 0.0312", "numerical.nan"),
         # wget in a Chinese locale (glibc's translation of ECONNREFUSED)
         ("正在连接 127.0.0.1:5500... 失败：拒绝连接。", "net.refused"),
+        # TensorFlow's CPU kernels given a channels-first model; Julia's CUDA.jl out of memory
+        ("Default MaxPoolingOp only supports NHWC on device type CPU", "code.no_op_kernel"),
+        ("The Conv2D op currently only supports the NHWC tensor format on the CPU. The op was "
+         "given the format: NCHW", "code.no_op_kernel"),
+        ("ERROR: Out of GPU memory trying to allocate 1.500 GiB", "cuda.oom"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

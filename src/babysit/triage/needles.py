@@ -69,6 +69,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"loss exploded",  # a script's own divergence check (`Loss exploded to 378655.87 at step 6746`)
     b"loss diverged",
     b"produced nan",  # Julia's OrdinaryDiffEq: `First function call produced NaNs. Exiting.`
+    b"backtrace (tid:",  # UCX's crash handler, its `Caught signal` line cut from the log
     b"out of gpu memory",  # Julia's CUDA.jl: `Out of GPU memory trying to allocate 21.000 MiB`
     b"only supports nhwc",  # TensorFlow's CPU kernels given a channels-first model
     b"only supports the nhwc",

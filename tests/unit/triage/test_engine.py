@@ -625,6 +625,27 @@ def test_a_bare_exception_alone_on_its_line_is_an_exception_line(tmp_path: Path)
     assert triage_files([warned], KB).diagnosis.rule is None
 
 
+def test_a_native_crash_handler_s_backtrace_is_the_story_only_without_its_signal() -> None:
+    # UCX's handler prints the signal it caught, then the backtrace; the signal's line, when
+    # the log has it, is the story; without it the backtrace still says the process crashed,
+    # more than a Python traceback cut before its error
+    backtrace = [
+        "==== backtrace (tid:   8982) ====",
+        " 0 0x0000000000014420 __funlockfile()  ???:0",
+        " 2 0x000000000006929c ncclGroupEnd()  ???:0",
+        "=================================",
+    ]
+    cut = [
+        "Traceback (most recent call last):",
+        '  File "/app/train.py", line 88, in train_step',
+        "    trainer.fit(model)",
+    ]
+    d = _triage([*backtrace, *cut])
+    assert (d.category, d.rule) == (Category.SEGFAULT, "segfault.native_backtrace")
+    signal = "[node-3:8982:0:8990] Caught signal 7 (Bus error: nonexistent physical address)"
+    assert _triage([signal, *backtrace, *cut]).rule == "segfault.bus"
+
+
 def test_a_lone_exception_line_never_outweighs_a_real_one(tmp_path: Path) -> None:
     # A handled line early in the run, then a crash with its traceback: the crash is the story.
     from babysit.triage import triage_files

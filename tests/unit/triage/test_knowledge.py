@@ -3733,6 +3733,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("The Conv2D op currently only supports the NHWC tensor format on the CPU. The op was "
          "given the format: NCHW", "code.no_op_kernel"),
         ("ERROR: Out of GPU memory trying to allocate 1.500 GiB", "cuda.oom"),
+        # UCX's crash handler, as Open MPI's jobs print it (its signal's line cut)
+        ("==== backtrace (tid:  52950) ====", "segfault.native_backtrace"),
         # a solver's own words for NaN (Julia's OrdinaryDiffEq, as its docs quote it)
         ("Warning: First function call produced NaNs. Exiting. Double check that none of the "
          "initial conditions, parameters, or timespan values are NaN.", "numerical.nan"),

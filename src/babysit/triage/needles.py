@@ -70,6 +70,8 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"loss diverged",
     b"produced nan",  # Julia's OrdinaryDiffEq: `First function call produced NaNs. Exiting.`
     b"backtrace (tid:",  # UCX's crash handler, its `Caught signal` line cut from the log
+    b"offset mean is",  # EDVR's deformable convolution going unstable (BasicSR: `offset abs mean`)
+    b"offset abs mean is",
     b"out of gpu memory",  # Julia's CUDA.jl: `Out of GPU memory trying to allocate 21.000 MiB`
     b"only supports nhwc",  # TensorFlow's CPU kernels given a channels-first model
     b"only supports the nhwc",

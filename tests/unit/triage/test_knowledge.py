@@ -3733,6 +3733,13 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("The Conv2D op currently only supports the NHWC tensor format on the CPU. The op was "
          "given the format: NCHW", "code.no_op_kernel"),
         ("ERROR: Out of GPU memory trying to allocate 1.500 GiB", "cuda.oom"),
+        # BasicSR's warning of deformable convolution's offsets blown up
+        ("2023-05-01 10:00:00,000 WARNING: Offset abs mean is 65534.0, larger than 50.",
+         "numerical.dcn_offset"),
+        # Torch7's THC check of a CUDA call given a wrong argument
+        ("/root/torch/install/bin/luajit: /root/torch/install/share/lua/5.1/nn/THNN.lua:110: cuda "
+         "runtime error (11) : invalid argument at /tmp/cutorch/lib/THC/THCGeneral.c:844",
+         "cuda.code_error"),
         # UCX's crash handler, as Open MPI's jobs print it (its signal's line cut)
         ("==== backtrace (tid:  52950) ====", "segfault.native_backtrace"),
         # a solver's own words for NaN (Julia's OrdinaryDiffEq, as its docs quote it)

@@ -79,6 +79,11 @@ LONE_EXCEPTION = dataclasses.replace(UNCLASSIFIED, id=LONE_ID)
 _Pending = tuple[
     Rule, Xid | None, int, int, str, str, Anatomy, tuple[tuple[int, str], ...], str | None
 ]
+# A held exception line: its finding, its traceback, its place in the order of findings.
+_Held = tuple[_Pending, Traceback | None, int]
+# How many lines later a rank-labelled exception line's message may come (other ranks' lines
+# interleaved in between); an unlabelled one's is the very next line.
+_MESSAGE_SPAN = 64
 
 
 class Engine:
@@ -103,9 +108,10 @@ class Engine:
         self._wrapper: dict[tuple[int, int | None], _Pending] = {}
         self._reraising = False  # the line fed is an exception re-raising the traceback after it
         # An exception line with nothing after its colon (`AssertionError:`), ending its frames:
-        # its message is the next line (torch's driver check, bitsandbytes' set-up), which may
-        # name the error where the exception's type does not. Held until that line comes.
-        self._bare: dict[tuple[int, int | None], tuple[_Pending, Traceback | None]] = {}
+        # its message is the next line of its rank (torch's driver check, bitsandbytes' set-up),
+        # which may name the error where the exception's type does not. Held, with its place in
+        # the order of findings, until the next line of the same (file, rank) or finish().
+        self._bare: dict[tuple[int, int | None], _Held] = {}
 
     # -- matching ---------------------------------------------------------------------------
 
@@ -131,6 +137,9 @@ class Engine:
             self.collectives.note_rank(a.rank)
         stripped = body.strip()
         if not stripped:
+            held = self._bare.pop((file, a.rank), None)
+            if held is not None:  # a blank line of its own: its message does not follow
+                self._add(*held[0], seq=held[2])
             return False
         first = file not in self._started  # the file's first words: an excerpt may start here
         if first:
@@ -138,12 +147,12 @@ class Engine:
         if any(h in body for h in WORLD_HINTS):
             self.collectives.note_world(body)
         tb_key = (file, a.rank)
+        self.launchers.feed(file, stripped, text)
         held = self._bare.pop(tb_key, None)
         if held is not None:
-            if self._messaged(tb_key, held, line, text, stripped):
+            if self._messaged(held, line, text, stripped, a):
                 return False
-            self._emit(tb_key, held[0])
-        self.launchers.feed(file, stripped, text)
+            self._add(*held[0], seq=held[2])
         if stripped.startswith("terminate called after throwing an instance of '"):
             self._threw[tb_key] = stripped[48:].split("'", 1)[0]
         tb = self._tb.get(tb_key)
@@ -323,8 +332,10 @@ class Engine:
             rank = rank if rank is not None else block.rank
         if rule.id == "nccl.watchdog_timeout" or rule.id == "nccl.watchdog_teardown":
             self.collectives.note_watchdog(rank, body, text)
+        # (a bare `Exception: ...` alone is as weak as no exception line: scripts print them)
+        unraised = em is None or em["type"] == "Exception"
         weak = (a.warning and rule.category in _CHATTY) or (
-            rule.id.startswith("python.") and em is None and not frames
+            rule.id.startswith("python.") and unraised and not frames
         )
         anat = Anatomy(body, rank, host, gpu, a.ts, a.ts_kind, weak, a.kernel)
         rule = placed(rule, tb, exc_type, body)
@@ -334,28 +345,33 @@ class Engine:
     def _raised(self, tb_key: tuple[int, int | None], args: _Pending, tb: Traceback | None) -> None:
         """A finding, held back (see _bare) when it is a generic exception's that ends its
         frames with nothing after the colon."""
-        rule, exc_type, frames, body = args[0], args[8], args[7], args[5]
+        rule, frames, body = args[0], args[7], args[5]
+        em = EXC_LINE.match(body.strip())
         # (not torch's old re-raise, `RuntimeError: Traceback ...`: its message is the frames)
-        bare = body.strip() == f"{exc_type}:" and not self._reraising
-        if frames and exc_type and rule.id in GENERIC_IDS and bare:
-            self._bare[tb_key] = (args, tb)
+        bare = em is not None and not em["msg"] and not self._reraising
+        if frames and rule.id in GENERIC_IDS and bare:
+            self._seq += 1  # its place in the order of findings is where it was raised
+            self._bare[tb_key] = (args, tb, self._seq)
         else:
             self._emit(tb_key, args)
 
-    def _messaged(
-        self,
-        tb_key: tuple[int, int | None],
-        held: tuple[_Pending, Traceback | None],
-        line: int,
-        text: str,
-        stripped: str,
-    ) -> bool:
-        """Whether the line after a held exception line is its message and names the error: then
-        the exception is read with it (`AssertionError: The NVIDIA driver on your system is too
-        old`) and found so, in place of the generic finding."""
-        args, tb = held
+    def _messaged(self, held: _Held, line: int, text: str, stripped: str, a: Anatomy) -> bool:
+        """Whether the next line of a held exception line's rank is its message and names the
+        error: then the exception is read with it (`AssertionError: The NVIDIA driver on your
+        system is too old`) and found so, in place of the generic finding. Not a line of its
+        own kind: another exception, a frame, a header, a logger's timestamped line."""
+        args, tb, seq = held
         exc_type = args[8] or ""
-        if line != args[3] + 1 or stripped.startswith(TB_HEADS) or stripped.startswith(CHAIN):
+        span = 1 if a.rank is None else _MESSAGE_SPAN
+        if (
+            not 0 < line - args[3] <= span
+            or stripped.startswith(TB_HEADS)
+            or stripped.startswith(CHAIN)
+            or EXC_LINE.match(stripped) is not None
+            or FRAME.match(a.body) is not None
+            or a.ts is not None
+            or a.warning
+        ):
             return False
         said = f"{exc_type}: {stripped}"
         rule = self._rule_for(said)
@@ -363,7 +379,7 @@ class Engine:
             return False
         rule = placed(rule, tb, exc_type, said)
         anat = dataclasses.replace(args[6], body=said)
-        self._emit(tb_key, (rule, None, args[2], line, text, said, anat, args[7], exc_type))
+        self._add(rule, None, args[2], line, text, said, anat, args[7], exc_type, seq=seq)
         return True
 
     def _emit(self, tb_key: tuple[int, int | None], args: _Pending) -> None:
@@ -384,9 +400,9 @@ class Engine:
         there is about a sample (DATA_IN_WORKER_CUT), or, when the worker's own traceback was
         cut inside a network client (a dataset streamed from a hub or a bucket), about the
         request (CUT_NET); a known one keeps its rule."""
-        for key, (args, _) in list(self._bare.items()):  # its message never came
+        for key, (args, _, seq) in list(self._bare.items()):  # its message never came
             del self._bare[key]
-            self._emit(key, args)
+            self._add(*args, seq=seq)
         requests: set[tuple[int, int | None]] = set()
         for (file, rank), tb in list(self._tb.items()):
             del self._tb[(file, rank)]
@@ -450,8 +466,13 @@ class Engine:
         a: Anatomy,
         frames: tuple[tuple[int, str], ...],
         exc_type: str | None,
+        seq: int | None = None,
     ) -> None:
-        self._seq += 1
+        """A finding, in its group; `seq` is its place in the order of findings (the next one,
+        unless it was taken when the finding was held back)."""
+        if seq is None:
+            self._seq += 1
+            seq = self._seq
         f = Finding(
             rule,
             xid,
@@ -464,7 +485,7 @@ class Engine:
             a.gpu,
             a.ts,
             a.ts_kind,
-            self._seq,
+            seq,
             frames,
             exc_type,
             a.warning,

@@ -11,6 +11,7 @@ import pytest
 from babysit.records import Category, Diagnosis
 from babysit.triage.engine import Engine
 from babysit.triage.knowledge import load_knowledge
+from babysit.triage.tracebacks import EXC_LINE
 from babysit.triage.verdict import diagnose
 
 KB = load_knowledge()
@@ -623,6 +624,10 @@ def test_a_bare_exception_alone_on_its_line_is_an_exception_line(tmp_path: Path)
     warned = tmp_path / "warned.log"
     warned.write_text("loading the model\nWarning: tokenizer has no pad token\n")
     assert triage_files([warned], KB).diagnosis.rule is None
+    # nor Python's other words that start so
+    for other in ("Exception in thread Thread-1:", "Exception ignored in: <function f>",
+                  "Exceptions: 0"):
+        assert EXC_LINE.match(other) is None
 
 
 def test_a_native_crash_handler_s_backtrace_is_the_story_only_without_its_signal() -> None:
@@ -712,6 +717,79 @@ def test_an_empty_exception_whose_next_line_names_nothing_keeps_its_own_reading(
         "\n".join([*_DRIVER_CHECK, "", "The NVIDIA driver on your system is too old", ""])
     )
     assert triage_files([apart], KB).diagnosis.rule == "python.bug"
+
+
+def test_deformable_convolution_s_offset_warnings_count_when_they_repeat(tmp_path: Path) -> None:
+    # one early warning, then a run that finished: nothing to do; the warnings repeating: the
+    # training is going unstable
+    from babysit.triage import triage_files
+
+    warning = "19-07-14 21:35:{:02d}.048 - WARNING: Offset mean is {}.66, larger than 100."
+    once = tmp_path / "once.log"
+    once.write_text(f"{warning.format(1, 101)}\nstep 2 loss: 2.31\nTraining completed.\n")
+    assert triage_files([once], KB).diagnosis.rule != "numerical.dcn_offset"
+    many = tmp_path / "many.log"
+    many.write_text("".join(warning.format(i, 5000 + i) + "\n" for i in range(5)))
+    d = triage_files([many], KB).diagnosis
+    assert (d.category, d.rule) == (Category.NUMERICAL, "numerical.dcn_offset")
+
+
+def test_a_held_exception_keeps_its_place_among_the_ranks_errors() -> None:
+    # One log a rank: rank 0's ends at its `AssertionError:`, whose message never comes (its
+    # finding is held for it), rank 1's raises later; without timestamps the first in the logs
+    # is the first that failed, the held one included. The same in one file, rank by rank.
+    rank0 = [*_DRIVER_CHECK]
+    rank1 = [
+        "Traceback (most recent call last):",
+        '  File "/home/u/proj/train.py", line 90, in <module>',
+        "    batch = next(it)",
+        "ValueError: too many values to unpack (expected 2)",
+    ]
+    d = _triage(rank0, rank1)
+    assert d.rule == "python.bug" and "AssertionError" in d.summary
+    d = _triage([f"[rank0]: {x}" for x in rank0] + [f"[rank1]: {x}" for x in rank1])
+    assert "AssertionError" in d.summary and d.suspect.rank == 0
+
+
+@pytest.mark.parametrize("other", ["[rank1]: step 12 loss 2.31", "[rank1]: "])
+def test_an_exception_s_message_is_read_across_another_rank_s_lines(other: str) -> None:
+    # 64 ranks print into one file: another rank's line may come between a rank's exception
+    # line and its message
+    lines = [f"[rank0]: {x}" for x in _DRIVER_CHECK]
+    message = "[rank0]: The NVIDIA driver on your system is too old (found version 10020)."
+    d = _triage([*lines, other, message])
+    assert (d.category, d.rule) == (Category.CUDA_ERROR_OTHER, "cuda.no_kernel_image")
+    # a blank line of the rank's own in between: no message
+    d = _triage([*lines, "[rank0]: ", message])
+    assert d.rule == "python.bug"
+
+
+def test_another_error_after_an_empty_exception_is_no_message_of_it() -> None:
+    # Another process's own error (an exception line, a logged line) right after: not the message
+    oom = "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB"
+    d = _triage([*_DRIVER_CHECK, oom])
+    assert "AssertionError: RuntimeError" not in d.summary
+    logged = "2024-05-01 12:00:00,001 ERROR The NVIDIA driver on your system is too old"
+    d = _triage([*_DRIVER_CHECK, logged])
+    assert "AssertionError: 2024" not in d.summary
+
+
+def test_a_printed_bare_exception_line_never_outweighs_the_crash(tmp_path: Path) -> None:
+    # a script that prints `Exception: ...` and goes on, then crashes: the crash is the story
+    from babysit.triage import triage_files
+
+    printed = "Exception: 'NoneType' object has no attribute 'shape'"
+    steps = ["step 1 loss: 2.31", "step 2 loss: 2.20"]
+    crash = [
+        "Traceback (most recent call last):",
+        '  File "/home/u/proj/train.py", line 88, in <module>',
+        "    main()",
+        "RuntimeError: expected scalar type Half but found Float",
+    ]
+    log = tmp_path / "printed.log"
+    log.write_text("\n".join([*steps, printed, *steps, *crash, ""]))
+    d = triage_files([log], KB).diagnosis
+    assert "expected scalar type" in d.summary
 
 
 def test_a_lone_dataloader_wrapper_line_still_waits_for_the_worker_s_own_error(

@@ -3727,14 +3727,17 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("Warning: Your loss diverged.", "numerical.nan"),
         ("Epoch 4 | loss recon: nan | loss kl: 0.0312", "numerical.nan"),
         # wget in a Chinese locale (glibc's translation of ECONNREFUSED)
-        ("正在连接 127.0.0.1:5500... 失败：拒绝连接。", "net.refused"),
+        ("正在连接 127.0.0.1:5500... 失败：拒绝连接。", "net.connect"),
         # TensorFlow's CPU kernels given a channels-first model; Julia's CUDA.jl out of memory
         ("Default MaxPoolingOp only supports NHWC on device type CPU", "code.no_op_kernel"),
         ("The Conv2D op currently only supports the NHWC tensor format on the CPU. The op was "
          "given the format: NCHW", "code.no_op_kernel"),
         ("ERROR: Out of GPU memory trying to allocate 1.500 GiB", "cuda.oom"),
-        # BasicSR's warning of deformable convolution's offsets blown up
+        # BasicSR's warning of deformable convolution's offsets blown up (its value a float, or
+        # the tensor an f-string prints)
         ("2023-05-01 10:00:00,000 WARNING: Offset abs mean is 65534.0, larger than 50.",
+         "numerical.dcn_offset"),
+        ("WARNING: Offset abs mean is tensor(65.5100, device='cuda:0'), larger than 50.",
          "numerical.dcn_offset"),
         # Torch7's THC check of a CUDA call given a wrong argument
         ("/root/torch/install/bin/luajit: /root/torch/install/share/lua/5.1/nn/THNN.lua:110: cuda "
@@ -3754,6 +3757,31 @@ def test_documented_words_of_other_libraries_for_the_same_failure(
     assert hit is not None and hit[0].id == rule_id
     low = line.lower().encode()
     assert any(nd in low for nd in NEEDLES + RARE_NEEDLES)
+
+
+@pytest.mark.parametrize(
+    ("line", "not_rule"),
+    [
+        # a healthy run's metrics: the spread of one sample, the loss scale's own key
+        ("step 3 | loss std: nan | loss mean: 2.31", "numerical.nan"),
+        ("step 3 | loss var: nan | loss mean: 2.31", "numerical.nan"),
+        ("iteration 10 | loss scale: nan", "numerical.nan"),
+        # a check that found none, a script that recovers by itself
+        ("sanity check: no layer produced NaNs", "numerical.nan"),
+        ("Loss exploded to 1.2e5 at step 4; reloading checkpoint and halving lr", "numerical.nan"),
+        # the network stack's own assertions, wrapped after their file:line: not the code's
+        ("void mlx5_post_send(struct ibv_qp*): Assertion `wqe' failed.", "code.native_assert"),
+        ("ucs_status_t ucp_worker_progress(ucp_worker_h): Assertion `0' failed.",
+         "code.native_assert"),
+        ("void efa_rdm_ep_progress(struct efa_rdm_ep*): Assertion `ep' failed.",
+         "code.native_assert"),
+    ],
+)  # fmt: skip
+def test_the_new_words_stay_out_of_healthy_or_other_lines(
+    kb: Knowledge, line: str, not_rule: str
+) -> None:
+    hit = kb.match(anatomy(line).body)
+    assert hit is None or hit[0].id != not_rule
 
 
 def test_the_same_words_in_another_context_stay_with_their_own_rule(kb: Knowledge) -> None:

@@ -625,8 +625,11 @@ def test_a_bare_exception_alone_on_its_line_is_an_exception_line(tmp_path: Path)
     warned.write_text("loading the model\nWarning: tokenizer has no pad token\n")
     assert triage_files([warned], KB).diagnosis.rule is None
     # nor Python's other words that start so
-    for other in ("Exception in thread Thread-1:", "Exception ignored in: <function f>",
-                  "Exceptions: 0"):
+    for other in (
+        "Exception in thread Thread-1:",
+        "Exception ignored in: <function f>",
+        "Exceptions: 0",
+    ):
         assert EXC_LINE.match(other) is None
 
 

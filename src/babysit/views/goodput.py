@@ -19,9 +19,9 @@ taken before babysit writes its journal and spawns the launcher, which a busy di
     backoff           an attempt's end -> the next one's launch (backoff, queue, requeue)
 
 Time of each step: `samples` are the store's metrics rows, (attempt, ts, step), read into a
-clock per attempt by views/stepclock.py. A hang incident's own time and value
-(seconds since progress) give a hung attempt's last progress exactly. An attempt without any
-sample is placed from its steps x the run's mean step time, and the document says so in `notes`.
+clock per attempt by views/stepclock.py. A hang incident's own time and value (seconds since
+progress) give a hung attempt's last progress exactly. An attempt without any sample is placed
+from its steps x the run's mean step time, and the document says so in `notes`.
 
 The cause of a figure is the cause of the attempt that made it necessary: a restart's overhead,
 its recomputation and the backoff before it are charged to the attempt that ended; a hang and a

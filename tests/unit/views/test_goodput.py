@@ -13,7 +13,6 @@ from rich.console import Console
 from babysit.views.goodput import CATEGORIES, goodput_document, timeline
 from babysit.views.goodput_render import goodput_tables
 from babysit.views.goodput_svg import goodput_svg
-from babysit.views.stepclock import step_clock
 
 T = 1_750_000_000.0
 RUN = {"name": "gpt", "state": "succeeded"}
@@ -121,15 +120,6 @@ def test_per_attempt_rows_and_the_timeline() -> None:
                      "start_s": 0.0, "end_s": 10.0}  # fmt: skip
     assert all(a["end_s"] == b["start_s"] for a, b in itertools.pairwise(tl))
     assert tl[-1]["end_s"] == 164.0
-
-
-def test_step_clock_interpolates_and_never_trusts_a_late_last_sample() -> None:
-    clock = step_clock([(100.0, 10), (110.0, 20), (150.0, 30)], None)
-    assert clock is not None
-    assert clock(15) == 105.0
-    assert clock(30) == 120.0  # the last sample came 30 s late (a hang): extrapolated
-    assert clock(5) == 95.0
-    assert step_clock([], None) is None
 
 
 def test_attempt_without_samples_is_estimated_and_said_so() -> None:

@@ -137,9 +137,7 @@ class Engine:
             self.collectives.note_rank(a.rank)
         stripped = body.strip()
         if not stripped:
-            held = self._bare.pop((file, a.rank), None)
-            if held is not None:  # a blank line of its own: its message does not follow
-                self._add(*held[0], seq=held[2])
+            self._release((file, a.rank))  # a blank line of its own: no message follows
             return False
         first = file not in self._started  # the file's first words: an excerpt may start here
         if first:
@@ -148,11 +146,11 @@ class Engine:
             self.collectives.note_world(body)
         tb_key = (file, a.rank)
         self.launchers.feed(file, stripped, text)
-        held = self._bare.pop(tb_key, None)
-        if held is not None:
-            if self._messaged(held, line, text, stripped, a):
-                return False
-            self._add(*held[0], seq=held[2])
+        held = self._bare.get(tb_key)
+        if held is not None and self._messaged(held, line, text, stripped, a):
+            del self._bare[tb_key]
+            return False
+        self._release(tb_key)
         if stripped.startswith("terminate called after throwing an instance of '"):
             self._threw[tb_key] = stripped[48:].split("'", 1)[0]
         tb = self._tb.get(tb_key)
@@ -249,7 +247,8 @@ class Engine:
                 self.barrier_passed.add(file)
             if frames and exc_type is not None:  # an exception no rule knows, after its frames
                 rule = placed(UNCLASSIFIED, tb, exc_type, body)
-                self._raised(tb_key, (rule, None, file, line, text, body, a, frames, exc_type), tb)
+                pending: _Pending = (rule, None, file, line, text, body, a, frames, exc_type)
+                self._raised(tb_key, pending, tb, em is not None and not em["msg"])
                 return False
             threw = self._threw.pop(tb_key, None)
             if threw == "c10::Error" and stripped.startswith("what():") and stripped[7:].strip():
@@ -339,21 +338,27 @@ class Engine:
         )
         anat = Anatomy(body, rank, host, gpu, a.ts, a.ts_kind, weak, a.kernel)
         rule = placed(rule, tb, exc_type, body)
-        self._raised(tb_key, (rule, xid, file, line, text, body, anat, frames, exc_type), tb)
+        found: _Pending = (rule, xid, file, line, text, body, anat, frames, exc_type)
+        self._raised(tb_key, found, tb, em is not None and not em["msg"])
         return False
 
-    def _raised(self, tb_key: tuple[int, int | None], args: _Pending, tb: Traceback | None) -> None:
+    def _raised(
+        self, tb_key: tuple[int, int | None], args: _Pending, tb: Traceback | None, empty: bool
+    ) -> None:
         """A finding, held back (see _bare) when it is a generic exception's that ends its
-        frames with nothing after the colon."""
-        rule, frames, body = args[0], args[7], args[5]
-        em = EXC_LINE.match(body.strip())
-        # (not torch's old re-raise, `RuntimeError: Traceback ...`: its message is the frames)
-        bare = em is not None and not em["msg"] and not self._reraising
-        if frames and rule.id in GENERIC_IDS and bare:
+        frames with nothing after the colon (`empty`: its exception line has no message); not
+        torch's old re-raise, `RuntimeError: Traceback ...`, whose message is the frames."""
+        if empty and args[7] and args[0].id in GENERIC_IDS and not self._reraising:
             self._seq += 1  # its place in the order of findings is where it was raised
             self._bare[tb_key] = (args, tb, self._seq)
         else:
             self._emit(tb_key, args)
+
+    def _release(self, tb_key: tuple[int, int | None]) -> None:
+        """The finding held for `tb_key`, if any, as it was: its message did not come."""
+        held = self._bare.pop(tb_key, None)
+        if held is not None:
+            self._add(*held[0], seq=held[2])
 
     def _messaged(self, held: _Held, line: int, text: str, stripped: str, a: Anatomy) -> bool:
         """Whether the next line of a held exception line's rank is its message and names the
@@ -400,9 +405,8 @@ class Engine:
         there is about a sample (DATA_IN_WORKER_CUT), or, when the worker's own traceback was
         cut inside a network client (a dataset streamed from a hub or a bucket), about the
         request (CUT_NET); a known one keeps its rule."""
-        for key, (args, _, seq) in list(self._bare.items()):  # its message never came
-            del self._bare[key]
-            self._add(*args, seq=seq)
+        for key in list(self._bare):  # its message never came
+            self._release(key)
         requests: set[tuple[int, int | None]] = set()
         for (file, rank), tb in list(self._tb.items()):
             del self._tb[(file, rank)]

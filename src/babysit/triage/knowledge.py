@@ -30,6 +30,9 @@ A rules file:
     set_up_only = true                  # optional: a line of the job's set-up (a probe, a shell
                                         #   script's complaint, a retried wait): the cause only
                                         #   in a file that shows no training step
+    advises = true                      # optional: a warning whose action joins the verdict's
+                                        #   when another failure is the root cause (the driver
+                                        #   too old for the torch build, under "no GPU")
 
 The first rule that matches a line wins, in order: the user's files, then the shipped rules
 (specific messages first, Python exception classes last).
@@ -92,6 +95,7 @@ _RULE_KEYS = {
     "transient_in_training",
     "min_count",
     "set_up_only",
+    "advises",
 }
 _XID_KEYS = {"code", "name", "category", "role", "transient", "suspect", "explain", "action"}
 
@@ -125,6 +129,10 @@ class Rule:
     # A line of the job's set-up that the run may well get past (a build probe, a shell script's
     # complaint, a retried wait): the cause only in a file that shows no training step.
     set_up_only: bool = False
+    # A warning that tells how to fix the failure that follows it: its explain and action join
+    # the verdict's when another finding is the root cause (torch's "driver too old" under "no
+    # GPU seen").
+    advises: bool = False
 
     def transient_given(self, progress: bool | None) -> bool | None:
         """`transient`, knowing whether the log showed training steps before the line
@@ -315,6 +323,9 @@ def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
     set_up_only = entry.get("set_up_only", False)
     if not isinstance(set_up_only, bool):
         raise RulesError(f"{where}: set_up_only must be true or false, got {set_up_only!r}")
+    advises = entry.get("advises", False)
+    if not isinstance(advises, bool):
+        raise RulesError(f"{where}: advises must be true or false, got {advises!r}")
     transient = _transient(entry.get("transient", "unknown"), where)
     at_start, in_training = (
         _transient(entry[k], f"{where} ({k})") if k in entry else transient
@@ -340,6 +351,7 @@ def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
         requires=_requires(entry.get("requires", []), where),
         min_count=min_count,
         set_up_only=set_up_only,
+        advises=advises,
     )
 
 

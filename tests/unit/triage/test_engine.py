@@ -928,4 +928,12 @@ def test_a_driver_too_old_warning_alone_is_the_story_and_under_an_error_its_advi
         ]
     )
     assert under.rule == "code.no_gpu"
-    assert "driver is too old" in under.action
+    assert "Also in the log: The NVIDIA driver on this machine is too old" in under.action
+    assert "install a torch build for this driver's CUDA".lower() in under.action.lower()
+    # torch's own "no GPU" error under the same warning gets the same advice, once
+    seen = _triage([DRIVER_TOO_OLD, DRIVER_TOO_OLD, "RuntimeError: No CUDA GPUs are available"])
+    assert seen.rule == "code.no_gpus_visible"
+    assert seen.action.count("Also in the log: The NVIDIA driver") == 1
+    # without the warning, the advice does not speak of the driver's age
+    bare = _triage(["RuntimeError: No CUDA GPUs are available"])
+    assert "too old" not in bare.action

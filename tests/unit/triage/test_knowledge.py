@@ -1600,7 +1600,7 @@ def test_parse_rules_defaults() -> None:
     assert [p.pattern for p in r.patterns] == ["link down"]  # a single string is a list of one
     assert r.precedence == PRECEDENCE[Category.NETWORK]
     assert r.confidence == 0.9
-    assert not r.set_up_only
+    assert not r.set_up_only and not r.advises
     assert r.origin == "team.toml"
 
 
@@ -1614,6 +1614,7 @@ def test_parse_rules_reads_every_key() -> None:
         explain='"  padded  "',
         min_count="3",
         set_up_only="true",
+        advises="true",
     )
     (r,) = parse_rules(text, "team.toml")[0]
     assert (r.role, r.transient, r.suspect, r.precedence, r.confidence, r.min_count) == (
@@ -1624,7 +1625,7 @@ def test_parse_rules_reads_every_key() -> None:
         0.25,
         3,
     )
-    assert r.set_up_only
+    assert r.set_up_only and r.advises
     assert r.explain == "padded"
     (t,) = parse_rules(rule_toml(transient="true"), "t")[0]
     (f,) = parse_rules(rule_toml(transient="false"), "t")[0]
@@ -1670,6 +1671,7 @@ def test_empty_rules_file() -> None:
         (rule_toml(min_count='"2"'), "team.x", "min_count must be a whole number from 1 to 8"),
         (rule_toml(min_count="true"), "team.x", "min_count must be a whole number from 1 to 8"),
         (rule_toml(set_up_only='"yes"'), "team.x", "set_up_only must be true or false"),
+        (rule_toml(advises="1"), "team.x", "advises must be true or false"),
         (rule_toml() + rule_toml(id=""), "rule #2", "id must be a non-empty string"),
         ("rule = [1]\n", "rule #1", "each [[rule]] must be a table"),
         (rule_toml() + rule_toml(), "team.x", "rule id 'team.x' is used twice"),

@@ -191,6 +191,9 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"ggml_assert",  # ggml's own assertions (llama.cpp)
     b"valid samples",  # a preprocessing step that kept no sample
     b"dataset is empty after",
+    b"found 0 ",  # a loader's count at zero: Keras' `Found 0 images belonging to 0 classes.`
+    b"loaded 0 ",
+    b"0 training ",
     # Windows' exit status of a stack overflow (0xC00000FD), as hex, unsigned or signed
     b"0xc00000fd",
     b"3221225725",

@@ -3750,6 +3750,14 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # a solver's own words for NaN (Julia's OrdinaryDiffEq, as its docs quote it)
         ("Warning: First function call produced NaNs. Exiting. Double check that none of the "
          "initial conditions, parameters, or timespan values are NaN.", "numerical.nan"),
+        # a loss printed with its step in brackets, at NaN
+        ("train_batch_loss[ 6590 ]:  nan", "numerical.nan"),
+        ("loss[120] = nan", "numerical.nan"),
+        # a loader's own count at zero (Keras' ImageDataGenerator, as its docs print it; a
+        # trainer's count of what it read)
+        ("Found 0 images belonging to 0 classes.", "data.empty"),
+        ("Loaded 0 samples from ./output/datasets/train", "data.empty"),
+        ("0 training images in /data/icdar2015/", "data.empty"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -4005,6 +4013,12 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
          "code.native_assert"),
         ("void efa_rdm_ep_progress(struct efa_rdm_ep*): Assertion `ep' failed.",
          "code.native_assert"),
+        # a loader's count of the bad samples it found or dropped, at zero; a run that found some
+        ("Found 0 images with broken labels", "data.empty"),
+        ("Found 0 corrupt images, 1200 ok", "data.empty"),
+        ("Loaded 0 samples from cache, tokenizing 5000", "data.empty"),
+        ("Found 10 training images in /data/train", "data.empty"),
+        ("Epoch 10 | train_loss[3]: 0.31", "numerical.nan"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

@@ -127,6 +127,13 @@ def test_shipped_rules_are_complete(kb: Knowledge) -> None:
 # upstream source or a public issue thread because the corpus has no such line yet)
 MESSAGES: list[tuple[str, str, str | None]] = [
     (
+        "numerical.linalg",
+        "[08:32:34.6859554] Projection failed: linalg.svd: The algorithm failed to converge "
+        "because the input matrix is ill-conditioned or has too many repeated singular values "
+        "(error code: 2623).`",
+        "zzzm_optrepos/001-galore-svd-failed-to-converge.log",
+    ),
+    (
         "gpu.xid",
         "[Wed Jan 27 23:04:35 2021] NVRM: Xid (PCI:0000:3d:00): 43, pid=35521, Ch 00000008",
         "gpu/012-gpu-hw-xid43-xid31-mmu-fault-faulty-device.log",
@@ -3750,6 +3757,13 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # a solver's own words for NaN (Julia's OrdinaryDiffEq, as its docs quote it)
         ("Warning: First function call produced NaNs. Exiting. Double check that none of the "
          "initial conditions, parameters, or timespan values are NaN.", "numerical.nan"),
+        # a decomposition that failed on its matrix: torch's, NumPy's and GPyTorch's words
+        ("torch._C._LinAlgError: linalg.cholesky: The factorization could not be completed "
+         "because the input is not positive-definite (the leading minor of order 3 is not "
+         "positive-definite).", "numerical.linalg"),
+        ("numpy.linalg.LinAlgError: SVD did not converge", "numerical.linalg"),
+        ("gpytorch.utils.errors.NotPSDError: Matrix not positive definite after repeatedly "
+         "adding jitter up to 1.0e-06.", "numerical.linalg"),
         # a loss printed with its step in brackets, at NaN
         ("train_batch_loss[ 6590 ]:  nan", "numerical.nan"),
         ("loss[120] = nan", "numerical.nan"),
@@ -4013,6 +4027,10 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
          "code.native_assert"),
         ("void efa_rdm_ep_progress(struct efa_rdm_ep*): Assertion `ep' failed.",
          "code.native_assert"),
+        # torch's warning that it falls back to a slower SVD: the run goes on
+        ("[W BatchLinearAlgebraLib.cpp:703] Warning: torch.linalg.svd: During SVD computation "
+         "with the selected cusolver driver, batches 0 failed to converge. A more accurate method "
+         "will be used to compute the SVD as a fallback.", "numerical.linalg"),
         # a loader's count of the bad samples it found or dropped, at zero; a run that found some
         ("Found 0 images with broken labels", "data.empty"),
         ("Found 0 corrupt images, 1200 ok", "data.empty"),

@@ -127,6 +127,11 @@ def test_shipped_rules_are_complete(kb: Knowledge) -> None:
 # upstream source or a public issue thread because the corpus has no such line yet)
 MESSAGES: list[tuple[str, str, str | None]] = [
     (
+        "code.save_dir_missing",
+        "RuntimeError: Parent directory /home/rm does not exist.",
+        "zu_ckpt/026-colossalai-coati-rm-save-parent-dir-missing.log",
+    ),
+    (
         "numerical.linalg",
         "[08:32:34.6859554] Projection failed: linalg.svd: The algorithm failed to converge "
         "because the input matrix is ill-conditioned or has too many repeated singular values "
@@ -3764,6 +3769,10 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("numpy.linalg.LinAlgError: SVD did not converge", "numerical.linalg"),
         ("gpytorch.utils.errors.NotPSDError: Matrix not positive definite after repeatedly "
          "adding jitter up to 1.0e-06.", "numerical.linalg"),
+        # TensorFlow's saver finding no directory for the checkpoint's file
+        ("tensorflow.python.framework.errors_impl.NotFoundError: Failed to create a "
+         "NewWriteableFile: /tmp/model/model.ckpt-100_temp/part-00000-of-00001.data-00000-of-"
+         "00001.tempstate123 : No such file or directory", "code.save_dir_missing"),
         # a loss printed with its step in brackets, at NaN
         ("train_batch_loss[ 6590 ]:  nan", "numerical.nan"),
         ("loss[120] = nan", "numerical.nan"),

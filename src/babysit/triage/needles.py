@@ -191,6 +191,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"ggml_assert",  # ggml's own assertions (llama.cpp)
     b"valid samples",  # a preprocessing step that kept no sample
     b"dataset is empty after",
+    b"across ranks is zero",  # Lightning's warning of an empty DataLoader
     b"found 0 ",  # a loader's count at zero: Keras' `Found 0 images belonging to 0 classes.`
     b"loaded 0 ",
     b"0 training ",

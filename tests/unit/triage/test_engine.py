@@ -737,6 +737,43 @@ def test_deformable_convolution_s_offset_warnings_count_when_they_repeat(tmp_pat
     assert (d.category, d.rule) == (Category.NUMERICAL, "numerical.dcn_offset")
 
 
+_EMPTY_LOADER = (
+    "/venv/lib/python3.10/site-packages/pytorch_lightning/utilities/data.py:104: Total length of "
+    "`DataLoader` across ranks is zero. Please make sure this was your intention."
+)
+
+
+def test_an_empty_loader_s_warning_is_the_story_only_of_a_run_that_never_trained(
+    tmp_path: Path,
+) -> None:
+    from babysit.triage import triage_files
+
+    # Lightning's warning at a log's end, training never started: the empty dataset
+    alone = _triage(["GPU available: True (cuda), used: True", _EMPTY_LOADER])
+    assert (alone.category, alone.rule) == (Category.DATA, "data.empty_loader")
+    assert alone.transient is False
+    # a validation loader left empty on purpose, then an error of the code: the error
+    under = _triage(
+        [
+            _EMPTY_LOADER,
+            "Traceback (most recent call last):",
+            '  File "/home/u/proj/train.py", line 90, in <module>',
+            "    batch = next(it)",
+            "ValueError: too many values to unpack (expected 2)",
+        ]
+    )
+    assert under.rule == "python.bug"
+    # the same warning (a validation loader), then training steps: the run got past it
+    trained = tmp_path / "trained.log"
+    steps = (f"step {i} | loss 2.{i:02d} | lr 1e-4" for i in range(1, 40))
+    trained.write_text("\n".join([_EMPTY_LOADER, *steps, ""]))
+    assert triage_files([trained], KB).diagnosis.rule != "data.empty_loader"
+    # and at the end of a log that shows none, the same from the file
+    never = tmp_path / "never.log"
+    never.write_text("\n".join(["GPU available: True (cuda), used: True", _EMPTY_LOADER, ""]))
+    assert triage_files([never], KB).diagnosis.rule == "data.empty_loader"
+
+
 def test_a_held_exception_keeps_its_place_among_the_ranks_errors() -> None:
     # One log a rank: rank 0's ends at its `AssertionError:`, whose message never comes (its
     # finding is held for it), rank 1's raises later; without timestamps the first in the logs

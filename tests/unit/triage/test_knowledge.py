@@ -132,6 +132,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zu_ckpt/026-colossalai-coati-rm-save-parent-dir-missing.log",
     ),
     (
+        "data.empty_loader",
+        "venv\\lib\\site-packages\\pytorch_lightning\\utilities\\data.py:104: Total length of "
+        "`DataLoader` across ranks is zero. Please make sure this was your intention.",
+        "zzzo_musicrepos/009-stable-audio-tools-dataloader-length-zero.log",
+    ),
+    (
         "numerical.linalg",
         "[08:32:34.6859554] Projection failed: linalg.svd: The algorithm failed to converge "
         "because the input matrix is ill-conditioned or has too many repeated singular values "

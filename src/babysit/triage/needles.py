@@ -194,7 +194,9 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"across ranks is zero",  # Lightning's warning of an empty DataLoader
     b"found 0 ",  # a loader's count at zero: Keras' `Found 0 images belonging to 0 classes.`
     b"loaded 0 ",
-    b"0 training ",
+    b"0 training images",  # (lettered in a big log's middle: `training images`, not `training `)
+    b"0 training samples",
+    b"0 training examples",
     # Windows' exit status of a stack overflow (0xC00000FD), as hex, unsigned or signed
     b"0xc00000fd",
     b"3221225725",

@@ -3779,6 +3779,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("tensorflow.python.framework.errors_impl.NotFoundError: Failed to create a "
          "NewWriteableFile: /tmp/model/model.ckpt-100_temp/part-00000-of-00001.data-00000-of-"
          "00001.tempstate123 : No such file or directory", "code.save_dir_missing"),
+        # old torch's check of an operator's devices, with two operands on the CPU
+        ("RuntimeError: Tensor for 'out' is on CPU, Tensor for argument #1 'self' is on CPU, but "
+         "expected them to be on GPU (while checking arguments for addmm)", "code.shapes"),
         # a loss printed with its step in brackets, at NaN
         ("train_batch_loss[ 6590 ]:  nan", "numerical.nan"),
         ("loss[120] = nan", "numerical.nan"),

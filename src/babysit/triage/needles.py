@@ -273,7 +273,6 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"nvrm",
     b"fallen off",
     b"low on resource",
-    b"link down",
     b"stale file",
     b"no space left",
     b"quota",
@@ -395,9 +394,6 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"missing argument",
     b"invalid value for",
     b"cannot be opened",  # torch.save's writer: `File ckpt/x.pt cannot be opened.`
-    b"loss: inf",  # an infinite loss (`Value function loss: inf`); not `: inf`, in every `: INFO`
-    b"loss=inf",
-    b"loss = inf",
     b"': inf",  # `{'loss': inf, 'grad_norm': inf}`
     b'": inf',  # JSON's `{"loss": Infinity}`
     b'": "nan',

@@ -95,6 +95,12 @@ def test_needles_are_case_insensitive() -> None:
     assert handed == [(2, "ERROR: X"), (3, "Segmentation Fault")]
 
 
+def test_each_needle_is_listed_once() -> None:
+    # a needle listed twice is searched twice (grep -F's patterns, the middle's pass)
+    listed = (*NEEDLES, *RARE_NEEDLES)
+    assert sorted(nd for nd in set(listed) if listed.count(nd) > 1) == []
+
+
 def test_no_needle_holds_a_line_break_or_is_empty() -> None:
     # grep -F reads each line of its patterns as one pattern, and an empty one finds every line
     for nd in (*NEEDLES, *RARE_NEEDLES):

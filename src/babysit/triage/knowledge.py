@@ -30,9 +30,11 @@ A rules file:
     set_up_only = true                  # optional: a line of the job's set-up (a probe, a shell
                                         #   script's complaint, a retried wait): the cause only
                                         #   in a file that shows no training step
-    advises = true                      # optional: a warning whose action joins the verdict's
-                                        #   when another failure is the root cause (the driver
-                                        #   too old for the torch build, under "no GPU")
+    advises = ["team.no-gpu"]           # optional: a warning that tells how to fix these
+                                        #   rules' failures: when one of them is the root
+                                        #   cause, the warning's explain and action come first
+                                        #   in the verdict's action (the driver too old for the
+                                        #   torch build, under "no GPU seen")
 
 The first rule that matches a line wins, in order: the user's files, then the shipped rules
 (specific messages first, Python exception classes last).
@@ -129,10 +131,10 @@ class Rule:
     # A line of the job's set-up that the run may well get past (a build probe, a shell script's
     # complaint, a retried wait): the cause only in a file that shows no training step.
     set_up_only: bool = False
-    # A warning that tells how to fix the failure that follows it: its explain and action join
-    # the verdict's when another finding is the root cause (torch's "driver too old" under "no
-    # GPU seen").
-    advises: bool = False
+    # A warning that tells how to fix the failures of these rules (their ids): when one of them
+    # is the root cause, its explain and action come first in the verdict's action (torch's
+    # "driver too old" under "no GPU seen"); under any other root the warning is no advice.
+    advises: tuple[str, ...] = ()
 
     def transient_given(self, progress: bool | None) -> bool | None:
         """`transient`, knowing whether the log showed training steps before the line
@@ -323,9 +325,9 @@ def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
     set_up_only = entry.get("set_up_only", False)
     if not isinstance(set_up_only, bool):
         raise RulesError(f"{where}: set_up_only must be true or false, got {set_up_only!r}")
-    advises = entry.get("advises", False)
-    if not isinstance(advises, bool):
-        raise RulesError(f"{where}: advises must be true or false, got {advises!r}")
+    advises = entry.get("advises", [])
+    if not isinstance(advises, list) or not all(isinstance(v, str) and v for v in advises):
+        raise RulesError(f"{where}: advises must be a list of rule ids, got {advises!r}")
     transient = _transient(entry.get("transient", "unknown"), where)
     at_start, in_training = (
         _transient(entry[k], f"{where} ({k})") if k in entry else transient
@@ -351,7 +353,7 @@ def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
         requires=_requires(entry.get("requires", []), where),
         min_count=min_count,
         set_up_only=set_up_only,
-        advises=advises,
+        advises=tuple(advises),
     )
 
 
@@ -444,4 +446,12 @@ def load_knowledge(extra: Iterable[Path] = ()) -> Knowledge:
         if (rule.origin, rule.id) in seen:
             raise RulesError(f"{rule.origin}: rule id {rule.id!r} is used twice")
         seen.add((rule.origin, rule.id))
+    ids = {rule.id for rule in rules}
+    for rule in rules:
+        unknown = [a for a in rule.advises if a not in ids]
+        if unknown:  # a typo would make the advice silent
+            raise RulesError(
+                f"{rule.origin}: rule {rule.id!r} advises {', '.join(map(repr, unknown))}, "
+                "which no rule file defines"
+            )
     return Knowledge(tuple(rules), xids)

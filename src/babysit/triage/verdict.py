@@ -458,10 +458,12 @@ def diagnose(
         action = f"{_AT_START if category in _NETWORKED else _AT_START_OTHER} {action}"
     if suspect_kind == "node" and host is not None and transient is not False:
         action += f" Suspect node: {host}."
-    for advice in dict.fromkeys(g.first.rule for g in others if g.first.rule.advises):
-        # a warning that tells how to fix what failed (the driver too old for the torch build,
-        # under "the process sees no GPU"): its words join the root cause's
-        action += f" Also in the log: {advice.explain} {advice.action}"
+    advice = [g.first.rule for g in others if f.rule.id in g.first.rule.advises]
+    if advice:
+        # a warning that tells how to fix this failure (the driver too old for the torch build,
+        # under "the process sees no GPU"): the likeliest fix, so it comes first
+        told = " ".join(f"{r.explain} {r.action}" for r in advice)
+        action = f"Warned in the log: {told} Otherwise: {action}"
     return Diagnosis(
         category=category,
         transient=transient,

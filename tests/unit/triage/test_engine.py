@@ -774,6 +774,23 @@ def test_an_empty_loader_s_warning_is_the_story_only_of_a_run_that_never_trained
     assert triage_files([never], KB).diagnosis.rule == "data.empty_loader"
 
 
+def test_a_loader_s_zero_count_is_the_story_only_of_a_run_that_never_trained(
+    tmp_path: Path,
+) -> None:
+    # Keras' count at zero, the run then killed before a step: the empty dataset; the same
+    # count for a second generator, then steps and the kill: not the data's
+    from babysit.triage import triage_files
+
+    zero = "Found 0 images belonging to 0 classes."
+    never = tmp_path / "never.log"
+    never.write_text("\n".join(["Found 1200 images belonging to 10 classes.", zero, "Killed", ""]))
+    assert triage_files([never], KB).diagnosis.rule == "data.zero_count"
+    trained = tmp_path / "trained.log"
+    steps = (f"step {i} | loss 2.{i:02d} | lr 1e-4" for i in range(1, 40))
+    trained.write_text("\n".join([zero, *steps, "Killed", ""]))
+    assert triage_files([trained], KB).diagnosis.rule != "data.zero_count"
+
+
 def test_a_held_exception_keeps_its_place_among_the_ranks_errors() -> None:
     # One log a rank: rank 0's ends at its `AssertionError:`, whose message never comes (its
     # finding is held for it), rank 1's raises later; without timestamps the first in the logs
@@ -965,12 +982,20 @@ def test_a_driver_too_old_warning_alone_is_the_story_and_under_an_error_its_advi
         ]
     )
     assert under.rule == "code.no_gpu"
-    assert "Also in the log: The NVIDIA driver on this machine is too old" in under.action
-    assert "install a torch build for this driver's CUDA".lower() in under.action.lower()
+    # the warning's fix comes first, then the error's own advice
+    warned = "Warned in the log: The NVIDIA driver on this machine is too old"
+    assert under.action.startswith(warned)
+    assert "Install a torch build for this driver's CUDA version" in under.action
+    assert "Otherwise: Request GPUs for the job" in under.action
     # torch's own "no GPU" error under the same warning gets the same advice, once
     seen = _triage([DRIVER_TOO_OLD, DRIVER_TOO_OLD, "RuntimeError: No CUDA GPUs are available"])
     assert seen.rule == "code.no_gpus_visible"
-    assert seen.action.count("Also in the log: The NVIDIA driver") == 1
+    assert seen.action.count("The NVIDIA driver on this machine is too old") == 1
     # without the warning, the advice does not speak of the driver's age
     bare = _triage(["RuntimeError: No CUDA GPUs are available"])
     assert "too old" not in bare.action
+    # under a failure the driver's age does not explain (the GPU was in use), no such advice
+    oom = _triage(
+        [DRIVER_TOO_OLD, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB"]
+    )
+    assert oom.rule == "cuda.oom" and "too old" not in oom.action

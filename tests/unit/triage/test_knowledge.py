@@ -132,6 +132,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zu_ckpt/026-colossalai-coati-rm-save-parent-dir-missing.log",
     ),
     (
+        "data.zero_count",
+        "0 training images in /data/ocr/icdar2015/",
+        "zzzl_docrepos/009-east-zero-training-images-stall.log",
+    ),
+    (
         "data.empty_loader",
         "venv\\lib\\site-packages\\pytorch_lightning\\utilities\\data.py:104: Total length of "
         "`DataLoader` across ranks is zero. Please make sure this was your intention.",
@@ -1632,7 +1637,7 @@ def test_parse_rules_reads_every_key() -> None:
         explain='"  padded  "',
         min_count="3",
         set_up_only="true",
-        advises="true",
+        advises='["cuda.oom", "team.y"]',
     )
     (r,) = parse_rules(text, "team.toml")[0]
     assert (r.role, r.transient, r.suspect, r.precedence, r.confidence, r.min_count) == (
@@ -1643,7 +1648,7 @@ def test_parse_rules_reads_every_key() -> None:
         0.25,
         3,
     )
-    assert r.set_up_only and r.advises
+    assert r.set_up_only and r.advises == ("cuda.oom", "team.y")
     assert r.explain == "padded"
     (t,) = parse_rules(rule_toml(transient="true"), "t")[0]
     (f,) = parse_rules(rule_toml(transient="false"), "t")[0]
@@ -1689,10 +1694,14 @@ def test_empty_rules_file() -> None:
         (rule_toml(min_count='"2"'), "team.x", "min_count must be a whole number from 1 to 8"),
         (rule_toml(min_count="true"), "team.x", "min_count must be a whole number from 1 to 8"),
         (rule_toml(set_up_only='"yes"'), "team.x", "set_up_only must be true or false"),
-        (rule_toml(advises="1"), "team.x", "advises must be true or false"),
+        (rule_toml(advises="true"), "team.x", "advises must be a list of rule ids"),
+        (rule_toml(advises='[""]'), "team.x", "advises must be a list of rule ids"),
         (rule_toml() + rule_toml(id=""), "rule #2", "id must be a non-empty string"),
         ("rule = [1]\n", "rule #1", "each [[rule]] must be a table"),
         (rule_toml() + rule_toml(), "team.x", "rule id 'team.x' is used twice"),
+        # an advice for a rule no file defines (a typo) would never be given
+        (rule_toml(advises='["cuda.oom", "team.nope"]'), "team.x",
+         "advises 'team.nope', which no rule file defines"),
         ("[[xid]]\ncode = 79\nname = 'x'\n", "xid 79", "missing key(s)"),
     ],
 )
@@ -3787,9 +3796,31 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("loss[120] = nan", "numerical.nan"),
         # a loader's own count at zero (Keras' ImageDataGenerator, as its docs print it; a
         # trainer's count of what it read)
-        ("Found 0 images belonging to 0 classes.", "data.empty"),
-        ("Loaded 0 samples from ./output/datasets/train", "data.empty"),
-        ("0 training images in /data/icdar2015/", "data.empty"),
+        ("Found 0 images belonging to 0 classes.", "data.zero_count"),
+        ("Found 0 files belonging to 0 classes.", "data.zero_count"),
+        ("Found 0 validated image filenames belonging to 0 classes.", "data.zero_count"),
+        ("Loaded 0 samples from ./output/datasets/train", "data.zero_count"),
+        ("0 training images in /data/icdar2015/", "data.zero_count"),
+        ("2024-01-01 10:00:00 INFO: 0 training images in /data", "data.zero_count"),
+        # Lightning's warning, the loader's class named as it is (a list of loaders; 1.5's error)
+        ("UserWarning: Total length of `list` across ranks is zero. Please make sure this was "
+         "your intention.", "data.empty_loader"),
+        ("MisconfigurationException: Total length of `Dataloader` across ranks is zero. Please "
+         "make sure this was your intention.", "data.empty_loader"),
+        # a singular matrix, SciPy's Cholesky, old torch's kernels
+        ("numpy.linalg.LinAlgError: Singular matrix", "numerical.linalg"),
+        ("numpy.linalg.LinAlgError: 2-th leading minor of the array is not positive definite",
+         "numerical.linalg"),
+        ("torch._C._LinAlgError: linalg.inv: The diagonal element 2 is zero, the inversion could "
+         "not be completed because the input matrix is singular.", "numerical.linalg"),
+        ("torch._C._LinAlgError: torch.linalg.lstsq: The solution could not be computed because "
+         "the input matrix does not have full rank (error code: 3).", "numerical.linalg"),
+        ("RuntimeError: symeig_cuda: the algorithm failed to converge; 2 off-diagonal elements of "
+         "an intermediate tridiagonal form did not converge to zero.", "numerical.linalg"),
+        ("RuntimeError: cholesky_cuda: U(2,2) is zero, singular U.", "numerical.linalg"),
+        # a Trainer's tmp-checkpoint on a path with a space, renamed away by another rank
+        ("RuntimeError: Parent directory /content/drive/My Drive/out/tmp-checkpoint-500 does not "
+         "exist.", "code.checkpoint_rename"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -4050,10 +4081,25 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
          "with the selected cusolver driver, batches 0 failed to converge. A more accurate method "
          "will be used to compute the SVD as a fallback.", "numerical.linalg"),
         # a loader's count of the bad samples it found or dropped, at zero; a run that found some
-        ("Found 0 images with broken labels", "data.empty"),
-        ("Found 0 corrupt images, 1200 ok", "data.empty"),
-        ("Loaded 0 samples from cache, tokenizing 5000", "data.empty"),
-        ("Found 10 training images in /data/train", "data.empty"),
+        ("Found 0 images with broken labels", "data.zero_count"),
+        ("Found 0 corrupt images, 1200 ok", "data.zero_count"),
+        ("Loaded 0 samples from cache, tokenizing 5000", "data.zero_count"),
+        ("Found 0 samples in cache", "data.zero_count"),
+        ("Found 10 training images in /data/train", "data.zero_count"),
+        ("Epoch 3: 10 training samples skipped", "data.zero_count"),
+        # a validation split left empty on purpose
+        ("Found 0 validation samples.", "data.zero_count"),
+        ("Found 0 samples for validation, skipping evaluation", "data.zero_count"),
+        ("Found 0 validation samples.", "data.empty"),
+        ("Found 0 samples for validation, skipping evaluation", "data.empty"),
+        # a script that makes its own output directory
+        ("WARNING: Parent directory ./logs does not exist, creating it.", "code.save_dir_missing"),
+        # NumPy's words for an array of the wrong shape: the code's, not the matrix's numbers
+        ("numpy.linalg.LinAlgError: Last 2 dimensions of the array must be square",
+         "numerical.linalg"),
+        # Lightning's warning of one rank's empty loader while others have batches
+        ("UserWarning: Total length of `DataLoader` across ranks is zero, but local rank has zero "
+         "length.", "data.empty_loader"),
         ("Epoch 10 | train_loss[3]: 0.31", "numerical.nan"),
     ],
 )  # fmt: skip

@@ -32,9 +32,9 @@ A rules file:
                                         #   in a file that shows no training step
     advises = ["team.no-gpu"]           # optional: a warning that tells how to fix these
                                         #   rules' failures: when one of them is the root
-                                        #   cause, the warning's explain and action come first
-                                        #   in the verdict's action (the driver too old for the
-                                        #   torch build, under "no GPU seen")
+                                        #   cause, the warning's explain and action come
+                                        #   before that failure's own action (the driver too old
+                                        #   for the torch build, under "no GPU seen")
 
 The first rule that matches a line wins, in order: the user's files, then the shipped rules
 (specific messages first, Python exception classes last).
@@ -132,7 +132,7 @@ class Rule:
     # complaint, a retried wait): the cause only in a file that shows no training step.
     set_up_only: bool = False
     # A warning that tells how to fix the failures of these rules (their ids): when one of them
-    # is the root cause, its explain and action come first in the verdict's action (torch's
+    # is the root cause, its explain and action come before that failure's own action (torch's
     # "driver too old" under "no GPU seen"); under any other root the warning is no advice.
     advises: tuple[str, ...] = ()
 
@@ -326,6 +326,8 @@ def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
     if not isinstance(set_up_only, bool):
         raise RulesError(f"{where}: set_up_only must be true or false, got {set_up_only!r}")
     advises = entry.get("advises", [])
+    if isinstance(advises, str):
+        advises = [advises]  # one id, as `requires` takes one string
     if not isinstance(advises, list) or not all(isinstance(v, str) and v for v in advises):
         raise RulesError(f"{where}: advises must be a list of rule ids, got {advises!r}")
     transient = _transient(entry.get("transient", "unknown"), where)

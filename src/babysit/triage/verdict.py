@@ -454,16 +454,17 @@ def diagnose(
         if exit_hang
         else _action(f)
     )
+    advice = [g.first.rule for g in others if f.rule.id in g.first.rule.advises]
+    if advice:
+        # a warning that tells how to fix this failure (the driver too old for the torch build,
+        # under "the process sees no GPU"): the likeliest fix, so it comes first, before the
+        # failure's own advice (what the phase and the suspect node add holds for either)
+        told = " ".join(f"{r.explain} {r.action}" for r in advice)
+        action = f"Warned in the log: {told} Otherwise: {action}"
     if at_start:
         action = f"{_AT_START if category in _NETWORKED else _AT_START_OTHER} {action}"
     if suspect_kind == "node" and host is not None and transient is not False:
         action += f" Suspect node: {host}."
-    advice = [g.first.rule for g in others if f.rule.id in g.first.rule.advises]
-    if advice:
-        # a warning that tells how to fix this failure (the driver too old for the torch build,
-        # under "the process sees no GPU"): the likeliest fix, so it comes first
-        told = " ".join(f"{r.explain} {r.action}" for r in advice)
-        action = f"Warned in the log: {told} Otherwise: {action}"
     return Diagnosis(
         category=category,
         transient=transient,

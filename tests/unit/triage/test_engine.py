@@ -777,18 +777,33 @@ def test_an_empty_loader_s_warning_is_the_story_only_of_a_run_that_never_trained
 def test_a_loader_s_zero_count_is_the_story_only_of_a_run_that_never_trained(
     tmp_path: Path,
 ) -> None:
-    # Keras' count at zero, the run then killed before a step: the empty dataset; the same
-    # count for a second generator, then steps and the kill: not the data's
+    # Keras' count at zero, the log's last word before no step: the empty dataset; the same
+    # count for a second generator, then steps and a kill: not the data's
     from babysit.triage import triage_files
 
     zero = "Found 0 images belonging to 0 classes."
     never = tmp_path / "never.log"
-    never.write_text("\n".join(["Found 1200 images belonging to 10 classes.", zero, "Killed", ""]))
+    never.write_text("\n".join(["Found 1200 images belonging to 10 classes.", zero, ""]))
     assert triage_files([never], KB).diagnosis.rule == "data.zero_count"
     trained = tmp_path / "trained.log"
     steps = (f"step {i} | loss 2.{i:02d} | lr 1e-4" for i in range(1, 40))
     trained.write_text("\n".join([zero, *steps, "Killed", ""]))
     assert triage_files([trained], KB).diagnosis.rule != "data.zero_count"
+    # an error of the code raised after the count, still at set-up: the error
+    raised = tmp_path / "raised.log"
+    raised.write_text(
+        "\n".join(
+            [
+                zero,
+                "Traceback (most recent call last):",
+                '  File "/home/u/proj/train.py", line 40, in <module>',
+                "    model.fit(train, nb_epoch=10)",
+                "TypeError: fit() got an unexpected keyword argument 'nb_epoch'",
+                "",
+            ]
+        )
+    )
+    assert triage_files([raised], KB).diagnosis.rule == "python.bug"
 
 
 def test_a_held_exception_keeps_its_place_among_the_ranks_errors() -> None:
@@ -999,3 +1014,31 @@ def test_a_driver_too_old_warning_alone_is_the_story_and_under_an_error_its_advi
         [DRIVER_TOO_OLD, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB"]
     )
     assert oom.rule == "cuda.oom" and "too old" not in oom.action
+
+
+def test_a_warning_s_advice_comes_after_what_the_phase_says_of_either_fix(tmp_path: Path) -> None:
+    # A team's warning that advises its own set-up error (one id, as a string): the set-up's
+    # sentence holds whichever fix applies, so it comes first, then the warning's fix, then
+    # the error's own advice
+    from babysit.triage import triage_files
+
+    rules = tmp_path / "team.toml"
+    rules.write_text(
+        '[[rule]]\nid = "team.old_image"\ncategory = "user_code"\nrole = "consequence"\n'
+        "patterns = ['image v41 is deprecated']\nadvises = \"team.mount_failed\"\n"
+        'explain = "The job runs the deprecated image v41."\naction = "Use image v42."\n'
+        '[[rule]]\nid = "team.mount_failed"\ncategory = "filesystem_io"\n'
+        "transient_at_start = false\ntransient_in_training = true\n"
+        "patterns = ['mount of /datasets failed']\n"
+        'explain = "The datasets mount failed."\naction = "Check the mount."\n'
+    )
+    kb = load_knowledge([rules])
+    log = tmp_path / "train.log"
+    log.write_text("WARNING: image v41 is deprecated\nERROR: mount of /datasets failed\n")
+    d = triage_files([log], kb).diagnosis
+    assert d.rule == "team.mount_failed"
+    assert d.action.startswith("It happened before the first training step")
+    assert d.action.endswith(
+        "Warned in the log: The job runs the deprecated image v41. Use image v42. "
+        "Otherwise: Check the mount."
+    )

@@ -1695,6 +1695,7 @@ def test_empty_rules_file() -> None:
         (rule_toml(min_count="true"), "team.x", "min_count must be a whole number from 1 to 8"),
         (rule_toml(set_up_only='"yes"'), "team.x", "set_up_only must be true or false"),
         (rule_toml(advises="true"), "team.x", "advises must be a list of rule ids"),
+        (rule_toml(advises="[1]"), "team.x", "advises must be a list of rule ids"),
         (rule_toml(advises='[""]'), "team.x", "advises must be a list of rule ids"),
         (rule_toml() + rule_toml(id=""), "rule #2", "id must be a non-empty string"),
         ("rule = [1]\n", "rule #1", "each [[rule]] must be a table"),
@@ -3818,6 +3819,19 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("RuntimeError: symeig_cuda: the algorithm failed to converge; 2 off-diagonal elements of "
          "an intermediate tridiagonal form did not converge to zero.", "numerical.linalg"),
         ("RuntimeError: cholesky_cuda: U(2,2) is zero, singular U.", "numerical.linalg"),
+        ("RuntimeError: solve_cuda: For batch 0: U(3,3) is zero, singular U.", "numerical.linalg"),
+        # torch naming the failing matrix of a batch; torch.linalg.solve's own words
+        ("torch._C._LinAlgError: linalg.svd: (Batch element 0): The algorithm failed to converge "
+         "because the input matrix is ill-conditioned or has too many repeated singular values "
+         "(error code: 3).", "numerical.linalg"),
+        ("torch._C._LinAlgError: torch.linalg.solve: (Batch element 0): The solver failed because "
+         "the input matrix is singular.", "numerical.linalg"),
+        # TF 2.x's saver, the op named between the class and the message
+        ("tensorflow.python.framework.errors_impl.NotFoundError: {{function_node "
+         "__wrapped__SaveV2_dtypes_12_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
+         "Failed to create a NewWriteableFile: /out/ckpt-1_temp/part-00000-of-00001.data-00000-"
+         "of-00001.tempstate1 : The system cannot find the path specified.",
+         "code.save_dir_missing"),
         # a Trainer's tmp-checkpoint on a path with a space, renamed away by another rank
         ("RuntimeError: Parent directory /content/drive/My Drive/out/tmp-checkpoint-500 does not "
          "exist.", "code.checkpoint_rename"),
@@ -4100,7 +4114,12 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         # Lightning's warning of one rank's empty loader while others have batches
         ("UserWarning: Total length of `DataLoader` across ranks is zero, but local rank has zero "
          "length.", "data.empty_loader"),
-        ("Epoch 10 | train_loss[3]: 0.31", "numerical.nan"),
+        ("step 10 | loss[3]: nan_count=0", "numerical.nan"),
+        # Keras' count for a subset left unused (validation_split=0) and counts of bad samples
+        ("Found 0 images belonging to 10 classes.", "data.zero_count"),
+        ("Skipped 0 training samples.", "data.zero_count"),
+        ("Dropped 0 training examples.", "data.zero_count"),
+        ("Removed 0 training samples from the dataset", "data.zero_count"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

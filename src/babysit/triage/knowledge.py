@@ -325,11 +325,6 @@ def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
     set_up_only = entry.get("set_up_only", False)
     if not isinstance(set_up_only, bool):
         raise RulesError(f"{where}: set_up_only must be true or false, got {set_up_only!r}")
-    advises = entry.get("advises", [])
-    if isinstance(advises, str):
-        advises = [advises]  # one id, as `requires` takes one string
-    if not isinstance(advises, list) or not all(isinstance(v, str) and v for v in advises):
-        raise RulesError(f"{where}: advises must be a list of rule ids, got {advises!r}")
     transient = _transient(entry.get("transient", "unknown"), where)
     at_start, in_training = (
         _transient(entry[k], f"{where} ({k})") if k in entry else transient
@@ -352,18 +347,19 @@ def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
         confidence=float(confidence),
         origin=origin,
         hints=tuple(hints),
-        requires=_requires(entry.get("requires", []), where),
+        requires=_strings(entry.get("requires", []), where, "requires", "non-empty strings"),
         min_count=min_count,
         set_up_only=set_up_only,
-        advises=tuple(advises),
+        advises=_strings(entry.get("advises", []), where, "advises", "rule ids"),
     )
 
 
-def _requires(value: Any, where: str) -> tuple[str, ...]:
+def _strings(value: Any, where: str, key: str, what: str) -> tuple[str, ...]:
+    """A key that lists names (`requires`, `advises`): one string is a list of one."""
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise RulesError(f"{where}: requires must be a list of non-empty strings")
+        raise RulesError(f"{where}: {key} must be a list of {what}, got {value!r}")
     return tuple(value)
 
 

@@ -485,4 +485,14 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"establish a connection",
     b"rate limited",  # huggingface_hub: `Rate limited. Waiting 207.0s before retry`
     b"not finite",  # SpeechBrain's `Parameter is not finite`
+    # Open MPI's help text when no transport joins two of its processes
+    b"unable to reach each other",
+    b"be able to reach each other",
+    # a perplexity at infinity (OpenNMT-tf's `loss = 148890.718750 ; perplexity = inf`)
+    b"perplexity = inf",
+    b"perplexity: inf",
+    b"perplexity=inf",
+    b"ppl = inf",
+    b"ppl: inf",
+    b"ppl=inf",
 )

@@ -127,6 +127,17 @@ def test_shipped_rules_are_complete(kb: Knowledge) -> None:
 # upstream source or a public issue thread because the corpus has no such line yet)
 MESSAGES: list[tuple[str, str, str | None]] = [
     (
+        "code.cross_device_rename",
+        "OSError: [Errno 18] Invalid cross-device link: '/tmp/tmp657zwu1c' -> "
+        "'/path/to/checkpoint.ckpt'",
+        "zy_fsmount/001-lightning-atomic-save-cross-device-mount.log",
+    ),
+    (
+        "net.mpi_unreachable",
+        "> At least one pair of MPI processes are unable to reach each other for",
+        "zzd_cloud/020-sagemaker-multinode-mpi-processes-unreachable.log",
+    ),
+    (
         "code.save_dir_missing",
         "RuntimeError: Parent directory /home/rm does not exist.",
         "zu_ckpt/026-colossalai-coati-rm-save-parent-dir-missing.log",
@@ -3835,6 +3846,37 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # a Trainer's tmp-checkpoint on a path with a space, renamed away by another rank
         ("RuntimeError: Parent directory /content/drive/My Drive/out/tmp-checkpoint-500 does not "
          "exist.", "code.checkpoint_rename"),
+        # ROCm's fault with the node's name in a paste's bold; Torch7's missing launch
+        # configuration; zsh's job report of a killed child, with and without its mark
+        ("Memory access fault by GPU **node-2** on address 0x422ea6b000. Reason: Page not present "
+         "or supervisor privilege.", "cuda.illegal_access"),
+        ("/home/u/torch/install/bin/luajit: ./models/cycle_gan_model.lua:186: cuda runtime error "
+         "(52) : __global__ function call is not configured at /home/u/torch/extra/cutorch/lib/"
+         "THC/generic/THCTensorMathPairwise.cu:59", "cuda.code_error"),
+        ("[1]    1819 killed     python3 train.py --config configs/base.yaml", "host.sigkill"),
+        ("[2]  + 4242 killed     python train.py", "host.sigkill"),
+        # TensorFlow's example parser and index table on data that does not fit
+        ("tensorflow.python.framework.errors_impl.InvalidArgumentError: Name: <unknown>, "
+         "Feature: label (data type: int64) is required but could not be found.", "data.arrow"),
+        ("2018-06-23 02:01:11.183505: W tensorflow/core/framework/op_kernel.cc:1278] "
+         "OP_REQUIRES failed at lookup_table_init_op.cc:145 : Invalid argument: Invalid content "
+         "in /tmp/nmt_model/vocab.src: empty line found at position 77.", "data.arrow"),
+        # an optimizer's state resumed onto another device than its parameters
+        ("RuntimeError: expected device cuda:0 and dtype Float but got device cpu and dtype "
+         "Float", "code.shapes"),
+        ("[1,0]<stderr>:RuntimeError: Internal error. Requested ReadyEvent with GPU device but "
+         "not compiled with CUDA.", "code.backend_unsupported"),
+        ("INFO:tensorflow:Evaluation result for step 435000: loss = 148890.718750 ; perplexity = "
+         "inf", "numerical.nan"),
+        ("| epoch 003 | valid on 'valid' subset | loss 15.2 | nll_loss 14.1 | ppl: inf",
+         "numerical.nan"),
+        ("AssertionError: underflow in dt nan", "numerical.nan"),
+        ("AssertionError: underflow in dt 1.2e-17", "numerical.nan"),
+        # Open MPI's closing words of the same help text
+        ("an error; Open MPI requires that all MPI processes be able to reach",
+         "net.mpi_unreachable"),
+        ("RuntimeError: Failed to save checkpoint: [Errno 18] Invalid cross-device link",
+         "code.cross_device_rename"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -4120,6 +4162,10 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ("Skipped 0 training samples.", "data.zero_count"),
         ("Dropped 0 training examples.", "data.zero_count"),
         ("Removed 0 training samples from the dataset", "data.zero_count"),
+        # a best perplexity's start value, and zsh's report of a child that ended by itself
+        ("best perplexity = inf, saving model", "numerical.nan"),
+        ("best_ppl: inf", "numerical.nan"),
+        ("[1]  + 4242 done       python train.py", "host.sigkill"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

@@ -127,6 +127,14 @@ def test_shipped_rules_are_complete(kb: Knowledge) -> None:
 # upstream source or a public issue thread because the corpus has no such line yet)
 MESSAGES: list[tuple[str, str, str | None]] = [
     (
+        "net.hub_read_timeout",
+        "'(ReadTimeoutError(\"HTTPSConnectionPool(host='huggingface.co', port=443): Read timed out."
+        " (read timeout=10)\"), '(Request ID: 7d76f590-4653-46a3-8cec-2473bc91d595)')' thrown "
+        "while requesting HEAD https://huggingface.co/unsloth/Qwen2.5-7B-Instruct-bnb-4bit/resolve/"
+        "main/model.safetensors.index.json",
+        "d_hf/013-unsloth-hf-hub-read-timeout.log",
+    ),
+    (
         "code.cross_device_rename",
         "OSError: [Errno 18] Invalid cross-device link: '/tmp/tmp657zwu1c' -> "
         "'/path/to/checkpoint.ckpt'",
@@ -1997,6 +2005,8 @@ def test_a_bad_phase_value_is_rejected() -> None:
         "nccl.system_error",
         "nccl.error",
         "net.efa",
+        # a node that never reaches the Hub (a firewall, a region, a VPC)
+        "net.hub",
         # a hang before the first step is the set-up's: it hangs there every time
         "hang.stacks",
         "hang.debugger",
@@ -2026,6 +2036,26 @@ def test_running_out_of_host_memory_before_the_first_step_is_the_set_up(
 def test_an_ib_transfer_error_is_transient_in_any_phase(kb: Knowledge) -> None:
     rule = next(r for r in kb.rules if r.id == "nccl.ib_completion")
     assert rule.transient_given(False) is True and rule.transient_given(True) is True
+
+
+def test_a_hub_that_answered_too_slowly_is_transient_even_at_start_up(kb: Knowledge) -> None:
+    # The Hub was reached (a read timed out), unlike a node that cannot reach it (net.hub)
+    line = (
+        "'(ReadTimeoutError(\"HTTPSConnectionPool(host='huggingface.co', port=443): Read timed "
+        "out. (read timeout=10)\"), '(Request ID: 5dbccdb5)')' thrown while requesting GET "
+        "https://huggingface.co/datasets/x/resolve/main/a.parquet"
+    )
+    hit = kb.match(anatomy(line).body)
+    assert hit is not None and hit[0].id == "net.hub_read_timeout"
+    assert hit[0].transient_given(False) is True
+    unreachable = kb.match(
+        anatomy(
+            "OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't "
+            "find it in the cached files"
+        ).body
+    )
+    assert unreachable is not None and unreachable[0].id == "net.hub"
+    assert unreachable[0].transient_given(False) is False
 
 
 # -- the scheduler's and the cloud's own words ---------------------------------------------------
@@ -3877,6 +3907,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "net.mpi_unreachable"),
         ("RuntimeError: Failed to save checkpoint: [Errno 18] Invalid cross-device link",
          "code.cross_device_rename"),
+        # Kubernetes' validation with its reason wrapped onto the next line; dargs' schema
+        ('The JobSet "trainer" is invalid: spec.replicatedJobs[0].template.spec.template.spec.'
+         'restartPolicy:', "sched.request_invalid"),
+        ("dargs.dargs.ArgumentKeyError: [at location `model`] undefined key `type_map2` is not "
+         "allowed in strict mode", "code.cli_config"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -4166,6 +4201,8 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ("best perplexity = inf, saving model", "numerical.nan"),
         ("best_ppl: inf", "numerical.nan"),
         ("[1]  + 4242 done       python train.py", "host.sigkill"),
+        # a cache entry a program found stale and rebuilds, not a manifest's field
+        ("WARNING: cached index is invalid: stale:", "sched.request_invalid"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

@@ -5,7 +5,7 @@ deleted, emptied or damaged under it.
     store.restore(folded)                                    # into a database, one commit
     report = rebuild(home)    # `babysit rebuild`: the bad db moved aside (never deleted)
 
-events.jsonl holds every logbook event (store/sqlite.py writes each line right after its row),
+events.jsonl holds every logbook event (store/events.py writes each line right after its row),
 and the events say enough to draw the runs again: each run's command, state and budget start;
 each attempt's start, argv, launcher, outcome, exit code, last step and cause; the incidents.
 What only the database held is not rebuilt: metrics samples, stack reports, triage documents,

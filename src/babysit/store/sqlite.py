@@ -22,7 +22,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,7 +36,7 @@ from babysit.errors import (
     StoreError,
     StoreWriteError,
 )
-from babysit.records import AttemptRecord, Category, Event, Outcome, RunState
+from babysit.records import AttemptRecord, Category, Outcome, RunState
 from babysit.store.dbfile import (
     DB_NAME,
     JSONL_NAME,
@@ -53,6 +53,7 @@ from babysit.store.dbfile import (
     sibling,
     unusable_advice,
 )
+from babysit.store.events import EventLog
 from babysit.store.home import HomeMode, home_mode, secure_file, secure_home
 from babysit.store.nodes import NodeRegistry
 from babysit.store.schema import MIGRATIONS
@@ -63,8 +64,6 @@ if TYPE_CHECKING:
     from babysit.store.rebuild import Folded
 
 __all__ = ["ATTEMPT_COLUMNS", "DB_NAME", "JSONL_NAME", "Store"]
-
-_NEW_FILE_MODE = 0o666  # less the umask, when the home mode is `keep`
 
 ATTEMPT_COLUMNS = (
     "run",
@@ -101,7 +100,7 @@ ATTEMPT_COLUMNS = (
 )
 
 
-class Store(NodeRegistry, VitalSigns):
+class Store(EventLog, NodeRegistry, VitalSigns):
     """One SQLite database for every run under one home directory."""
 
     def __init__(
@@ -428,71 +427,6 @@ class Store(NodeRegistry, VitalSigns):
                 )
             )
         return out
-
-    # -- events --------------------------------------------------------------------------------
-
-    def add_event(self, event: Event) -> None:
-        """Commit the event, then append it to the JSONL mirror (two steps: a caller retrying
-        after a failure retries the one that failed, see add_event_row and mirror_event)."""
-        self.add_event_row(event)
-        self.mirror_event(event)
-
-    def add_event_row(self, event: Event) -> None:
-        data = json.dumps(dict(event.data), default=json_default)
-        self._write(
-            "INSERT INTO events (run, attempt, ts, kind, message, data) VALUES (?, ?, ?, ?, ?, ?)",
-            (event.run, event.attempt, event.ts, event.kind.value, event.message, data),
-        )
-
-    def mirror_event(self, event: Event) -> None:
-        line = json.dumps(
-            {
-                "run": event.run,
-                "attempt": event.attempt,
-                "ts": event.ts,
-                "kind": event.kind.value,
-                "message": event.message,
-                "data": dict(event.data),
-            },
-            default=json_default,
-        )
-        try:
-            new_mode = self.mode.file_mode or _NEW_FILE_MODE
-            fd = os.open(self.jsonl_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, new_mode)
-            with os.fdopen(fd, "a", encoding="utf-8") as fh:
-                fh.write(line + "\n")
-        except OSError as exc:
-            raise StoreWriteError(f"cannot append to {self.jsonl_path}: {exc}") from exc
-
-    def events(self, run: str) -> list[dict[str, Any]]:
-        rows = self._read("SELECT * FROM events WHERE run=? ORDER BY id", (run,))
-        return [
-            {
-                "ts": r["ts"],
-                "attempt": r["attempt"],
-                "kind": r["kind"],
-                "message": r["message"],
-                "data": json.loads(r["data"] or "{}"),
-            }
-            for r in rows
-        ]
-
-    def last_event(self, run: str, kinds: Sequence[str]) -> dict[str, Any] | None:
-        """The run's newest event of one of `kinds` (decoded like events()), or None."""
-        marks = ", ".join("?" for _ in kinds)
-        row = self._read_one(
-            f"SELECT * FROM events WHERE run=? AND kind IN ({marks}) ORDER BY id DESC LIMIT 1",
-            (run, *kinds),
-        )
-        if row is None:
-            return None
-        return {
-            "ts": row["ts"],
-            "attempt": row["attempt"],
-            "kind": row["kind"],
-            "message": row["message"],
-            "data": json.loads(row["data"] or "{}"),
-        }
 
     def restore(self, folded: Folded) -> None:
         """Write what store/rebuild.py folded from events: runs and attempts are upserted (a

@@ -3907,6 +3907,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "net.mpi_unreachable"),
         ("RuntimeError: Failed to save checkpoint: [Errno 18] Invalid cross-device link",
          "code.cross_device_rename"),
+        # an extension's ops built without CUDA (PyTorch3D, detectron2)
+        ("RuntimeError: Not compiled with GPU support (ROIAlign_forward at /tmp/detectron2/"
+         "layers/csrc/ROIAlign/ROIAlign.h:73)", "cuda.no_kernel_image"),
         # Kubernetes' validation with its reason wrapped onto the next line; dargs' schema
         ('The JobSet "trainer" is invalid: spec.replicatedJobs[0].template.spec.template.spec.'
          'restartPolicy:', "sched.request_invalid"),

@@ -283,13 +283,19 @@ def fetched(chain: list[Frame]) -> bool:
     prepares samples, outside any object's construction: a lookup while a dataset or a sampler
     is being built (`__init__` above it) is the set-up's, as a key the code expects and the
     data does not hold; nor while a module is imported (its `<module>` frame under an import
-    line), which runs the module's set-up, not a fetch."""
+    line), which runs the module's set-up, not a fetch; nor a DataLoader or a sampler being
+    built below the dataset code (`DataLoader(..., sampler=...)` in a `load_dataset()`): the
+    loader's set-up refused its arguments, no sample was read."""
     for i, frame in enumerate(chain):
         if frame[1] == "__init__" or _imported(chain, i):
             return False
         if fetching(frame):
-            return True
+            return not any(_LOADER_BUILT.search(p) and f == "__init__" for p, f, _ in chain[i:])
     return False
+
+
+# torch's DataLoader and samplers, whose `__init__` checks the loader's arguments.
+_LOADER_BUILT = re.compile(r"[/\\]torch[/\\]utils[/\\]data[/\\](?:dataloader|sampler)\.py$")
 
 
 # A frame's code line that imports (`from .builder import DATASETS`, `import mmdet.apis`).

@@ -503,8 +503,26 @@ _ENVIRON = '  File "/usr/lib/python3.10/os.py", line 680, in __getitem__'
         ),
         # the names and types of the code are the code's, even in a fetch
         ([_FETCH, '  File "/work/ds.py", line 3, in __getitem__'], "NameError: x", "user_code"),
+        # a DataLoader built in the dataset module refusing its sampler: the set-up's, no sample
+        # was read
+        (
+            ['  File "/work/datasets/load_dataset.py", line 78, in load_dataset',
+             '  File "/env/lib/python3.6/site-packages/torch/utils/data/dataloader.py", line 219, '
+             "in __init__",
+             '  File "/env/lib/python3.6/site-packages/torch/utils/data/sampler.py", line 186, in '
+             "__init__"],
+            "ValueError: sampler should be an instance of torch.utils.data.Sampler, but got "
+            "sampler=<utils.sampler.SubsetSequentialSampler object at 0x7f0e192affd0>",
+            "user_code",
+        ),
+        # (while the same module reading a sample is the data's)
+        (
+            ['  File "/work/datasets/load_dataset.py", line 40, in load_item'],
+            "ValueError: could not convert string to float: 'n/a'",
+            "data",
+        ),
     ],
-)
+)  # fmt: skip
 def test_a_value_error_raised_while_a_batch_is_fetched_is_about_the_data(
     chain: list[str], error: str, rule: str
 ) -> None:

@@ -2033,6 +2033,14 @@ def test_running_out_of_host_memory_before_the_first_step_is_the_set_up(
     assert rule.transient_given(True) is None
 
 
+def test_a_gpu_busy_before_the_first_step_is_the_set_up(kb: Knowledge) -> None:
+    # every rank on one GPU, or two of the run's processes on one in exclusive-process mode: the
+    # same on every restart; in training another job's process may hold it, or the run's own
+    rule = next(r for r in kb.rules if r.id == "gpu.busy")
+    assert rule.transient_given(False) is False
+    assert rule.transient_given(True) is None
+
+
 def test_an_ib_transfer_error_is_transient_in_any_phase(kb: Knowledge) -> None:
     rule = next(r for r in kb.rules if r.id == "nccl.ib_completion")
     assert rule.transient_given(False) is True and rule.transient_given(True) is True

@@ -263,6 +263,17 @@ def test_a_cut_traceback_before_the_first_step_is_the_set_up_which_a_restart_rep
     assert d.rule == "python.cut_traceback" and d.transient is None
 
 
+def test_dataloader_workers_dead_before_the_first_step_are_the_set_up_not_the_code() -> None:
+    # Killed for memory or for /dev/shm as the first batches load (a container's limit): the
+    # same on every restart, but a process's death, not an error of the code's
+    line = "RuntimeError: DataLoader worker (pid(s) 25) exited unexpectedly"
+    d = diagnose(_engine([line]), ["rank0.log"], 1, progress={})
+    assert d.rule == "host.dataloader_exited"
+    assert d.category == Category.UNKNOWN and d.transient is False
+    d = diagnose(_engine([*STEPS, line]), ["rank0.log"], 6, progress={0: 1})
+    assert d.category == Category.UNKNOWN and d.transient is None
+
+
 def test_a_cut_traceback_loses_to_any_line_that_names_an_error_even_a_weak_one() -> None:
     d = triage([
         "[W socket.cpp:426] [c10d] The server socket has failed to bind to 0.0.0.0:29500 "

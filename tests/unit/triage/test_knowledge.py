@@ -2041,6 +2041,18 @@ def test_a_gpu_busy_before_the_first_step_is_the_set_up(kb: Knowledge) -> None:
     assert rule.transient_given(True) is None
 
 
+def test_a_checkpoint_write_the_storage_refused_promises_no_restart(kb: Knowledge) -> None:
+    # a full disk, a quota, a permission or a missing directory: the next save meets it again
+    hit = kb.match(
+        anatomy(
+            "RuntimeError: [enforce fail at inline_container.cc:300] . PytorchStreamWriter failed "
+            "writing file data/3: file write failed"
+        ).body
+    )
+    assert hit is not None and hit[0].id == "fs.checkpoint_write"
+    assert hit[0].transient_given(False) is False and hit[0].transient_given(True) is False
+
+
 def test_an_ib_transfer_error_is_transient_in_any_phase(kb: Knowledge) -> None:
     rule = next(r for r in kb.rules if r.id == "nccl.ib_completion")
     assert rule.transient_given(False) is True and rule.transient_given(True) is True

@@ -2041,41 +2041,35 @@ def test_a_gpu_busy_before_the_first_step_is_the_set_up(kb: Knowledge) -> None:
     assert rule.transient_given(True) is None
 
 
-def test_a_checkpoint_write_the_storage_refused_promises_no_restart(kb: Knowledge) -> None:
-    # a full disk, a quota, a permission or a missing directory: the next save meets it again
-    hit = kb.match(
-        anatomy(
-            "RuntimeError: [enforce fail at inline_container.cc:300] . PytorchStreamWriter failed "
-            "writing file data/3: file write failed"
-        ).body
-    )
-    assert hit is not None and hit[0].id == "fs.checkpoint_write"
-    assert hit[0].transient_given(False) is False and hit[0].transient_given(True) is False
-
-
 def test_an_ib_transfer_error_is_transient_in_any_phase(kb: Knowledge) -> None:
     rule = next(r for r in kb.rules if r.id == "nccl.ib_completion")
     assert rule.transient_given(False) is True and rule.transient_given(True) is True
 
 
-def test_a_hub_that_answered_too_slowly_is_transient_even_at_start_up(kb: Knowledge) -> None:
-    # The Hub was reached (a read timed out), unlike a node that cannot reach it (net.hub)
-    line = (
-        "'(ReadTimeoutError(\"HTTPSConnectionPool(host='huggingface.co', port=443): Read timed "
-        "out. (read timeout=10)\"), '(Request ID: 5dbccdb5)')' thrown while requesting GET "
-        "https://huggingface.co/datasets/x/resolve/main/a.parquet"
-    )
+@pytest.mark.parametrize(
+    ("line", "rule_id", "at_start", "in_training"),
+    [
+        # a checkpoint write the storage refused: a full disk, a quota, a permission or a missing
+        # directory, which the next save meets again
+        ("RuntimeError: [enforce fail at inline_container.cc:300] . PytorchStreamWriter failed "
+         "writing file data/3: file write failed", "fs.checkpoint_write", False, False),
+        # the Hub reached but slow (a read timed out): a restart's, even at start-up
+        ("'(ReadTimeoutError(\"HTTPSConnectionPool(host='huggingface.co', port=443): Read timed "
+         "out. (read timeout=10)\"), '(Request ID: 5dbccdb5)')' thrown while requesting GET "
+         "https://huggingface.co/datasets/x/resolve/main/a.parquet", "net.hub_read_timeout",
+         True, True),
+        # a node that never reached the Hub before the first step: its firewall, region or VPC
+        ("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't "
+         "find it in the cached files", "net.hub", False, True),
+    ],
+)  # fmt: skip
+def test_what_a_restart_does_for_these_failures_in_each_phase(
+    kb: Knowledge, line: str, rule_id: str, at_start: bool, in_training: bool
+) -> None:
     hit = kb.match(anatomy(line).body)
-    assert hit is not None and hit[0].id == "net.hub_read_timeout"
-    assert hit[0].transient_given(False) is True
-    unreachable = kb.match(
-        anatomy(
-            "OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't "
-            "find it in the cached files"
-        ).body
-    )
-    assert unreachable is not None and unreachable[0].id == "net.hub"
-    assert unreachable[0].transient_given(False) is False
+    assert hit is not None and hit[0].id == rule_id
+    assert hit[0].transient_given(False) is at_start
+    assert hit[0].transient_given(True) is in_training
 
 
 # -- the scheduler's and the cloud's own words ---------------------------------------------------

@@ -294,8 +294,11 @@ def fetched(chain: list[Frame]) -> bool:
     return False
 
 
-# torch's DataLoader and samplers, whose `__init__` checks the loader's arguments.
-_LOADER_BUILT = re.compile(r"[/\\]torch[/\\]utils[/\\]data[/\\](?:dataloader|sampler)\.py$")
+# torch's DataLoader and samplers (DistributedSampler's in distributed.py), whose `__init__`
+# checks the loader's arguments.
+_LOADER_BUILT = re.compile(
+    r"[/\\]torch[/\\]utils[/\\]data[/\\](?:dataloader|sampler|distributed)\.py$"
+)
 
 
 # A frame's code line that imports (`from .builder import DATASETS`, `import mmdet.apis`).

@@ -487,7 +487,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"not finite",  # SpeechBrain's `Parameter is not finite`
     # Open MPI's help text when no transport joins two of its processes
     b"unable to reach each other",
-    b"be able to reach each other",
+    b"processes be able to reach",  # (the help text wraps after `reach`)
     # a perplexity at infinity (OpenNMT-tf's `loss = 148890.718750 ; perplexity = inf`)
     b"perplexity = inf",
     b"perplexity: inf",

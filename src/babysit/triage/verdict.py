@@ -249,7 +249,7 @@ _INFRA = re.compile(
     r"(?i)Dist\w*Error|nccl|gloo|\bcuda\b|\bgpus?\b|nvml|nvidia|driver|socket|connect|"
     r"timed? ?out|memory|killed|signal|network|preempt|I/O|"
     # a process that died without a word of its own (a DataLoader worker: memory, /dev/shm)
-    r"exited unexpectedly|no longer alive"
+    r"exited unexpectedly(?! with exit code [1-9])|no longer alive"
 )
 # The same, and more, in a line a program logged (log.error_record): a server's or a name's
 # failure (`HTTP 503`, `Unable to resolve host`, a proxy, a certificate), a link or a device by

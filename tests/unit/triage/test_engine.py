@@ -515,6 +515,14 @@ _ENVIRON = '  File "/usr/lib/python3.10/os.py", line 680, in __getitem__'
             "sampler=<utils.sampler.SubsetSequentialSampler object at 0x7f0e192affd0>",
             "user_code",
         ),
+        # (DistributedSampler's check of its rank, in distributed.py, the same)
+        (
+            ['  File "/work/data/build_dataset.py", line 12, in build_loader',
+             '  File "/env/lib/python3.10/site-packages/torch/utils/data/distributed.py", line 75, '
+             "in __init__"],
+            "ValueError: Invalid rank 8, rank should be in the interval [0, 7]",
+            "user_code",
+        ),
         # (while the same module reading a sample is the data's)
         (
             ['  File "/work/datasets/load_dataset.py", line 40, in load_item'],

@@ -272,6 +272,10 @@ def test_dataloader_workers_dead_before_the_first_step_are_the_set_up_not_the_co
     assert d.category == Category.UNKNOWN and d.transient is False
     d = diagnose(_engine([*STEPS, line]), ["rank0.log"], 6, progress={0: 1})
     assert d.category == Category.UNKNOWN and d.transient is None
+    # (a worker that exited with its own Python error's code raised it: the code's, at start-up)
+    raised = "RuntimeError: DataLoader worker (pid 123) exited unexpectedly with exit code 1."
+    d = diagnose(_engine([raised]), ["rank0.log"], 1, progress={})
+    assert d.category == Category.USER_CODE and d.transient is False
 
 
 def test_a_cut_traceback_loses_to_any_line_that_names_an_error_even_a_weak_one() -> None:

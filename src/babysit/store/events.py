@@ -5,8 +5,8 @@
     store.events("gpt")                         # -> [{"ts": ..., "kind": "note", ...}, ...]
     store.last_event("gpt", ["restart", "stop"])  # -> the newest of those kinds, or None
 
-A mixin of Store (it uses Store's _write and _read, its home's mode and the mirror's path),
-kept apart to keep files small.
+A mixin of Store (it uses Store's _write, _read and _read_one, its home's mode and the
+mirror's path), kept apart to keep files small.
 """
 
 from __future__ import annotations
@@ -34,6 +34,9 @@ class EventLog:
         raise NotImplementedError
 
     def _read(self, sql: str, params: tuple[Any, ...]) -> list[sqlite3.Row]:
+        raise NotImplementedError
+
+    def _read_one(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Row | None:
         raise NotImplementedError
 
     def add_event(self, event: Event) -> None:
@@ -76,11 +79,11 @@ class EventLog:
     def last_event(self, run: str, kinds: Sequence[str]) -> dict[str, Any] | None:
         """The run's newest event of one of `kinds` (decoded like events()), or None."""
         marks = ", ".join("?" for _ in kinds)
-        rows = self._read(
+        row = self._read_one(
             f"SELECT * FROM events WHERE run=? AND kind IN ({marks}) ORDER BY id DESC LIMIT 1",
             (run, *kinds),
         )
-        return _decode(rows[0]) if rows else None
+        return None if row is None else _decode(row)
 
 
 def _decode(row: sqlite3.Row) -> dict[str, Any]:

@@ -355,10 +355,23 @@ class Engine:
             self._emit(tb_key, args)
 
     def _release(self, tb_key: tuple[int, int | None]) -> None:
-        """The finding held for `tb_key`, if any, as it was: its message did not come."""
+        """The finding held for `tb_key`, if any: its message did not come. A bare
+        `AssertionError` says what failed in its innermost frame's statement (`assert not
+        torch.isnan(loss).any()`), read as its message when a rule knows the words; else the
+        finding as it was."""
         held = self._bare.pop(tb_key, None)
-        if held is not None:
-            self._add(*held[0], seq=held[2])
+        if held is None:
+            return
+        args, tb, seq = held
+        where = frames_of(list(args[7])) if args[8] == "AssertionError" else []
+        said = cut_raise(where[-1][2], where[-1][1]) if where else None
+        rule = self._rule_for(said) if said is not None else UNCLASSIFIED
+        if said is not None and rule.id not in GENERIC_IDS and rule.role == "cause":
+            rule = placed(rule, tb, "AssertionError", said)
+            anat = dataclasses.replace(args[6], body=said)
+            self._add(rule, *args[1:5], said, anat, *args[7:], seq=seq)
+        else:
+            self._add(*args, seq=seq)
 
     def _messaged(self, held: _Held, line: int, text: str, stripped: str, a: Anatomy) -> bool:
         """Whether the next line of a held exception line's rank is its message and names the

@@ -748,6 +748,48 @@ def test_an_empty_exception_whose_next_line_names_nothing_keeps_its_own_reading(
     assert triage_files([apart], KB).diagnosis.rule == "python.bug"
 
 
+def _asserted(statement: str, ending: str = "AssertionError") -> list[str]:
+    return [
+        "epoch 0 step 10 loss 0.93",
+        "Traceback (most recent call last):",
+        '  File "/home/u/stereo/train.py", line 167, in train',
+        "    loss = sequence_loss(preds, flow, valid)",
+        '  File "/home/u/stereo/train.py", line 50, in sequence_loss',
+        f"    {statement}",
+        ending,
+        "",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("statement", "rule_id"),
+    [
+        ("assert not torch.isnan(preds[i]).any() and not torch.isinf(preds[i]).any()",
+         "numerical.nan"),
+        ("assert len(self.train_dataloader) >= 1", "data.empty"),
+        # words no rule knows: a bug in the code, as before
+        ("assert x.size(0) == x_lens.size(0)", "python.bug"),
+    ],
+)  # fmt: skip
+def test_a_bare_assertion_error_is_read_with_its_assert_statement(
+    tmp_path: Path, statement: str, rule_id: str
+) -> None:
+    # Python prints a failed `assert` without a message as a bare `AssertionError`; the
+    # statement above it in the innermost frame is what failed
+    from babysit.triage import triage_files
+
+    for ending in ("AssertionError", "AssertionError: "):
+        log = tmp_path / "assert.log"
+        log.write_text("\n".join(_asserted(statement, ending)))
+        d = triage_files([log], KB).diagnosis
+        assert d.rule == rule_id, ending
+        assert "train.py:50" in d.summary and not d.consequences
+    # a message of its own on the next line still wins over the statement
+    message = "The NVIDIA driver on your system is too old (found version 10020)."
+    log.write_text("\n".join([*_asserted(statement)[:-1], message, ""]))
+    assert triage_files([log], KB).diagnosis.rule == "cuda.no_kernel_image"
+
+
 def test_deformable_convolution_s_offset_warnings_count_when_they_repeat(tmp_path: Path) -> None:
     # one early warning, then a run that finished: nothing to do; the warnings repeating: the
     # training is going unstable

@@ -3932,6 +3932,13 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "arguments but not found", "code.cli_config"),
         ("dargs.dargs.ArgumentTypeError: [at location `learning_rate`] key `start_lr` gets wrong "
          "value type, requires <float> but gets <str>", "code.cli_config"),
+        # a bare AssertionError read with its assert statement (triage/engine.py): a script's
+        # own finiteness check, and its check that the loader or dataset holds a sample
+        ("AssertionError: assert not torch.isnan(loss).any()", "numerical.nan"),
+        ("AssertionError: assert not (np.isnan(loss) or np.isinf(loss))", "numerical.nan"),
+        ("AssertionError: assert torch.isfinite(grad_norm)", "numerical.nan"),
+        ("AssertionError: assert len(train_loader) > 0", "data.empty"),
+        ("AssertionError: assert len(self.dataset) != 0  # no sample", "data.empty"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -4228,6 +4235,11 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         # a program's own file or config it finds invalid, not a Kubernetes manifest's field
         ("WARNING: cache file is invalid: features.pkl:", "sched.request_invalid"),
         ("Config is invalid: model.backbone:", "sched.request_invalid"),
+        # asserts that a NaN is there, or that counts agree: not a NaN found, not an empty set
+        ("AssertionError: assert torch.isnan(mask).any()", "numerical.nan"),
+        ("AssertionError: assert not torch.isfinite(pad).all()", "numerical.nan"),
+        ("AssertionError: assert len(dataset) == len(labels)", "data.empty"),
+        ("AssertionError: assert len(train_loader) > 0 or args.eval_only", "data.empty"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

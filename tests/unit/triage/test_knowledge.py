@@ -3939,6 +3939,13 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("AssertionError: assert torch.isfinite(grad_norm)", "numerical.nan"),
         ("AssertionError: assert len(train_loader) > 0", "data.empty"),
         ("AssertionError: assert len(self.dataset) != 0  # no sample", "data.empty"),
+        # NCCL quoting the runtime on a driver older than the build; a JVM's fatal report of its
+        # host's memory; a CUDA extension's check after its kernel, by the error's number
+        ("Cuda failure 'API call is not supported in the installed CUDA driver'",
+         "cuda.no_kernel_image"),
+        ("# There is insufficient memory for the Java Runtime Environment to continue.",
+         "host.memory_error"),
+        ("RuntimeError: CUDA kernel failed : 700", "cuda.illegal_access"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -4240,6 +4247,7 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ("AssertionError: assert not torch.isfinite(pad).all()", "numerical.nan"),
         ("AssertionError: assert len(dataset) == len(labels)", "data.empty"),
         ("AssertionError: assert len(train_loader) > 0 or args.eval_only", "data.empty"),
+        ("RuntimeError: CUDA kernel failed : 7001", "cuda.illegal_access"),  # not error 700
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

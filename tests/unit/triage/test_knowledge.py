@@ -1083,7 +1083,7 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "d_hf/006-fast-sd-dreambooth-num-samples-0.log",
     ),
     (
-        "data.image_tokens",
+        "code.image_tokens",
         "[rank1]: ValueError: Image features and image tokens do not match: tokens: 2005, features"
         " 2695",
         "c_llm/041-llamafactory-qwen25vl-image-token-mismatch.log",
@@ -2710,7 +2710,7 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "data.empty"),
         ("ValueError: Label values must be <= vocab_size: 29", "data.schema"),
         ("ValueError: Video features and video tokens do not match: tokens: 0, features 1560",
-         "data.image_tokens"),
+         "code.image_tokens"),
         ('      "grad_norm": NaN,', "numerical.nan"),  # trainer_state.json's log_history
         ('{"loss": NaN, "learning_rate": 1e-05, "step": 5}', "numerical.nan"),
         ("RuntimeError: shape '[1]' is invalid for input of size 2", "code.shapes"),

@@ -95,6 +95,9 @@ CUT_WRITE = _standin(
     "quota where the checkpoints go (df -h DIR; quota -s) and that the mount is alive; then "
     "resume from the last complete checkpoint (a half-written one may be corrupt).",
     confidence=0.35,
+    # as fs.checkpoint_write: a full disk, a quota or a refused path, which the next save meets
+    # again (the corpus's threads: 4 of 4 where they tell)
+    transient=False,
     suspect="filesystem",
     # above a collective timeout (the other ranks waiting for the one that was writing), below
     # every error that names itself

@@ -2045,6 +2045,8 @@ def test_an_ib_transfer_error_is_transient_in_any_phase(kb: Knowledge) -> None:
         # directory, which the next save meets again
         ("RuntimeError: [enforce fail at inline_container.cc:300] . PytorchStreamWriter failed "
          "writing file data/3: file write failed", "fs.checkpoint_write", False, False),
+        # an integer division by zero in native code: the same input meets it again
+        ("Floating point exception (core dumped)", "segfault.sigfpe", False, False),
         # the Hub reached but slow (a read timed out): a restart's, even at start-up
         ("'(ReadTimeoutError(\"HTTPSConnectionPool(host='huggingface.co', port=443): Read timed "
          "out. (read timeout=10)\"), '(Request ID: 5dbccdb5)')' thrown while requesting GET "

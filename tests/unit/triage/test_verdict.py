@@ -320,7 +320,8 @@ def test_a_traceback_cut_while_writing_a_checkpoint_suspects_the_storage(
     d = triage(["iter 10: loss 2.0", "Traceback (most recent call last):", *frames])
     if writes:
         assert d.category == Category.FILESYSTEM_IO and d.rule == "fs.cut_checkpoint_write"
-        assert d.transient is None and d.confidence < 0.5 and "df -h" in d.action
+        # as fs.checkpoint_write: a full disk, a quota or a refused path, met again
+        assert d.transient is False and d.confidence < 0.5 and "df -h" in d.action
     else:
         assert d.category == Category.UNKNOWN and d.rule == "python.cut_traceback"
 

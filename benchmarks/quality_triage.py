@@ -65,8 +65,9 @@ ROOT = Path(__file__).resolve().parent.parent
 NEVER_TRANSIENT = {"user_code", "data", "cuda_oom"}
 # Bugs called transient where the log shows nothing but what a transient cause leaves as well, and
 # only the thread knew the bug: a launcher hung up on (SIGHUP, sent by an accelerate release;
-# four times the terminal the job ran in, closed: the threads' fix was to start it detached, a
-# change of the launch, where the log reads as any SIGHUP and a restart resumes); the Hub
+# four times the terminal the job ran in, closed: the threads' fix was to start it detached
+# (once nohup had not been enough: tmux or setsid), a change of the launch, where the log reads
+# as any SIGHUP and a restart resumes); the Hub
 # unreachable in the message's own words (the thread found a wrong path).
 # Triage's answer is what the log supports: they are listed apart, not counted as violations;
 # any other bug called transient is one (the exit code says so). (A log that stops in its set-up

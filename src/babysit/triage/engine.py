@@ -84,6 +84,8 @@ _Held = tuple[_Pending, Traceback | None, int]
 # How many lines later a rank-labelled exception line's message may come (other ranks' lines
 # interleaved in between); an unlabelled one's is the very next line.
 _MESSAGE_SPAN = 64
+# A bare AssertionError read with its innermost frame's statement (cut_raise's spelling).
+_ASSERTED = "AssertionError: assert"
 
 
 class Engine:
@@ -356,29 +358,31 @@ class Engine:
 
     def _release(self, tb_key: tuple[int, int | None]) -> None:
         """The finding held for `tb_key`, if any: its message did not come. A bare
-        `AssertionError` says what failed in its innermost frame's statement (`assert not
-        torch.isnan(loss).any()`), read as its message when a rule knows the words; else the
-        finding as it was."""
+        `AssertionError` says what failed in its innermost frame's `assert` statement (`assert
+        not torch.isnan(loss).any()`), read as its message where a pattern is written for the
+        statement itself (one that starts `^AssertionError: assert`), not for an error's words,
+        which a comment or a string in the statement may hold; else the finding as it was."""
         held = self._bare.pop(tb_key, None)
         if held is None:
             return
-        args, tb, seq = held
+        args = held[0]
         where = frames_of(list(args[7])) if args[8] == "AssertionError" else []
         said = cut_raise(where[-1][2], where[-1][1]) if where else None
-        rule = self._rule_for(said) if said is not None else UNCLASSIFIED
-        if said is not None and rule.id not in GENERIC_IDS and rule.role == "cause":
-            rule = placed(rule, tb, "AssertionError", said)
-            anat = dataclasses.replace(args[6], body=said)
-            self._add(rule, *args[1:5], said, anat, *args[7:], seq=seq)
-        else:
-            self._add(*args, seq=seq)
+        hit = self._match(said) if said is not None and said.startswith(_ASSERTED) else None
+        if (
+            said is None
+            or hit is None
+            or not hit[1].re.pattern.startswith("^" + _ASSERTED)
+            or not self._read_as(held, said)
+        ):
+            self._add(*args, seq=held[2])
 
     def _messaged(self, held: _Held, line: int, text: str, stripped: str, a: Anatomy) -> bool:
         """Whether the next line of a held exception line's rank is its message and names the
         error: then the exception is read with it (`AssertionError: The NVIDIA driver on your
         system is too old`) and found so, in place of the generic finding. Not a line of its
         own kind: another exception, a frame, a header, a logger's timestamped line."""
-        args, tb, seq = held
+        args = held[0]
         exc_type = args[8] or ""
         span = 1 if a.rank is None else _MESSAGE_SPAN
         if (
@@ -391,12 +395,20 @@ class Engine:
             or a.warning
         ):
             return False
-        said = f"{exc_type}: {stripped}"
+        return self._read_as(held, f"{exc_type}: {stripped}", line, text)
+
+    def _read_as(self, held: _Held, said: str, line: int = 0, text: str = "") -> bool:
+        """Whether a held exception line, read as `said` (the exception with its message), names
+        the error: then it is found so, in place of the generic finding, at `line` (the
+        message's; 0: the exception line's own)."""
+        args, tb, seq = held
         rule = self._rule_for(said)
         if rule is UNCLASSIFIED or rule.id in GENERIC_IDS or rule.role != "cause":
             return False
+        exc_type = args[8] or ""
         rule = placed(rule, tb, exc_type, said)
         anat = dataclasses.replace(args[6], body=said)
+        line, text = (line, text) if line else (args[3], args[4])
         self._add(rule, None, args[2], line, text, said, anat, args[7], exc_type, seq=seq)
         return True
 

@@ -277,7 +277,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"no space left",
     b"quota",
     b"memoryerror",
-    b"insufficient memory for the java",  # a JVM's fatal error report (a Java sidecar's host)
+    b"native memory allocation",  # a JVM's fatal error report (a Java sidecar's host)
     b"bad_alloc",
     b"shutting down",
     b"time limit",

@@ -89,8 +89,9 @@ CUT_WRITE = _standin(
     "fs.cut_checkpoint_write",
     Category.FILESYSTEM_IO,
     "The log ends inside a traceback raised while writing a checkpoint or file, before "
-    "its error line: most often the storage failed the write (a full disk, a quota, a stale "
-    "NFS handle, a file system that went away); the error itself is not in these lines.",
+    "its error line: most often the storage refused the write (a full disk, a quota, a "
+    "missing or read-only directory), less often a stale NFS handle or a file system that "
+    "went away; the error itself is not in these lines.",
     "Find the end of the traceback in the full log to confirm; check free space and "
     "quota where the checkpoints go (df -h DIR; quota -s) and that the mount is alive; then "
     "resume from the last complete checkpoint (a half-written one may be corrupt).",

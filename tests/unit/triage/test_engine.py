@@ -769,6 +769,10 @@ def _asserted(statement: str, ending: str = "AssertionError") -> list[str]:
         ("assert len(self.train_dataloader) >= 1", "data.empty"),
         # words no rule knows: a bug in the code, as before
         ("assert x.size(0) == x_lens.size(0)", "python.bug"),
+        # an error's words in the statement's comment or string are not what failed
+        ("assert ret != -11  # Segmentation fault", "python.bug"),
+        ("assert 'No space left on device' not in msg", "python.bug"),
+        ("assert n * g == world_size  # NCCL error otherwise", "python.bug"),
     ],
 )  # fmt: skip
 def test_a_bare_assertion_error_is_read_with_its_assert_statement(
@@ -788,6 +792,20 @@ def test_a_bare_assertion_error_is_read_with_its_assert_statement(
     message = "The NVIDIA driver on your system is too old (found version 10020)."
     log.write_text("\n".join([*_asserted(statement)[:-1], message, ""]))
     assert triage_files([log], KB).diagnosis.rule == "cuda.no_kernel_image"
+
+
+def test_a_bare_assertion_error_raised_in_a_module_s_import_stays_an_assertion(
+    tmp_path: Path,
+) -> None:
+    # the innermost frame is a module's body at an import line (the module's own code ran and
+    # asserted): not an ImportError, which a cut traceback there would read
+    from babysit.triage import triage_files
+
+    log = tmp_path / "import.log"
+    lines = _asserted("import flash_attn_2_cuda as flash_attn_cuda")
+    lines[4] = '  File "/home/u/stereo/flash_attn.py", line 1, in <module>'
+    log.write_text("\n".join(lines))
+    assert triage_files([log], KB).diagnosis.rule == "python.bug"
 
 
 def test_deformable_convolution_s_offset_warnings_count_when_they_repeat(tmp_path: Path) -> None:

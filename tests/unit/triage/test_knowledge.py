@@ -3939,14 +3939,16 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("AssertionError: assert not torch.isnan(loss).any()", "numerical.nan"),
         ("AssertionError: assert not (np.isnan(loss) or np.isinf(loss))", "numerical.nan"),
         ("AssertionError: assert torch.isfinite(grad_norm)", "numerical.nan"),
+        ("AssertionError: assert not torch.any(torch.isnan(x))", "numerical.nan"),
+        ("AssertionError: assert np.all(np.isfinite(loss))", "numerical.nan"),
         ("AssertionError: assert len(train_loader) > 0", "data.empty"),
         ("AssertionError: assert len(self.dataset) != 0  # no sample", "data.empty"),
         # NCCL quoting the runtime on a driver older than the build; a JVM's fatal report of its
         # host's memory; a CUDA extension's check after its kernel, by the error's number
         ("Cuda failure 'API call is not supported in the installed CUDA driver'",
          "cuda.no_kernel_image"),
-        ("# There is insufficient memory for the Java Runtime Environment to continue.",
-         "host.memory_error"),
+        ("# Native memory allocation (mmap) failed to map 16384 bytes for committing reserved "
+         "memory.", "host.memory_error"),
         ("RuntimeError: CUDA kernel failed : 700", "cuda.illegal_access"),
     ],
 )  # fmt: skip
@@ -4249,6 +4251,12 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ("AssertionError: assert not torch.isfinite(pad).all()", "numerical.nan"),
         ("AssertionError: assert len(dataset) == len(labels)", "data.empty"),
         ("AssertionError: assert len(train_loader) > 0 or args.eval_only", "data.empty"),
+        # a name that only starts with the data's words: a process group, checkpoints found
+        ("AssertionError: assert len(data_parallel_group) > 0", "data.empty"),
+        ("AssertionError: assert len(ckpt_files) > 0", "data.empty"),
+        # a JVM's fatal report's header alone: a thread or process limit prints it too
+        ("# There is insufficient memory for the Java Runtime Environment to continue.",
+         "host.memory_error"),
         ("RuntimeError: CUDA kernel failed : 7001", "cuda.illegal_access"),  # not error 700
     ],
 )  # fmt: skip

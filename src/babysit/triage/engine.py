@@ -84,8 +84,9 @@ _Held = tuple[_Pending, Traceback | None, int]
 # How many lines later a rank-labelled exception line's message may come (other ranks' lines
 # interleaved in between); an unlabelled one's is the very next line.
 _MESSAGE_SPAN = 64
-# A bare AssertionError read with its innermost frame's statement (cut_raise's spelling).
-_ASSERTED = "AssertionError: assert"
+# How a pattern written for a bare AssertionError's statement starts (the statement as
+# cut_raise spells it: `AssertionError: assert not torch.isnan(loss).any()`).
+_ASSERTED = "^AssertionError: assert"
 
 
 class Engine:
@@ -368,11 +369,11 @@ class Engine:
         args = held[0]
         where = frames_of(list(args[7])) if args[8] == "AssertionError" else []
         said = cut_raise(where[-1][2], where[-1][1]) if where else None
-        hit = self._match(said) if said is not None and said.startswith(_ASSERTED) else None
+        hit = self._match(said) if said is not None else None
         if (
             said is None
             or hit is None
-            or not hit[1].re.pattern.startswith("^" + _ASSERTED)
+            or not hit[1].re.pattern.startswith(_ASSERTED)
             or not self._read_as(held, said)
         ):
             self._add(*args, seq=held[2])

@@ -36,7 +36,8 @@ from babysit.errors import (
     StoreError,
     StoreWriteError,
 )
-from babysit.records import AttemptRecord, Category, Outcome, RunState
+from babysit.records import RunState
+from babysit.store.attempts import ATTEMPT_COLUMNS, AttemptLog
 from babysit.store.dbfile import (
     DB_NAME,
     JSONL_NAME,
@@ -56,6 +57,7 @@ from babysit.store.dbfile import (
 from babysit.store.events import EventLog
 from babysit.store.home import HomeMode, home_mode, secure_file, secure_home
 from babysit.store.nodes import NodeRegistry
+from babysit.store.rows import encode, upsert
 from babysit.store.schema import MIGRATIONS
 from babysit.store.signs import VitalSigns, json_default
 from babysit.store.writes import StoreWrite, apply_write
@@ -65,42 +67,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ATTEMPT_COLUMNS", "DB_NAME", "JSONL_NAME", "Store"]
 
-ATTEMPT_COLUMNS = (
-    "run",
-    "number",
-    "started",
-    "ended",
-    "host",
-    "pid",
-    "launcher_pid",
-    "launcher_started",
-    "argv",
-    "resume_from",
-    "log_dir",
-    "token",
-    "outcome",
-    "exit_code",
-    "signal",
-    "first_step",
-    "last_step",
-    "category",
-    "transient",
-    "fingerprint",
-    "summary",
-    "stdout_offset",
-    "stderr_offset",
-    "resume_step",
-    "suspect_host",
-    "anomaly_step",
-    "anomaly_kind",
-    "anomaly_message",
-    "skip_steps",
-    "lr_scale",
-    "hosts",
-)
 
-
-class Store(EventLog, NodeRegistry, VitalSigns):
+class Store(AttemptLog, EventLog, NodeRegistry, VitalSigns):
     """One SQLite database for every run under one home directory."""
 
     def __init__(
@@ -375,70 +343,17 @@ class Store(EventLog, NodeRegistry, VitalSigns):
     def runs(self) -> list[dict[str, Any]]:
         return [_decode_run(r) for r in self._read("SELECT * FROM runs ORDER BY updated DESC", ())]
 
-    # -- attempts ------------------------------------------------------------------------------
-
-    def add_attempt(self, run: str, number: int, fields: Mapping[str, Any]) -> None:
-        """A new attempt's row. It replaces a row of the same number only when that one was
-        never launched (babysit died between writing it and starting the launcher, and the next
-        babysit launches it now); any other duplicate is refused (a StoreError)."""
-        row = {"run": run, "number": number, "outcome": Outcome.RUNNING.value, **fields}
-        row = {k: _encode(v) for k, v in row.items()}
-        self._write(
-            _upsert("attempts", row, ("run", "number"))
-            + " WHERE attempts.launcher_pid IS NULL AND attempts.outcome='running'",
-            row,
-            refused=f"attempt {number} of run {run!r} is already recorded (UNIQUE constraint)",
-        )
-
-    def update_attempt(self, run: str, number: int, fields: Mapping[str, Any]) -> None:
-        unknown = set(fields) - set(ATTEMPT_COLUMNS)
-        if unknown:
-            raise StoreError(f"unknown attempt fields: {sorted(unknown)}")
-        sets = ", ".join(f"{k}=:{k}" for k in fields)
-        params = {k: _encode(v) for k, v in fields.items()} | {"_run": run, "_num": number}
-        self._write(f"UPDATE attempts SET {sets} WHERE run=:_run AND number=:_num", params)
-
-    def attempts(self, run: str) -> list[dict[str, Any]]:
-        rows = self._read("SELECT * FROM attempts WHERE run=? ORDER BY number", (run,))
-        return [_decode_attempt(r) for r in rows]
-
-    def history(self, run: str) -> list[AttemptRecord]:
-        """The attempts as records, for the policy."""
-        out = []
-        for a in self.attempts(run):
-            out.append(
-                AttemptRecord(
-                    number=a["number"],
-                    started=a["started"],
-                    ended=a["ended"],
-                    outcome=Outcome(a["outcome"]),
-                    exit_code=a["exit_code"],
-                    signal=a["signal"],
-                    first_step=a["first_step"],
-                    last_step=a["last_step"],
-                    category=Category(a["category"]) if a["category"] else None,
-                    transient=a["transient"],
-                    fingerprint=a["fingerprint"],
-                    summary=a["summary"],
-                    resume_step=a["resume_step"],
-                    suspect_host=a["suspect_host"],
-                    anomaly_step=a["anomaly_step"],
-                    anomaly_kind=a["anomaly_kind"],
-                )
-            )
-        return out
-
     def restore(self, folded: Folded) -> None:
         """Write what store/rebuild.py folded from events: runs and attempts are upserted (a
         row that exists takes the folded fields), events and incidents appended. One commit."""
         with self.batch():
             conn = self._conn
             for r in folded.runs.values():
-                row = {k: _encode(v) for k, v in r.items()}
-                conn.execute(_upsert("runs", row, ("name",)), row)
+                row = {k: encode(v) for k, v in r.items()}
+                conn.execute(upsert("runs", row, ("name",)), row)
             for a in folded.attempts.values():
-                row = {k: _encode(v) for k, v in a.items() if k in ATTEMPT_COLUMNS}
-                conn.execute(_upsert("attempts", row, ("run", "number")), row)
+                row = {k: encode(v) for k, v in a.items() if k in ATTEMPT_COLUMNS}
+                conn.execute(upsert("attempts", row, ("run", "number")), row)
             conn.executemany(
                 "INSERT INTO events (run, attempt, ts, kind, message, data) "
                 "VALUES (:run, :attempt, :ts, :kind, :message, :data)",
@@ -465,42 +380,8 @@ class Store(EventLog, NodeRegistry, VitalSigns):
         return rows[0] if rows else None
 
 
-def _upsert(table: str, row: Mapping[str, Any], key: tuple[str, ...]) -> str:
-    """INSERT of `row` (named parameters) that updates the other columns of the row with the
-    same `key` instead (a WHERE may follow)."""
-    cols = ", ".join(row)
-    marks = ", ".join(f":{k}" for k in row)
-    sets = ", ".join(f"{k}=excluded.{k}" for k in row if k not in key)
-    return (
-        f"INSERT INTO {table} ({cols}) VALUES ({marks}) "
-        f"ON CONFLICT({', '.join(key)}) DO UPDATE SET {sets}"
-    )
-
-
-def _encode(value: Any) -> Any:
-    if isinstance(value, (list, tuple, dict)):
-        return json.dumps(value, default=json_default)
-    if isinstance(value, Path):
-        return str(value)
-    if isinstance(value, bool):
-        return int(value)
-    if hasattr(value, "value") and isinstance(getattr(value, "value", None), str):
-        return value.value  # enums
-    return value
-
-
 def _decode_run(row: sqlite3.Row) -> dict[str, Any]:
     out = dict(row)
     out["command"] = json.loads(out["command"] or "[]")
     out["config"] = json.loads(out["config"] or "{}")
-    return out
-
-
-def _decode_attempt(row: sqlite3.Row) -> dict[str, Any]:
-    out = dict(row)
-    out["argv"] = json.loads(out["argv"] or "[]")
-    out["skip_steps"] = [tuple(w) for w in json.loads(out["skip_steps"] or "[]")]
-    out["hosts"] = json.loads(out["hosts"]) if out["hosts"] else None
-    if out["transient"] is not None:
-        out["transient"] = bool(out["transient"])
     return out

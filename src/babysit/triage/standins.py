@@ -351,6 +351,19 @@ TERMINAL_GONE = _standin(
 )
 
 
+# An exception that says the code is wrong wherever it was raised: a name it never defined, an
+# attribute an object of its own lacks (`AttributeError: 'Config' object has no attribute
+# 'vis_pointer'`, a dataset's `... object has no attribute 'cache'`). Not a None's (`'NoneType'
+# object has no attribute 'shape'`: an image that failed to load, the sample's).
+_CODE_SLIPS = frozenset({"NameError", "UnboundLocalError", "AttributeError"})
+_NONE_ATTR = re.compile(r"'NoneType' object has no attribute")
+
+
+def _code_slip(exc_type: str | None, body: str) -> bool:
+    """Whether an exception is the code's own slip even in a dataset's code (_CODE_SLIPS)."""
+    return exc_type in _CODE_SLIPS and not _NONE_ATTR.search(body)
+
+
 class Raised(Protocol):
     """Where a traceback says its exception was raised (the engine's traceback state)."""
 
@@ -384,7 +397,7 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
         return INTERRUPTED_WAIT if cut_wait(chain) else INTERRUPTED
     if rule.id == "fs.eio" and _EIO_ALONE.search(body) and printed(chain):
         return TERMINAL_GONE
-    if rule.id not in GENERIC_IDS:
+    if rule.id not in GENERIC_IDS or _code_slip(exc_type, body):
         return rule
     if exc_type in _OS_ERRORS and cut_write(chain):
         if _MOUNT_ERRNO.search(body):

@@ -131,6 +131,22 @@ def test_a_dataloader_workers_error_in_the_dataset_is_data(outer: bool) -> None:
     assert not d.consequences  # the wrapper is not a second finding
 
 
+def test_a_name_or_attribute_the_dataset_code_lacks_is_the_codes_not_a_samples() -> None:
+    # An object of the code's own without the attribute it asks for (a config, the dataset
+    # itself) is a slip of the code, wherever it was raised; a None's missing attribute is a
+    # sample that failed to load (cv2.imread's None), the sample's.
+    head = ["AttributeError: Caught AttributeError in DataLoader worker process 0."]
+    head += WORKER_HEAD[1:]
+    frame = ['  File "/app/refcoco_data.py", line 243, in __getitem__']
+    frame += ["    if self.args.vis_pointer:"]
+    d = _triage(head + frame + ["AttributeError: 'Config' object has no attribute 'vis_pointer'"])
+    assert (d.category, d.rule) == (Category.USER_CODE, "python.bug")
+    d = _triage(head + frame + ["NameError: name 'np' is not defined"])
+    assert d.category is Category.USER_CODE
+    d = _triage(head + frame + ["AttributeError: 'NoneType' object has no attribute 'shape'"])
+    assert (d.category, d.rule) == (Category.DATA, "data.worker_exception")
+
+
 def test_a_workers_quoted_traceback_whose_wrapper_line_was_cut_is_the_workers() -> None:
     # The excerpt starts at torch's `Original Traceback`: the worker's loop among its frames
     # says whose it is, as the lost `Caught ... in DataLoader worker` line would have.

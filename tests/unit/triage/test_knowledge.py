@@ -819,7 +819,7 @@ MESSAGES: list[tuple[str, str, str | None]] = [
     ),
     (
         "python.config_path",
-        "FileNotFoundError: [Errno 2] No such file or directory: '/data/train.jsonl'",
+        "FileNotFoundError: [Errno 2] No such file or directory: '/home/user/run/args.json'",
         None,
     ),
     (
@@ -1081,6 +1081,16 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "data.empty",
         "ValueError: num_samples should be a positive integer value, but got num_samples=0",
         "d_hf/006-fast-sd-dreambooth-num-samples-0.log",
+    ),
+    (
+        "data.missing_file",
+        "FileNotFoundError: [Errno 2] No such file or directory: 'data/wav8k/min/train-360'",
+        "zzzx_seprepos/001-asteroid-convtasnet-librimix-train-dir-missing.log",
+    ),
+    (
+        "data.silent_audio",
+        "NoUtterancesError: b'No utterances detected'`",
+        "zzzx_seprepos/006-dnn-se-tutorial-validation-pesq-no-utterances.log",
     ),
     (
         "code.image_tokens",
@@ -3840,6 +3850,27 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("numpy.linalg.LinAlgError: SVD did not converge", "numerical.linalg"),
         ("gpytorch.utils.errors.NotPSDError: Matrix not positive definite after repeatedly "
          "adding jitter up to 1.0e-06.", "numerical.linalg"),
+        # quadprog's QP solver, as GEM and A-GEM project gradients with it
+        ("ValueError: matrix G is not positive definite", "numerical.linalg"),
+        ("ValueError: constraints are inconsistent, no solution", "numerical.linalg"),
+        # TensorFlow's Cholesky (GPflow), GPyTorch's exception heading a notebook's traceback,
+        # the FID's matrix square root come out complex
+        ("InvalidArgumentError: Cholesky decomposition was not successful. The input might not "
+         "be valid.", "numerical.linalg"),
+        ("NotPSDError                               Traceback (most recent call last)",
+         "numerical.linalg"),
+        ("ValueError: Imaginary component 0.029058187570152688", "numerical.linalg"),
+        # old torch handed a log density gone to -inf
+        ("RuntimeError: value cannot be converted to type double without overflow: -inf",
+         "numerical.nan"),
+        # torchvision's transforms handed the None of an image that did not load
+        ("TypeError: pic should be PIL Image or ndarray. Got <class 'NoneType'>", "data.image"),
+        ("TypeError: pic should be Tensor or ndarray. Got <class 'NoneType'>.", "data.image"),
+        # a sample, an annotation file or a split list missing from the dataset's folder
+        ("FileNotFoundError: [Errno 2] No such file or directory: "
+         "'/datasets/coco/annotations/instances_train2017.json'", "data.missing_file"),
+        ("FileNotFoundError: [Errno 2] No such file or directory: "
+         "'VOC2012/JPEGImages/2008_000008.jpg'", "data.missing_file"),
         # TensorFlow's saver finding no directory for the checkpoint's file
         ("tensorflow.python.framework.errors_impl.NotFoundError: Failed to create a "
          "NewWriteableFile: /tmp/model/model.ckpt-100_temp/part-00000-of-00001.data-00000-of-"
@@ -3971,6 +4002,14 @@ def test_the_same_words_in_another_context_stay_with_their_own_rule(kb: Knowledg
         ("NCCL WARN Cuda failure 'named symbol not found'", "nccl.error"),
         ("urllib.error.URLError: <urlopen error [SSL: CERTIFICATE_VERIFY_FAILED] certificate "
          "verify failed>", "net.tls"),
+        # a finite mask value too big for half precision: the code's, not a value gone non-finite
+        ("RuntimeError: value cannot be converted to type at::Half without overflow: -1e+09",
+         "python.runtime"),
+        # a path of the run's own, not the dataset's: a checkpoint, a config
+        ("FileNotFoundError: [Errno 2] No such file or directory: "
+         "'data/checkpoints/model_best.pth'", "python.config_path"),
+        ("FileNotFoundError: [Errno 2] No such file or directory: 'configs/train_val.yaml'",
+         "python.config_path"),
         ("[NLA001]  Unhandled exception with message: === BIR error ===", "code.compile"),
         ("OSError: [Errno 16] Device or resource busy: '/dev/vfio/0'", None),
         ("OSError: [Errno 16] Device or resource busy: '/data/nvidia-triton-server/model.plan'",

@@ -314,6 +314,23 @@ DATA_IN_READER = _data_rule(
 )
 
 
+# A division by the length of a dataset or its loader that was zero (`ZeroDivisionError` raised
+# by `self.step // len(self.dataset)`, `loss / len(self.valid_dataloader)`): no sample to train or
+# validate on. The name must end in what it holds (`len(train_loader)`, `len(val_files)`), not
+# `len(norms)`; cast or not: `float(len(val_files))`.
+_EMPTY_DIVISOR = re.compile(
+    r"[/%]\s*(?:(?:float|int)\(\s*)?len\(\s*(?:[\w.]+\.)?\w*(?i:loader|dataset|data|samples|examples|images|files)s?\s*\)"
+)
+EMPTY_DIVISOR = _data_rule(
+    "data.empty_divisor",
+    "The dataset is empty: the code divided by its length (or its loader's), which was zero.",
+    "Check what the data config points at (the path or glob, the split's name, a filter that "
+    "drops every sample, a batch size larger than the set with drop_last) and that the files "
+    "are there on every node, then restart.",
+    0.6,
+)
+
+
 # A process that multiprocessing's spawn (or forkserver) was starting dies reading its start-up
 # data from its parent (`multiprocessing/spawn.py`, `_main`: `reduction.pickle.load(from_parent)`
 # raising `EOFError: Ran out of input` or `pickle data was truncated`): the parent died or closed
@@ -383,7 +400,8 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
     """The rule of an exception that ends traceback `tb`, knowing where it was raised: a
     generic one (a KeyError, a bare RuntimeError, one no rule knows) is about a sample in a
     DataLoader worker's own dataset code, in a reader's, or, when it is about a value, anywhere
-    below the fetch of a batch (DATA_IN_WORKER, DATA_IN_READER); any
+    below the fetch of a batch (DATA_IN_WORKER, DATA_IN_READER), and a division by a dataset's
+    length is an empty one's (EMPTY_DIVISOR); any
     one in a process that spawn was starting is its parent's closed pipe (SPAWN_ORPHAN, not a
     checkpoint's `Ran out of input`); a Ctrl-C in a wait, a run stuck there (INTERRUPTED_WAIT), and
     anywhere else a run stopped by hand (INTERRUPTED); an I/O error raised by a print to the
@@ -404,6 +422,8 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
             return WRITE_FAILED
         if _UNSUPPORTED_ERRNO.search(body):
             return WRITE_UNSUPPORTED
+    if exc_type == "ZeroDivisionError" and chain and _EMPTY_DIVISOR.search(chain[-1][2]):
+        return EMPTY_DIVISOR
     if tb.worker and tb.own:
         return DATA_IN_WORKER
     if data_frame(tb.file) and not importing(chain):

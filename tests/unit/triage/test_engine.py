@@ -147,6 +147,22 @@ def test_a_name_or_attribute_the_dataset_code_lacks_is_the_codes_not_a_samples()
     assert (d.category, d.rule) == (Category.DATA, "data.worker_exception")
 
 
+def test_a_division_by_a_datasets_length_is_an_empty_dataset() -> None:
+    tb = ["Traceback (most recent call last):", '  File "/app/train.py", line 104, in train']
+    for code, rule in (
+        ("    for x in tqdm(self.dataset, desc=f'Epoch {self.step // len(self.dataset)}'):",
+         "data.empty_divisor"),
+        ("    n = math.ceil(float(world_size) / float(len(val_files)))", "data.empty_divisor"),
+        ("    loss_total / len(self.valid_dataloader), epoch)", "data.empty_divisor"),
+        # a length of something else: the code's
+        ("    return sum(norms) / len(norms)", "python.bug"),
+    ):  # fmt: skip
+        d = _triage([*tb, code, "ZeroDivisionError: integer division or modulo by zero"])
+        assert d.rule == rule, code
+    d = _triage([*tb, code, "ZeroDivisionError: division by zero"])
+    assert d.category is Category.USER_CODE
+
+
 def test_a_workers_quoted_traceback_whose_wrapper_line_was_cut_is_the_workers() -> None:
     # The excerpt starts at torch's `Original Traceback`: the worker's loop among its frames
     # says whose it is, as the lost `Caught ... in DataLoader worker` line would have.

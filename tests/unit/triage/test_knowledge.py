@@ -3863,6 +3863,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # old torch handed a log density gone to -inf
         ("RuntimeError: value cannot be converted to type double without overflow: -inf",
          "numerical.nan"),
+        # torch.compile's closing words on an error its log cut
+        ("You can suppress this exception and fall back to eager by setting:",
+         "code.compile_trailer"),
         # torchvision's transforms handed the None of an image that did not load
         ("TypeError: pic should be PIL Image or ndarray. Got <class 'NoneType'>", "data.image"),
         ("TypeError: pic should be Tensor or ndarray. Got <class 'NoneType'>.", "data.image"),
@@ -3871,6 +3874,10 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "'/datasets/coco/annotations/instances_train2017.json'", "data.missing_file"),
         ("FileNotFoundError: [Errno 2] No such file or directory: "
          "'VOC2012/JPEGImages/2008_000008.jpg'", "data.missing_file"),
+        ("FileNotFoundError: [Errno 2] No such file or directory: "
+         "'./vimeo_septuplet/sequences/sep_trainlist.txt'", "data.missing_file"),
+        ("AssertionError: Annotation file 'data/ag/annotations/detections_train.json' not found",
+         "data.missing_file"),
         # TensorFlow's saver finding no directory for the checkpoint's file
         ("tensorflow.python.framework.errors_impl.NotFoundError: Failed to create a "
          "NewWriteableFile: /tmp/model/model.ckpt-100_temp/part-00000-of-00001.data-00000-of-"

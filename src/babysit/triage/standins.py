@@ -316,11 +316,29 @@ DATA_IN_READER = _data_rule(
 
 # A division by the length of a dataset or its loader that was zero (`ZeroDivisionError` raised
 # by `self.step // len(self.dataset)`, `loss / len(self.valid_dataloader)`): no sample to train or
-# validate on. The name must end in what it holds (`len(train_loader)`, `len(val_files)`), not
-# `len(norms)`; cast or not: `float(len(val_files))`.
+# validate on. The name must end in what it holds (`len(train_loader)`, `len(val_files)`,
+# `len(train_data)`), not `len(norms)` nor `len(metadata)`; cast or not (`float(len(val_files))`),
+# or in a product (`/ (len(loader) * batch_size)`). (A `%` that formats a string on the same line
+# reads the same: rare beside a division by zero.)
 _EMPTY_DIVISOR = re.compile(
-    r"[/%]\s*(?:(?:float|int)\(\s*)?len\(\s*(?:[\w.]+\.)?\w*(?i:loader|dataset|data|samples|examples|images|files)s?\s*\)"
+    r"[/%]\s*\(?\s*(?:(?:float|int)\(\s*)?len\(\s*(?:[\w.]+\.)?"
+    r"(?i:\w*(?:loader|dataset|samples|examples|images|files)|(?:\w*_)?data)s?\s*\)"
 )
+# A file the run writes into a folder that is not there (`FileNotFoundError: [Errno 2] No such
+# file or directory: 'samples/epoch_1.png'`, raised by PIL's save or an `open(..., "w")`): the
+# configuration's output path, though its name may look like a dataset's (data.missing_file).
+_OPENED_TO_WRITE = re.compile(r"""\bopen\([^\n]*?,\s*(?:mode\s*=\s*)?f?['"][wax]""")
+OUTPUT_DIR_MISSING = _standin(
+    "code.output_dir_missing",
+    Category.USER_CODE,
+    "The run could not create a file it writes (a sample, a prediction, a log or a "
+    "checkpoint): the folder it writes into is missing.",
+    "Create the folder (or fix the output path the config gives), then start again.",
+    confidence=0.7,
+    transient=False,
+    suspect="config",
+)
+
 EMPTY_DIVISOR = _data_rule(
     "data.empty_divisor",
     "The dataset is empty: the code divided by its length (or its loader's), which was zero.",
@@ -371,9 +389,13 @@ TERMINAL_GONE = _standin(
 # An exception that says the code is wrong wherever it was raised: a name it never defined, an
 # attribute an object of its own lacks (`AttributeError: 'Config' object has no attribute
 # 'vis_pointer'`, a dataset's `... object has no attribute 'cache'`). Not a None's (`'NoneType'
-# object has no attribute 'shape'`: an image that failed to load, the sample's).
+# object has no attribute 'shape'`: an image that failed to load), nor a float's string method
+# (`'float' object has no attribute 'lower'`: pandas' NaN in a text column): the sample's.
 _CODE_SLIPS = frozenset({"NameError", "UnboundLocalError", "AttributeError"})
-_NONE_ATTR = re.compile(r"'NoneType' object has no attribute")
+_NONE_ATTR = re.compile(
+    r"'NoneType' object has no attribute|'float' object has no attribute "
+    r"'(?:lower|upper|split|strip|encode|replace|startswith|endswith)'"
+)
 
 
 def _code_slip(exc_type: str | None, body: str) -> bool:
@@ -401,7 +423,8 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
     generic one (a KeyError, a bare RuntimeError, one no rule knows) is about a sample in a
     DataLoader worker's own dataset code, in a reader's, or, when it is about a value, anywhere
     below the fetch of a batch (DATA_IN_WORKER, DATA_IN_READER), and a division by a dataset's
-    length is an empty one's (EMPTY_DIVISOR); any
+    length is an empty one's (EMPTY_DIVISOR); a dataset's name for a file the run was writing
+    is its output folder's (OUTPUT_DIR_MISSING); any
     one in a process that spawn was starting is its parent's closed pipe (SPAWN_ORPHAN, not a
     checkpoint's `Ran out of input`); a Ctrl-C in a wait, a run stuck there (INTERRUPTED_WAIT), and
     anywhere else a run stopped by hand (INTERRUPTED); an I/O error raised by a print to the
@@ -415,6 +438,9 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
         return INTERRUPTED_WAIT if cut_wait(chain) else INTERRUPTED
     if rule.id == "fs.eio" and _EIO_ALONE.search(body) and printed(chain):
         return TERMINAL_GONE
+    if rule.id == "data.missing_file" and chain:
+        writing = cut_write(chain) or bool(_OPENED_TO_WRITE.search(chain[-1][2]))
+        return OUTPUT_DIR_MISSING if writing else rule
     if rule.id not in GENERIC_IDS or _code_slip(exc_type, body):
         return rule
     if exc_type in _OS_ERRORS and cut_write(chain):

@@ -145,22 +145,53 @@ def test_a_name_or_attribute_the_dataset_code_lacks_is_the_codes_not_a_samples()
     assert d.category is Category.USER_CODE
     d = _triage(head + frame + ["AttributeError: 'NoneType' object has no attribute 'shape'"])
     assert (d.category, d.rule) == (Category.DATA, "data.worker_exception")
+    # pandas' NaN in a text column: a float where the sample holds a string
+    d = _triage(head + frame + ["AttributeError: 'float' object has no attribute 'lower'"])
+    assert (d.category, d.rule) == (Category.DATA, "data.worker_exception")
 
 
 def test_a_division_by_a_datasets_length_is_an_empty_dataset() -> None:
     tb = ["Traceback (most recent call last):", '  File "/app/train.py", line 104, in train']
+    zero = "ZeroDivisionError: integer division or modulo by zero"
     for code, rule in (
         ("    for x in tqdm(self.dataset, desc=f'Epoch {self.step // len(self.dataset)}'):",
          "data.empty_divisor"),
         ("    n = math.ceil(float(world_size) / float(len(val_files)))", "data.empty_divisor"),
         ("    loss_total / len(self.valid_dataloader), epoch)", "data.empty_divisor"),
+        ("    steps = total / (len(train_data) * batch_size)", "data.empty_divisor"),
         # a length of something else: the code's
         ("    return sum(norms) / len(norms)", "python.bug"),
+        ("    ratio = hits / len(metadata)", "python.bug"),
     ):  # fmt: skip
-        d = _triage([*tb, code, "ZeroDivisionError: integer division or modulo by zero"])
-        assert d.rule == rule, code
-    d = _triage([*tb, code, "ZeroDivisionError: division by zero"])
-    assert d.category is Category.USER_CODE
+        assert _triage([*tb, code, zero]).rule == rule, code
+    # the innermost frame's code divides: not a caller's that did so before
+    outer = ['    avg = run(loss / len(loader))', '  File "/app/util.py", line 7, in run',
+             "    return x / count"]  # fmt: skip
+    assert _triage([*tb, *outer, zero]).rule == "python.bug"
+    # raised by a DataLoader worker's dataset code, a modulo by its length: the same
+    worker = ["ZeroDivisionError: Caught ZeroDivisionError in DataLoader worker process 0."]
+    worker += WORKER_HEAD[1:]
+    worker += ['  File "/app/dataset.py", line 30, in __getitem__',
+               "    f = self.files[idx % len(self.files)]"]
+    assert _triage([*worker, zero]).rule == "data.empty_divisor"
+
+
+def test_a_missing_folder_the_run_was_writing_into_is_its_outputs_not_the_datasets() -> None:
+    tb = ["Traceback (most recent call last):", '  File "/app/train.py", line 80, in train']
+    missing = "FileNotFoundError: [Errno 2] No such file or directory: 'samples/images/0001.png'"
+    saved = ['    save_image(fake, "samples/images/%04d.png" % i)',
+             '  File "/venv/PIL/Image.py", line 2428, in save',
+             '    fp = builtins.open(filename, "w+b")']  # fmt: skip
+    d = _triage([*tb, *saved, missing])
+    assert (d.category, d.rule) == (Category.USER_CODE, "code.output_dir_missing")
+    opened = ['    with open(f"samples/images/{i:04d}.png", "wb") as f:']
+    assert _triage([*tb, *opened, missing]).rule == "code.output_dir_missing"
+    # read: the dataset's
+    read = ['    img = Image.open(self.paths[i])',
+            '  File "/venv/PIL/Image.py", line 3092, in open',
+            '    fp = builtins.open(filename, "rb")']  # fmt: skip
+    d = _triage([*tb, *read, missing])
+    assert (d.category, d.rule) == (Category.DATA, "data.missing_file")
 
 
 def test_a_workers_quoted_traceback_whose_wrapper_line_was_cut_is_the_workers() -> None:

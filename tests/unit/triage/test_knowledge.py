@@ -1088,6 +1088,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zzzx_seprepos/001-asteroid-convtasnet-librimix-train-dir-missing.log",
     ),
     (
+        "numerical.fid",
+        "ValueError: Imaginary component 0.029058187570152688",
+        "zzzy_motionrepos/003-momask-fid-imaginary-component.log",
+    ),
+    (
         "data.silent_audio",
         "NoUtterancesError: b'No utterances detected'`",
         "zzzx_seprepos/006-dnn-se-tutorial-validation-pesq-no-utterances.log",
@@ -3859,7 +3864,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "be valid.", "numerical.linalg"),
         ("NotPSDError                               Traceback (most recent call last)",
          "numerical.linalg"),
-        ("ValueError: Imaginary component 0.029058187570152688", "numerical.linalg"),
+        ("ValueError: Imaginary component 0.029058187570152688", "numerical.fid"),
+        ("ValueError: Imaginary component nan", "numerical.fid"),
         # old torch handed a log density gone to -inf
         ("RuntimeError: value cannot be converted to type double without overflow: -inf",
          "numerical.nan"),
@@ -3869,6 +3875,7 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # torchvision's transforms handed the None of an image that did not load
         ("TypeError: pic should be PIL Image or ndarray. Got <class 'NoneType'>", "data.image"),
         ("TypeError: pic should be Tensor or ndarray. Got <class 'NoneType'>.", "data.image"),
+        ("TypeError: img should be Tensor Image. Got <class 'NoneType'>", "data.image"),
         # a sample, an annotation file or a split list missing from the dataset's folder
         ("FileNotFoundError: [Errno 2] No such file or directory: "
          "'/datasets/coco/annotations/instances_train2017.json'", "data.missing_file"),
@@ -4017,6 +4024,22 @@ def test_the_same_words_in_another_context_stay_with_their_own_rule(kb: Knowledg
          "'data/checkpoints/model_best.pth'", "python.config_path"),
         ("FileNotFoundError: [Errno 2] No such file or directory: 'configs/train_val.yaml'",
          "python.config_path"),
+        *(
+            (f"FileNotFoundError: [Errno 2] No such file or directory: '{path}'",
+             "python.config_path")
+            for path in (
+                # a top-level /data/ mount: many clusters' home or scratch disk
+                "/data/user/exp1/run1/args.json", "/data/bob/hf_home/hub/tmp",
+                "/data/anaconda3/envs/py38/bin/ninja", "/data/apps/cuda-11.8/bin/nvcc",
+                # outputs, results, logs and runs, however they are named
+                "results/exp1/metrics.csv", "runs/train/exp/results.csv", "exp_logs/train.csv",
+                "exp1/train.log", "predictions/val_0001.npy", "generated_images/0001.png",
+                "samples/epoch_1.png", "wandb/run-1/files/wandb-summary.json",
+                # scripts, pretrained weights, saved states
+                "train.py", "scripts/train.sh", "./vgg16.npy", "imagenet-vgg-verydeep-19.mat",
+                "pretrained/imagenet21k_ViT-B_16.npz", "/data/exp/run1/last.pkl", "train_args.json",
+            )
+        ),
         ("[NLA001]  Unhandled exception with message: === BIR error ===", "code.compile"),
         ("OSError: [Errno 16] Device or resource busy: '/dev/vfio/0'", None),
         ("OSError: [Errno 16] Device or resource busy: '/data/nvidia-triton-server/model.plan'",
@@ -4304,6 +4327,12 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ("# There is insufficient memory for the Java Runtime Environment to continue.",
          "host.memory_error"),
         ("RuntimeError: CUDA kernel failed : 7001", "cuda.illegal_access"),  # not error 700
+        # the names of errors a script caught, printed as it went on
+        ("<class 'gpytorch.utils.errors.NotPSDError'> raised, re-initialising the model",
+         "numerical.linalg"),
+        ("skipping clip 0042.wav: NoUtterancesError", "data.silent_audio"),
+        ("WARNING: annotation file 'data/ann/val_0042.json' not found, skipping",
+         "data.missing_file"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

@@ -1093,6 +1093,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zzzy_motionrepos/003-momask-fid-imaginary-component.log",
     ),
     (
+        "data.all_masked",
+        "ZeroDivisionError: Unsloth: All labels in your dataset are -100. Training losses will be "
+        "all 0.",
+        "zzg_swift/011-unsloth-gemma3-train-on-responses-only-all-labels-masked.log",
+    ),
+    (
         "data.silent_audio",
         "NoUtterancesError: b'No utterances detected'`",
         "zzzx_seprepos/006-dnn-se-tutorial-validation-pesq-no-utterances.log",

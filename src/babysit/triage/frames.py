@@ -5,7 +5,7 @@ a stand-in rule from them.
 
     where = frames(traceback_lines)  # [(file, function, code line)], innermost last
     cut_wait(where), cut_write(where), cut_alloc(where), cut_net(where), cut_compile(where),
-    printed(where)
+    printed(where), writing(where)
     cut_raise("assert pg is not None", "__init__")  # -> "AssertionError: assert pg is not None"
 """
 
@@ -113,6 +113,17 @@ def cut_write(frames: list[Frame]) -> bool:
         or bool(f[1] and _FS_FUNC.match(f[1]) and _FS_FILE.search(f[0]))
         for f in frames[-2:]
     )
+
+
+# A file opened for writing, appending or creating (`open(path, "w")`, `open(p, mode="wb")`,
+# `builtins.open(filename, "w+b")` in PIL's save).
+_OPEN_TO_WRITE = re.compile(r"""\bopen\([^\n]*?,\s*(?:mode\s*=\s*)?f?['"][wax]""")
+
+
+def writing(frames: list[Frame]) -> bool:
+    """Whether an exception was raised writing a file: cut_write's frames, or an `open` for
+    writing in the innermost frame's code."""
+    return cut_write(frames) or bool(frames and _OPEN_TO_WRITE.search(frames[-1][2]))
 
 
 # A write to the terminal the process prints to: a `print(...)` (not one given a file of its own,

@@ -29,6 +29,7 @@ from babysit.triage.frames import (
     importing,
     printed,
     spawn_start,
+    writing,
 )
 from babysit.triage.knowledge import PRECEDENCE, Rule
 
@@ -327,13 +328,13 @@ _EMPTY_DIVISOR = re.compile(
 # A file the run writes into a folder that is not there (`FileNotFoundError: [Errno 2] No such
 # file or directory: 'samples/epoch_1.png'`, raised by PIL's save or an `open(..., "w")`): the
 # configuration's output path, though its name may look like a dataset's (data.missing_file).
-_OPENED_TO_WRITE = re.compile(r"""\bopen\([^\n]*?,\s*(?:mode\s*=\s*)?f?['"][wax]""")
 OUTPUT_DIR_MISSING = _standin(
     "code.output_dir_missing",
     Category.USER_CODE,
     "The run could not create a file it writes (a sample, a prediction, a log or a "
     "checkpoint): the folder it writes into is missing.",
-    "Create the folder (or fix the output path the config gives), then start again.",
+    "Create the folder the message names (or fix the output path the config gives it), then "
+    "start again.",
     confidence=0.7,
     transient=False,
     suspect="config",
@@ -419,16 +420,20 @@ class Raised(Protocol):
 
 
 def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Rule:
-    """The rule of an exception that ends traceback `tb`, knowing where it was raised: a
-    generic one (a KeyError, a bare RuntimeError, one no rule knows) is about a sample in a
-    DataLoader worker's own dataset code, in a reader's, or, when it is about a value, anywhere
-    below the fetch of a batch (DATA_IN_WORKER, DATA_IN_READER), and a division by a dataset's
-    length is an empty one's (EMPTY_DIVISOR); a dataset's name for a file the run was writing
-    is its output folder's (OUTPUT_DIR_MISSING); any
-    one in a process that spawn was starting is its parent's closed pipe (SPAWN_ORPHAN, not a
-    checkpoint's `Ran out of input`); a Ctrl-C in a wait, a run stuck there (INTERRUPTED_WAIT), and
-    anywhere else a run stopped by hand (INTERRUPTED); an I/O error raised by a print to the
-    terminal, a terminal that is gone (TERMINAL_GONE), not a disk."""
+    """The rule of an exception that ends traceback `tb`, knowing where it was raised:
+    - any exception in a process that spawn was starting: its parent's closed pipe
+      (SPAWN_ORPHAN, not a checkpoint's `Ran out of input`);
+    - a Ctrl-C in a wait: a run stuck there (INTERRUPTED_WAIT); anywhere else, a run stopped by
+      hand (INTERRUPTED);
+    - an I/O error raised by a print to the terminal: a terminal that is gone (TERMINAL_GONE),
+      not a disk;
+    - a dataset's file the run was writing: its output folder's (OUTPUT_DIR_MISSING);
+    - a generic one (a KeyError, a bare RuntimeError, one no rule knows), unless the code's own
+      slip (_CODE_SLIPS): a mount's errno or a call the mount lacks, raised by a write
+      (WRITE_FAILED, WRITE_UNSUPPORTED); a division by a dataset's length, an empty one
+      (EMPTY_DIVISOR); about a sample in a DataLoader worker's own dataset code, in a reader's,
+      or, when it is about a value, anywhere below the fetch of a batch (DATA_IN_WORKER,
+      DATA_IN_READER)."""
     if tb is None:
         return rule
     chain = frames(tb.lines)
@@ -438,9 +443,8 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
         return INTERRUPTED_WAIT if cut_wait(chain) else INTERRUPTED
     if rule.id == "fs.eio" and _EIO_ALONE.search(body) and printed(chain):
         return TERMINAL_GONE
-    if rule.id == "data.missing_file" and chain:
-        writing = cut_write(chain) or bool(_OPENED_TO_WRITE.search(chain[-1][2]))
-        return OUTPUT_DIR_MISSING if writing else rule
+    if rule.id == "data.missing_file":
+        return OUTPUT_DIR_MISSING if writing(chain) else rule
     if rule.id not in GENERIC_IDS or _code_slip(exc_type, body):
         return rule
     if exc_type in _OS_ERRORS and cut_write(chain):

@@ -4001,6 +4001,19 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("# Native memory allocation (mmap) failed to map 16384 bytes for committing reserved "
          "memory.", "host.memory_error"),
         ("RuntimeError: CUDA kernel failed : 700", "cuda.illegal_access"),
+        # autograd refusing what the code did to a tensor
+        ("RuntimeError: Inference tensors cannot be saved for backward. To work around you can "
+         "make a clone to get a normal tensor and use it in autograd", "code.shapes"),
+        ("RuntimeError: unsupported operation: some elements of the input tensor and the "
+         "written-to tensor refer to a single memory location. Please clone() the tensor before "
+         "performing the operation.", "code.shapes"),
+        ("RuntimeError: a leaf Variable that requires grad is being used in an in-place "
+         "operation.", "code.shapes"),
+        ("RuntimeError: grad can be implicitly created only for scalar outputs", "code.shapes"),
+        # a kernel's check of the GPU's architecture, as a failed TORCH_CHECK
+        ("RuntimeError: Expected is_sm90 || is_sm8x || is_sm75 to be true, but got false.  "
+         "(Could this error message be improved?  If so, please report an enhancement request "
+         "to PyTorch.)", "code.gpu_arch"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

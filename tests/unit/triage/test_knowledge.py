@@ -1093,6 +1093,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zzzy_motionrepos/003-momask-fid-imaginary-component.log",
     ),
     (
+        "data.sample_larger",
+        '    raise ValueError("Sample larger than population or is negative")',
+        "zzzzc_fewshotrepos/010-meta-sr-prototypical-sample-larger-than-population.log",
+    ),
+    (
         "data.all_masked",
         "ZeroDivisionError: Unsloth: All labels in your dataset are -100. Training losses will be "
         "all 0.",
@@ -4010,6 +4015,10 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("RuntimeError: a leaf Variable that requires grad is being used in an in-place "
          "operation.", "code.shapes"),
         ("RuntimeError: grad can be implicitly created only for scalar outputs", "code.shapes"),
+        ("RuntimeError: 'lengths' argument should be a 1D CPU int64 tensor, but got 1D cuda:0 "
+         "Long tensor", "code.shapes"),
+        # random.sample asked for more than the dataset holds (an N-way K-shot episode)
+        ("ValueError: Sample larger than population or is negative", "data.sample_larger"),
         # a kernel's check of the GPU's architecture, as a failed TORCH_CHECK
         ("RuntimeError: Expected is_sm90 || is_sm8x || is_sm75 to be true, but got false.  "
          "(Could this error message be improved?  If so, please report an enhancement request "

@@ -4017,6 +4017,7 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("RuntimeError: grad can be implicitly created only for scalar outputs", "code.shapes"),
         ("RuntimeError: 'lengths' argument should be a 1D CPU int64 tensor, but got 1D cuda:0 "
          "Long tensor", "code.shapes"),
+        ("RuntimeError: cudnn RNN backward can only be called in training mode", "code.shapes"),
         # random.sample asked for more than the dataset holds (an N-way K-shot episode)
         ("ValueError: Sample larger than population or is negative", "data.sample_larger"),
         # a kernel's check of the GPU's architecture, as a failed TORCH_CHECK

@@ -4014,12 +4014,23 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "performing the operation.", "code.shapes"),
         ("RuntimeError: a leaf Variable that requires grad is being used in an in-place "
          "operation.", "code.shapes"),
+        ("RuntimeError: a leaf Variable that requires grad has been used in an in-place "
+         "operation.", "code.shapes"),
+        ("RuntimeError: Inplace update to inference tensor outside InferenceMode is not "
+         "allowed.You can make a clone to get a normal tensor before doing inplace update.See "
+         "https://github.com/pytorch/rfcs/pull/17 for more details.", "code.shapes"),
+        ("RuntimeError: unsupported operation: more than one element of the written-to tensor "
+         "refers to a single memory location. Please clone() the tensor before performing the "
+         "operation.", "code.shapes"),
         ("RuntimeError: grad can be implicitly created only for scalar outputs", "code.shapes"),
+        ("RuntimeError: grad can be implicitly created only for real scalar outputs but got "
+         "torch.complex64", "code.shapes"),
         ("RuntimeError: 'lengths' argument should be a 1D CPU int64 tensor, but got 1D cuda:0 "
          "Long tensor", "code.shapes"),
         ("RuntimeError: cudnn RNN backward can only be called in training mode", "code.shapes"),
         # random.sample asked for more than the dataset holds (an N-way K-shot episode)
         ("ValueError: Sample larger than population or is negative", "data.sample_larger"),
+        ("ValueError: sample larger than population", "data.sample_larger"),  # Python 2
         # a kernel's check of the GPU's architecture, as a failed TORCH_CHECK
         ("RuntimeError: Expected is_sm90 || is_sm8x || is_sm75 to be true, but got false.  "
          "(Could this error message be improved?  If so, please report an enhancement request "
@@ -4362,6 +4373,11 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ("skipping clip 0042.wav: NoUtterancesError", "data.silent_audio"),
         ("WARNING: annotation file 'data/ann/val_0042.json' not found, skipping",
          "data.missing_file"),
+        # a sampler or a kernel that says so and goes on another way
+        ("WARNING: class 12 has 3 images: sample larger than population, sampling with "
+         "replacement", "data.sample_larger"),
+        ("WARNING: flash attention unavailable (Expected is_sm80 || is_sm90 to be true, but got "
+         "false.), falling back to math kernel", "code.gpu_arch"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

@@ -57,7 +57,6 @@ MAXFRAMES = 10  # traceback lines kept per finding
 MAX_MATCH = 4096  # characters of a line that anatomy and the rules read
 # Categories whose glog warnings are mostly start-up chatter (c10d trying IPv6, then IPv4).
 _CHATTY = frozenset({Category.NETWORK, Category.PREEMPTION})
-_PREVIOUS_XID = re.compile(r"previous Xid (?P<xid>\d{1,3})")
 # A run's own word that the whole training is over, a line of its own (Megatron's `[after
 # training is done]`, HF's `Training completed. Do not forget to share your model`, Lightning's
 # `` `Trainer.fit` stopped``, `Training complete.`): a time limit after it ended a job that did
@@ -305,24 +304,7 @@ class Engine:
         xid: Xid | None = None
         groups = m.groupdict()
         if groups.get("xid"):
-            code = int(groups["xid"])
-            xid = self.kb.xid.get(code)
-            prev = _PREVIOUS_XID.search(body)
-            if prev and xid is not None and xid.role == "consequence":
-                # `Xid 45 ... caused by previous Xid 149`: the earlier Xid is what matters.
-                code = int(prev["xid"])
-                xid = self.kb.xid.get(code)
-            if xid is None:
-                xid = Xid(
-                    code,
-                    f"Xid {code}",
-                    Category.GPU_HARDWARE,
-                    "cause",
-                    True,
-                    "node",
-                    f"Xid {code} is not in babysit's catalogue.",
-                    "Look it up in NVIDIA's Xid catalogue; drain the node if it repeats.",
-                )
+            xid = self.kb.xid_for(int(groups["xid"]), body)
         host = a.host or groups.get("host")
         rank = a.rank
         if rank is None and groups.get("rank"):

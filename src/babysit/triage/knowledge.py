@@ -159,6 +159,9 @@ class Rule:
         return None
 
 
+_PREVIOUS_XID = re.compile(r"previous Xid (?P<xid>\d{1,3})")
+
+
 @dataclass(frozen=True)
 class Xid:
     code: int
@@ -184,6 +187,28 @@ class Knowledge:
             if m is not None:
                 return rule, m
         return None
+
+    def xid_for(self, code: int, line: str) -> Xid:
+        """The catalogue's entry for an Xid the line reports: the earlier Xid when this one is
+        a consequence the line says it was caused by (`Xid 45 ... caused by previous Xid 149`),
+        and a hardware fault to look up when the catalogue lacks the code."""
+        xid = self.xid.get(code)
+        prev = _PREVIOUS_XID.search(line)
+        if prev and xid is not None and xid.role == "consequence":
+            code = int(prev["xid"])
+            xid = self.xid.get(code)
+        if xid is not None:
+            return xid
+        return Xid(
+            code,
+            f"Xid {code}",
+            Category.GPU_HARDWARE,
+            "cause",
+            True,
+            "node",
+            f"Xid {code} is not in babysit's catalogue.",
+            "Look it up in NVIDIA's Xid catalogue; drain the node if it repeats.",
+        )
 
 
 def _sre_parser() -> Any:

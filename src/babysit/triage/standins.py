@@ -325,6 +325,15 @@ _EMPTY_DIVISOR = re.compile(
     r"[/%]\s*\(?\s*(?:(?:float|int)\(\s*)?len\(\s*(?:[\w.]+\.)?"
     r"(?i:\w*(?:loader|dataset|samples|examples|images|files)|(?:\w*_)?data)s?\s*\)"
 )
+EMPTY_DIVISOR = _data_rule(
+    "data.empty_divisor",
+    "The dataset is empty: the code divided by its length (or its loader's), which was zero.",
+    "Check what the data config points at (the path or glob, the split's name, a filter that "
+    "drops every sample, a batch size larger than the set with drop_last) and that the files "
+    "are there on every node, then restart.",
+    0.6,
+)
+
 # A file the run writes into a folder that is not there (`FileNotFoundError: [Errno 2] No such
 # file or directory: 'samples/epoch_1.png'`, raised by PIL's save or an `open(..., "w")`): the
 # configuration's output path, though its name may look like a dataset's (data.missing_file).
@@ -338,15 +347,6 @@ OUTPUT_DIR_MISSING = _standin(
     confidence=0.7,
     transient=False,
     suspect="config",
-)
-
-EMPTY_DIVISOR = _data_rule(
-    "data.empty_divisor",
-    "The dataset is empty: the code divided by its length (or its loader's), which was zero.",
-    "Check what the data config points at (the path or glob, the split's name, a filter that "
-    "drops every sample, a batch size larger than the set with drop_last) and that the files "
-    "are there on every node, then restart.",
-    0.6,
 )
 
 

@@ -4441,3 +4441,17 @@ def test_a_warning_or_retry_about_extensions_or_the_device_is_no_failure(kb: Kno
     ):  # fmt: skip
         hit = kb.match(anatomy(line).body)
         assert hit is None or hit[0].id != rule_id, line
+
+
+def test_an_xid_is_read_as_the_earlier_one_it_follows_or_as_hardware_when_unknown(
+    kb: Knowledge,
+) -> None:
+    # a consequence that names the Xid it followed stands for that one; a cause keeps its own
+    # code whatever the line says after it; a code the catalogue lacks is a hardware fault
+    line = "NVRM: Xid (PCI:0000:3b:00): 45, pid=4182, Ch 00000001 caused by previous Xid 149"
+    assert kb.xid_for(45, line).code == 149
+    assert kb.xid_for(45, "NVRM: Xid (PCI:0000:3b:00): 45, pid=4182, Ch 00000001").code == 45
+    assert kb.xid_for(79, "Xid 79, GPU has fallen off the bus; previous Xid 45").code == 79
+    unknown = kb.xid_for(998, "NVRM: Xid (PCI:0000:3b:00): 998, new in this driver")
+    assert unknown.code == 998 and unknown.category == Category.GPU_HARDWARE
+    assert "not in babysit's catalogue" in unknown.explain

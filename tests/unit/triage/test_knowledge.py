@@ -1098,6 +1098,13 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zzzzc_fewshotrepos/010-meta-sr-prototypical-sample-larger-than-population.log",
     ),
     (
+        "code.device_string",
+        "RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, "
+        "ve, ort, mps, xla, lazy, vulkan, meta, hpu, privateuseone device type at start of device "
+        "string: GPU",
+        "zzzze_serrepos/002-cogmen-train-device-string-gpu.log",
+    ),
+    (
         "data.all_masked",
         "ZeroDivisionError: Unsloth: All labels in your dataset are -100. Training losses will be "
         "all 0.",
@@ -4028,9 +4035,33 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("RuntimeError: 'lengths' argument should be a 1D CPU int64 tensor, but got 1D cuda:0 "
          "Long tensor", "code.shapes"),
         ("RuntimeError: cudnn RNN backward can only be called in training mode", "code.shapes"),
+        ("RuntimeError: cannot perform reduction function max on tensor with no elements because "
+         "the operation does not have an identity", "code.shapes"),
+        ("ValueError: Negative dimension size caused by subtracting 3 from 1 for "
+         "'conv3d_6/convolution' (op: 'Conv3D') with input shapes: [?,1,1,20,16], "
+         "[3,3,3,16,32].", "code.shapes"),
         # random.sample asked for more than the dataset holds (an N-way K-shot episode)
         ("ValueError: Sample larger than population or is negative", "data.sample_larger"),
         ("ValueError: sample larger than population", "data.sample_larger"),  # Python 2
+        # torch refusing a device's name: a config's `cuda0`, a backend whose plugin is not
+        # imported, the same as a C++ exception's message
+        ("RuntimeError: Invalid device string: 'cuda0'", "code.device_string"),
+        ("RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, "
+         "ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at "
+         "start of device string: npu", "code.device_string"),
+        ("  what():  Invalid device string: 'cuda:0 '", "code.device_string"),
+        # py-lmdb on a dataset's LMDB that was never built (a preprocessing step's cache)
+        ("lmdb.Error: datasets/beat_cache/beat_english_15_141/train/smplxflame_30_cache: No such "
+         "file or directory", "data.missing_file"),
+        # Triton's shared memory as torch.compile's autotuner reports it: no device memory
+        ("torch._inductor.exc.InductorError: RuntimeError: No valid triton configs. "
+         "OutOfMemoryError: out of resource: triton_tem_fused_0 Required: 107008 Hardware "
+         "limit:101376 Reducing block sizes or `num_stages` may help.", "code.gpu_arch"),
+        # TensorFlow's decoder on an empty file, or one of another format under an image's name
+        ("tensorflow.python.framework.errors_impl.InvalidArgumentError: Expected image (JPEG, "
+         "PNG, or GIF), got empty file", "data.jpeg"),
+        ("InvalidArgumentError: Expected image (BMP, JPEG, PNG, or GIF), got unknown format "
+         "starting with 'BM\\\"\\360\\003\\000'", "data.jpeg"),
         # a kernel's check of the GPU's architecture, as a failed TORCH_CHECK
         ("RuntimeError: Expected is_sm90 || is_sm8x || is_sm75 to be true, but got false.  "
          "(Could this error message be improved?  If so, please report an enhancement request "
@@ -4322,6 +4353,10 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ("Found 0 images with broken labels", "data.zero_count"),
         ("Found 0 corrupt images, 1200 ok", "data.zero_count"),
         ("Loaded 0 samples from cache, tokenizing 5000", "data.zero_count"),
+        # a script that says so and goes on on the CPU
+        ("Failed to initialize CNN model: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, "
+         "opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, "
+         "privateuseone device type at start of device string: auto", "code.device_string"),
         ("Found 0 samples in cache", "data.zero_count"),
         ("Found 10 training images in /data/train", "data.zero_count"),
         ("Epoch 3: 10 training samples skipped", "data.zero_count"),

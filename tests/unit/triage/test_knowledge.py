@@ -4050,18 +4050,42 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at "
          "start of device string: npu", "code.device_string"),
         ("  what():  Invalid device string: 'cuda:0 '", "code.device_string"),
-        # py-lmdb on a dataset's LMDB that was never built (a preprocessing step's cache)
+        # py-lmdb on a dataset's LMDB that was never built (a preprocessing step's cache), its
+        # cffi build's words, and a file named where the LMDB's directory goes
         ("lmdb.Error: datasets/beat_cache/beat_english_15_141/train/smplxflame_30_cache: No such "
          "file or directory", "data.missing_file"),
-        # Triton's shared memory as torch.compile's autotuner reports it: no device memory
+        ("lmdb.cffi.Error: b'data/lmdb/train': b'No such file or directory'",
+         "data.missing_file"),
+        ("lmdb.Error: data/lmdb/train/data.mdb: Not a directory", "data.missing_file"),
+        # Triton's shared memory as torch.compile raises it (torch 2.8's launcher, and Triton's
+        # own exception before it): no device memory
         ("torch._inductor.exc.InductorError: RuntimeError: No valid triton configs. "
          "OutOfMemoryError: out of resource: triton_tem_fused_0 Required: 107008 Hardware "
          "limit:101376 Reducing block sizes or `num_stages` may help.", "code.gpu_arch"),
+        ("RuntimeError: No valid triton configs. OutOfResources: out of resource: shared memory, "
+         "Required: 131072, Hardware limit: 101376. Reducing block sizes or `num_stages` may "
+         "help.", "code.gpu_arch"),
         # TensorFlow's decoder on an empty file, or one of another format under an image's name
+        # (before 2.3), and TensorFlow 2's word for the empty file
         ("tensorflow.python.framework.errors_impl.InvalidArgumentError: Expected image (JPEG, "
-         "PNG, or GIF), got empty file", "data.jpeg"),
+         "PNG, or GIF), got empty file", "data.image"),
         ("InvalidArgumentError: Expected image (BMP, JPEG, PNG, or GIF), got unknown format "
-         "starting with 'BM\\\"\\360\\003\\000'", "data.jpeg"),
+         "starting with 'BM\\\"\\360\\003\\000'", "data.image"),
+        ("tensorflow.python.framework.errors_impl.InvalidArgumentError: {{function_node "
+         "__wrapped__DecodeJpeg_device_/job:localhost/replica:0/task:0/device:CPU:0}} Input is "
+         "empty. [Op:DecodeJpeg]", "data.image"),
+        # torch and Keras words for the same shape errors in their current releases
+        ("RuntimeError: max(): Expected reduction dim to be specified for input.numel() == 0. "
+         "Specify the reduction dim with the 'dim' argument.", "code.shapes"),
+        ("RuntimeError: amax(): Expected reduction dim 0 to have non-zero size.", "code.shapes"),
+        ("ValueError: Computed output size would be negative. Received `inputs shape=(None, 1, 1, "
+         "20, 16)`, `kernel shape=(3, 3, 3, 16, 32)`, `dilation_rate=(1, 1, 1)`.", "code.shapes"),
+        ("ValueError: One of the dimensions in the output is <= 0 due to downsampling in conv3d. "
+         "Consider increasing the input size.", "code.shapes"),
+        # an empty device name (an environment variable not set), an index that is no number
+        ("RuntimeError: Device string must not be empty", "code.device_string"),
+        ("RuntimeError: Could not parse device index 'x' in device string 'cuda:x'",
+         "code.device_string"),
         # a kernel's check of the GPU's architecture, as a failed TORCH_CHECK
         ("RuntimeError: Expected is_sm90 || is_sm8x || is_sm75 to be true, but got false.  "
          "(Could this error message be improved?  If so, please report an enhancement request "
@@ -4353,7 +4377,27 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ("Found 0 images with broken labels", "data.zero_count"),
         ("Found 0 corrupt images, 1200 ok", "data.zero_count"),
         ("Loaded 0 samples from cache, tokenizing 5000", "data.zero_count"),
-        # a script that says so and goes on on the CPU
+        # a script that says so and goes on on the CPU, the error quoted in its words
+        ("WARNING - could not use device 'gpu' (RuntimeError: Expected one of cpu, cuda, ipu, xpu, "
+         "mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, "
+         "mtia, privateuseone device type at start of device string: gpu); falling back to cpu",
+         "code.device_string"),
+        ("RuntimeError: Invalid device string: 'cuda:0,1', falling back to cpu",
+         "code.device_string"),
+        # torch.compile's max-autotune logging a config it tried and skipped (the next line says
+        # `Ignoring this choice.`): no failure, neither the GPU's nor its memory
+        ("No valid triton configs. OutOfMemoryError: out of resource: triton_tem_fused_mm_0 "
+         "Required: 131072 Hardware limit:101376 Reducing block sizes or `num_stages` may help..",
+         "code.gpu_arch"),
+        ("No valid triton configs. OutOfMemoryError: out of resource: triton_tem_fused_mm_0 "
+         "Required: 131072 Hardware limit:101376 Reducing block sizes or `num_stages` may help..",
+         "cuda.oom"),
+        ("No valid triton configs. OutOfResources: out of resource: shared memory, Required: "
+         "131072, Hardware limit: 101376. Reducing block sizes or `num_stages` may help..",
+         "code.gpu_arch"),
+        # TensorFlow handed a file's name where the image's bytes go: the code's, not the data's
+        ("InvalidArgumentError: Expected image (JPEG, PNG, or GIF), got unknown format starting "
+         "with '/content/drive/M'", "data.image"),
         ("Failed to initialize CNN model: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, "
          "opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, "
          "privateuseone device type at start of device string: auto", "code.device_string"),

@@ -1098,6 +1098,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zzzzc_fewshotrepos/010-meta-sr-prototypical-sample-larger-than-population.log",
     ),
     (
+        "data.empty_stack",
+        "RuntimeError: stack expects a non-empty TensorList",
+        "zzzq_metarepos/006-patnet-empty-val-stack.log",
+    ),
+    (
         "code.device_string",
         "RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, "
         "ve, ort, mps, xla, lazy, vulkan, meta, hpu, privateuseone device type at start of device "
@@ -4050,6 +4055,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at "
          "start of device string: npu", "code.device_string"),
         ("  what():  Invalid device string: 'cuda:0 '", "code.device_string"),
+        # a file of the dataset where the code expects a folder (ENOTDIR), Python 2's and 3's
+        ("OSError: [Errno 20] Not a directory: '/home/u/LipNet/training/unseen_speakers/datasets/"
+         "train/s1/bbbmzn.mpg'", "data.missing_file"),
+        ("NotADirectoryError: [Errno 20] Not a directory: 'data/coco/train2017.zip/000001.jpg'",
+         "data.missing_file"),
         # py-lmdb on a dataset's LMDB that was never built (a preprocessing step's cache), its
         # cffi build's words, and a file named where the LMDB's directory goes
         ("lmdb.Error: datasets/beat_cache/beat_english_15_141/train/smplxflame_30_cache: No such "
@@ -4398,6 +4408,9 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         # TensorFlow handed a file's name where the image's bytes go: the code's, not the data's
         ("InvalidArgumentError: Expected image (JPEG, PNG, or GIF), got unknown format starting "
          "with '/content/drive/M'", "data.image"),
+        # ENOTDIR on a path of the run's own (its output folder), not the dataset's
+        ("NotADirectoryError: [Errno 20] Not a directory: 'outputs/run1/ckpt.pt/epoch_3'",
+         "data.missing_file"),
         ("Failed to initialize CNN model: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, "
          "opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, "
          "privateuseone device type at start of device string: auto", "code.device_string"),

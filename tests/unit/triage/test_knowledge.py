@@ -4387,33 +4387,6 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ("Found 0 images with broken labels", "data.zero_count"),
         ("Found 0 corrupt images, 1200 ok", "data.zero_count"),
         ("Loaded 0 samples from cache, tokenizing 5000", "data.zero_count"),
-        # a script that says so and goes on on the CPU, the error quoted in its words
-        ("WARNING - could not use device 'gpu' (RuntimeError: Expected one of cpu, cuda, ipu, xpu, "
-         "mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, "
-         "mtia, privateuseone device type at start of device string: gpu); falling back to cpu",
-         "code.device_string"),
-        ("RuntimeError: Invalid device string: 'cuda:0,1', falling back to cpu",
-         "code.device_string"),
-        # torch.compile's max-autotune logging a config it tried and skipped (the next line says
-        # `Ignoring this choice.`): no failure, neither the GPU's nor its memory
-        ("No valid triton configs. OutOfMemoryError: out of resource: triton_tem_fused_mm_0 "
-         "Required: 131072 Hardware limit:101376 Reducing block sizes or `num_stages` may help..",
-         "code.gpu_arch"),
-        ("No valid triton configs. OutOfMemoryError: out of resource: triton_tem_fused_mm_0 "
-         "Required: 131072 Hardware limit:101376 Reducing block sizes or `num_stages` may help..",
-         "cuda.oom"),
-        ("No valid triton configs. OutOfResources: out of resource: shared memory, Required: "
-         "131072, Hardware limit: 101376. Reducing block sizes or `num_stages` may help..",
-         "code.gpu_arch"),
-        # TensorFlow handed a file's name where the image's bytes go: the code's, not the data's
-        ("InvalidArgumentError: Expected image (JPEG, PNG, or GIF), got unknown format starting "
-         "with '/content/drive/M'", "data.image"),
-        # ENOTDIR on a path of the run's own (its output folder), not the dataset's
-        ("NotADirectoryError: [Errno 20] Not a directory: 'outputs/run1/ckpt.pt/epoch_3'",
-         "data.missing_file"),
-        ("Failed to initialize CNN model: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, "
-         "opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, "
-         "privateuseone device type at start of device string: auto", "code.device_string"),
         ("Found 0 samples in cache", "data.zero_count"),
         ("Found 10 training images in /data/train", "data.zero_count"),
         ("Epoch 3: 10 training samples skipped", "data.zero_count"),
@@ -4470,6 +4443,33 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
          "replacement", "data.sample_larger"),
         ("WARNING: flash attention unavailable (Expected is_sm80 || is_sm90 to be true, but got "
          "false.), falling back to math kernel", "code.gpu_arch"),
+        # a script that says so and goes on on the CPU, the error quoted in its words
+        ("Failed to initialize CNN model: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, "
+         "opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, "
+         "privateuseone device type at start of device string: auto", "code.device_string"),
+        ("WARNING - could not use device 'gpu' (RuntimeError: Expected one of cpu, cuda, ipu, xpu, "
+         "mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, "
+         "mtia, privateuseone device type at start of device string: gpu); falling back to cpu",
+         "code.device_string"),
+        ("RuntimeError: Invalid device string: 'cuda:0,1', falling back to cpu",
+         "code.device_string"),
+        # torch.compile's max-autotune logging a config it tried and skipped (the next line says
+        # `Ignoring this choice.`): no failure, neither the GPU's nor its memory
+        ("No valid triton configs. OutOfMemoryError: out of resource: triton_tem_fused_mm_0 "
+         "Required: 131072 Hardware limit:101376 Reducing block sizes or `num_stages` may help..",
+         "code.gpu_arch"),
+        ("No valid triton configs. OutOfMemoryError: out of resource: triton_tem_fused_mm_0 "
+         "Required: 131072 Hardware limit:101376 Reducing block sizes or `num_stages` may help..",
+         "cuda.oom"),
+        ("No valid triton configs. OutOfResources: out of resource: shared memory, Required: "
+         "131072, Hardware limit: 101376. Reducing block sizes or `num_stages` may help..",
+         "code.gpu_arch"),
+        # TensorFlow handed a file's name where the image's bytes go: the code's, not the data's
+        ("InvalidArgumentError: Expected image (JPEG, PNG, or GIF), got unknown format starting "
+         "with '/content/drive/M'", "data.image"),
+        # ENOTDIR on a path of the run's own (its output folder), not the dataset's
+        ("NotADirectoryError: [Errno 20] Not a directory: 'outputs/run1/ckpt.pt/epoch_3'",
+         "data.missing_file"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

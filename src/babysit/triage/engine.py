@@ -433,10 +433,12 @@ class Engine:
                 self._add(rule, None, file, number, body, body.strip(), anat, frames, None)
         for key, args in list(self._wrapper.items()):
             del self._wrapper[key]
-            if args[0].id in GENERIC_IDS:
+            if args[0].id in GENERIC_IDS or args[0].id == "python.config_path":
                 # A generic exception in a worker, its own traceback cut from the log: raised
                 # while a sample was read or prepared, as DATA_IN_WORKER says of a whole one,
-                # unless the worker's last frames were a request's.
+                # unless the worker's last frames were a request's. So is a file not found
+                # there: the wrapper names no path (the worker's error did), and a worker reads
+                # samples, not the run's config or checkpoint.
                 args = (CUT_NET if key in requests else DATA_IN_WORKER_CUT, *args[1:])
             self._add(*args)
 

@@ -163,9 +163,12 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"before timing out",  # c10d's watchdog line, wrapped
     b"taking the entire process down",
     b"must match the size of tensor",  # a shape mismatch printed without its RuntimeError
+    b"must have the same size and shape",  # TensorFlow's Select on two shapes, its op name first
+    b"split_sizes to sum exactly",  # the same (a debugger's paste puts RuntimeError above it)
     b"must have the same dtype",
     b"key(s) in state_dict",  # `Missing key(s) in state_dict:`, `Unexpected key(s) ...`
     b"stack expects each tensor",
+    b"is not in [0, ",  # TensorFlow's gather: `indices[3,7] = 5000 is not in [0, 5000)`
     b"label value of",  # TensorFlow's sparse labels: `Received a label value of 66908 which ...`
     b"is out of bounds",  # `Target -1 is out of bounds.`
     b"upload gs://",  # TensorFlow's GCS writer: `when resuming upload gs://...`

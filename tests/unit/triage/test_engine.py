@@ -241,6 +241,28 @@ def test_torch_before_1_0_reraising_a_workers_traceback_is_the_workers_error() -
     assert (d.category, d.rule) == (Category.DATA, "data.reader_exception")
 
 
+def test_a_file_a_worker_did_not_find_its_own_error_cut_is_the_samples_not_the_configs() -> None:
+    # The wrapper names no path (the worker's own error did, cut from the log): a worker reads
+    # samples, not the run's config or checkpoint. torch before 1.0, and its later words.
+    old = [
+        "Traceback (most recent call last):",
+        '  File "train.py", line 185, in main',
+        "    for i_iter, (images, labels) in enumerate(trainloader):",
+        f'  File "{_TORCH}/utils/data/dataloader.py", line 608, in _process_next_batch',
+        "    raise batch.exc_type(batch.exc_msg)",
+        "FileNotFoundError: Traceback (most recent call last):",
+        f'  File "{_TORCH}/utils/data/_utils/worker.py", line 99, in _worker_loop',
+        "    samples = collate_fn([dataset[i] for i in batch_indices])",
+    ]
+    assert _triage(old).category is Category.DATA
+    new = ["FileNotFoundError: Caught FileNotFoundError in DataLoader worker process 0.",
+           *WORKER_HEAD[1:3]]  # fmt: skip
+    assert _triage(new).category is Category.DATA
+    # a file the run's own code did not find stays the run's
+    main = [*old[:3], "FileNotFoundError: [Errno 2] No such file or directory: 'configs/a.yaml'"]
+    assert _triage(main).rule == "python.config_path"
+
+
 def test_an_error_raised_while_a_dataset_module_is_imported_is_no_bad_sample() -> None:
     # mmdet's datasets/builder.py raising its open-file limit at import: the set-up's, not a
     # sample's, though the module is a dataset's

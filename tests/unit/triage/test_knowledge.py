@@ -1442,6 +1442,22 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "third_party/gloo/gloo/transport/uv/pair.cc:248] op.nread == op.preamble.nbytes. ",
         None,
     ),
+    (
+        "data.id_range",
+        "tensorflow.python.framework.errors_impl.InvalidArgumentError: indices[32,70] = 91604 is "
+        "not in [0, 91604)",
+        "zzzzj_qarepos/007-rnet-embedding-lookup-index-out-of-range.log",
+    ),
+    (
+        "data.random_range",
+        "ValueError: empty range for randrange() (0,-60, -60)",
+        "zzzzj_enhancerepos/002-enlightengan-randrange-crop-larger-than-image.log",
+    ),
+    (
+        "code.generator_stop",
+        "RuntimeError: generator raised StopIteration`",
+        "zzzzj_enhancerepos/006-colorizing-with-gans-generator-raised-stopiteration.log",
+    ),
 ]
 
 
@@ -4100,6 +4116,26 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("RuntimeError: Expected is_sm90 || is_sm8x || is_sm75 to be true, but got false.  "
          "(Could this error message be improved?  If so, please report an enhancement request "
          "to PyTorch.)", "code.gpu_arch"),
+        # split() given sizes that do not add up, as a debugger's paste shows it (RuntimeError on
+        # the line above); item() on a tensor of two values
+        ("split_with_sizes expects split_sizes to sum exactly to 12 (input tensor's size at "
+         "dimension 0), but got split_sizes=[4, 4]", "code.shapes"),
+        ("RuntimeError: a Tensor with 2 elements cannot be converted to Scalar", "code.shapes"),
+        # a library calling an NVML function the node's driver is too old to have: DALI's words,
+        # pynvml's
+        ("RuntimeError: nvml error: 13 Local version of NVML doesn't implement this function",
+         "cuda.no_kernel_image"),
+        ("pynvml.nvml.NVMLError_FunctionNotFound: Function Not Found", "cuda.no_kernel_image"),
+        # zsh's job report with the command left off the paste
+        ("[2]  + 4242 killed", "host.sigkill"),
+        # Python 3.12's words for an empty random range; TensorFlow 2's gather out of its table,
+        # eager; its select given two shapes
+        ("ValueError: empty range in randrange(0, -32)", "data.random_range"),
+        ("tensorflow.python.framework.errors_impl.InvalidArgumentError: {{function_node "
+         "__wrapped__ResourceGather_device_/job:localhost/replica:0/task:0/device:GPU:0}} "
+         "indices[0,3] = 5000 is not in [0, 5000) [Op:ResourceGather]", "data.id_range"),
+        ("InvalidArgumentError: Inputs to operation while/Select of type Select must have the same "
+         "size and shape.  Input 0: [32,128] != input 1: [32,64]", "code.shapes"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -4470,6 +4506,11 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         # ENOTDIR on a path of the run's own (its output folder), not the dataset's
         ("NotADirectoryError: [Errno 20] Not a directory: 'outputs/run1/ckpt.pt/epoch_3'",
          "data.missing_file"),
+        # a GPU monitor skipping a query the driver's NVML lacks, the training going on
+        ("wandb: WARNING Failed to sample GPU power: NVMLError_FunctionNotFound: Function Not "
+         "Found", "cuda.no_kernel_image"),
+        ("nvml error: 13 Local version of NVML doesn't implement this function; skipping "
+         "nvmlDeviceGetPowerUsage", "cuda.no_kernel_image"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

@@ -4117,10 +4117,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "(Could this error message be improved?  If so, please report an enhancement request "
          "to PyTorch.)", "code.gpu_arch"),
         # split() given sizes that do not add up, as a debugger's paste shows it (RuntimeError on
-        # the line above); item() on a tensor of two values
+        # the line above); item() on a tensor of two values; a matmul's shapes, pasted so
         ("split_with_sizes expects split_sizes to sum exactly to 12 (input tensor's size at "
          "dimension 0), but got split_sizes=[4, 4]", "code.shapes"),
         ("RuntimeError: a Tensor with 2 elements cannot be converted to Scalar", "code.shapes"),
+        ("mat1 and mat2 shapes cannot be multiplied (6x44 and 71x128)", "code.shapes"),
         # a library calling an NVML function the node's driver is too old to have: DALI's words,
         # pynvml's
         ("RuntimeError: nvml error: 13 Local version of NVML doesn't implement this function",

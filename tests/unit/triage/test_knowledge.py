@@ -368,7 +368,7 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "code_data/005-disk-quota-exceeded-save-image.log",
     ),
     (
-        "code.label_range",
+        "data.label_range",
         "InvalidArgumentError (see above for traceback): Received a label value of 48 which "
         "is outside the valid range of [0, 40).  Label values: 1 23 24 47 11 39 5 1 1 39 19 "
         "31 47 11 39 42 45 4 14.... (a large list of numbers)",
@@ -4129,6 +4129,14 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("pynvml.nvml.NVMLError_FunctionNotFound: Function Not Found", "cuda.no_kernel_image"),
         # zsh's job report with the command left off the paste
         ("[2]  + 4242 killed", "host.sigkill"),
+        # Windows' integer division by zero in native code (0xC0000094), as torch's spawn and a
+        # launcher's subprocess report it
+        ("torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with exit code "
+         "3221225620", "segfault.sigfpe"),
+        ("subprocess.CalledProcessError: Command '['python', 'train.py']' returned non-zero exit "
+         "status 3221225620.", "segfault.sigfpe"),
+        # one_hot given a class id at or above its num_classes
+        ("RuntimeError: Class values must be smaller than num_classes.", "data.label_range"),
         # Python 3.12's words for an empty random range; TensorFlow 2's gather out of its table,
         # eager; its select given two shapes
         ("ValueError: empty range in randrange(0, -32)", "data.random_range"),

@@ -2006,7 +2006,7 @@ def test_macos_libcxx_abort_names_its_exception() -> None:
          Category.CUDA_ERROR_OTHER),
         # out of file descriptors: a limit to raise, the config's
         ("OSError: [Errno 24] Too many open files", "fs.too_many_files", Category.USER_CODE),
-        ("IndexError: Target 5 is out of bounds.", "code.label_range", Category.USER_CODE),
+        ("IndexError: Target 5 is out of bounds.", "data.label_range", Category.DATA),
         ('AssertionError: Box regression deltas become infinite or NaN!', "numerical.nan",
          Category.NUMERICAL),
         # a loss at infinity under any key, torch's non-finite gradient norm

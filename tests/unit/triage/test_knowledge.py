@@ -4122,6 +4122,12 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "dimension 0), but got split_sizes=[4, 4]", "code.shapes"),
         ("RuntimeError: a Tensor with 2 elements cannot be converted to Scalar", "code.shapes"),
         ("mat1 and mat2 shapes cannot be multiplied (6x44 and 71x128)", "code.shapes"),
+        # TensorFlow's words for a conv larger than its input and for a batch of two shapes, each
+        # pasted without the error's class
+        ("Negative dimension size caused by subtracting 3 from 1 for 'conv2d_3/Conv2D' (op: "
+         "'Conv2D') with input shapes: [?,1,1,64], [3,3,64,128].", "code.shapes"),
+        ("Cannot batch tensors with different shapes in component 0. First element had shape "
+         "[100,40] and element 1 had shape [98,40].", "data.collate"),
         # a library calling an NVML function the node's driver is too old to have: DALI's words,
         # pynvml's
         ("RuntimeError: nvml error: 13 Local version of NVML doesn't implement this function",

@@ -32,7 +32,9 @@ from babysit.triage.standins import (
     ERROR_RECORD,
     GENERIC_IDS,
     LONE_ID,
+    MISSING_IN_WORKER_CUT,
     UNCLASSIFIED,
+    WORKER_MISSING_TYPES,
     cut_rule,
     placed,
 )
@@ -433,13 +435,13 @@ class Engine:
                 self._add(rule, None, file, number, body, body.strip(), anat, frames, None)
         for key, args in list(self._wrapper.items()):
             del self._wrapper[key]
-            if args[0].id in GENERIC_IDS or args[0].id == "python.config_path":
+            if args[0].id in GENERIC_IDS:
                 # A generic exception in a worker, its own traceback cut from the log: raised
                 # while a sample was read or prepared, as DATA_IN_WORKER says of a whole one,
-                # unless the worker's last frames were a request's. So is a file not found
-                # there: the wrapper names no path (the worker's error did), and a worker reads
-                # samples, not the run's config or checkpoint.
+                # unless the worker's last frames were a request's.
                 args = (CUT_NET if key in requests else DATA_IN_WORKER_CUT, *args[1:])
+            elif args[8] in WORKER_MISSING_TYPES:
+                args = (MISSING_IN_WORKER_CUT, *args[1:])  # a dataset's file, its path cut
             self._add(*args)
 
     def _cut_known(self, file: int, rank: int | None, tb: Traceback) -> bool:

@@ -225,6 +225,12 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"enough gpu memory",  # a trainer's own words (faceswap)
     b"3221225477",
     b"-1073741819",
+    b"status_access_violation",
+    # Windows' exit status of an integer division by zero (0xC0000094), the same ways
+    b"0xc0000094",
+    b"3221225620",
+    b"-1073741676",
+    b"status_integer_divide_by_zero",
     *DEVICE_DOWN,
     b"(nan)",  # a metric logger's running average gone non-finite: `loss: 6.72 (inf)`
     b"(inf)",

@@ -303,6 +303,22 @@ DATA_IN_WORKER_CUT = _data_rule(
     "fix the data or the dataset code, then start again: a restart meets the same sample.",
     0.5,
 )
+# A file a DataLoader worker did not find, its own traceback (which names the path) cut from the
+# log: torch's wrapper (`FileNotFoundError: Caught FileNotFoundError in DataLoader worker process
+# 0.`; before 1.0, `FileNotFoundError: Traceback (most recent call last):` and the worker's
+# frames) names none, and a worker opens the dataset's files, not the run's config or checkpoint.
+# Not a worker's PermissionError: a cache or /dev/shm as often as a sample.
+WORKER_MISSING_TYPES = frozenset({"FileNotFoundError", "NotADirectoryError"})
+MISSING_IN_WORKER_CUT = _data_rule(
+    "data.worker_missing_file",
+    "A DataLoader worker could not find a file it opened (its own traceback, which names the "
+    "path, is not in the log, only torch's 'Caught FileNotFoundError in DataLoader worker "
+    "process N'): a sample, an annotation or a shard of the dataset is missing.",
+    "Find the path in the worker's own error (run with num_workers=0 to see it in the main "
+    "process); check that the dataset is downloaded and laid out where the config points, on "
+    "every node, then restart.",
+    0.5,
+)
 
 
 DATA_IN_READER = _data_rule(

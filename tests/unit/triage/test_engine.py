@@ -254,13 +254,18 @@ def test_a_file_a_worker_did_not_find_its_own_error_cut_is_the_samples_not_the_c
         f'  File "{_TORCH}/utils/data/_utils/worker.py", line 99, in _worker_loop',
         "    samples = collate_fn([dataset[i] for i in batch_indices])",
     ]
-    assert _triage(old).category is Category.DATA
+    d = _triage(old)
+    assert (d.category, d.rule) == (Category.DATA, "data.worker_missing_file")
     new = ["FileNotFoundError: Caught FileNotFoundError in DataLoader worker process 0.",
            *WORKER_HEAD[1:3]]  # fmt: skip
-    assert _triage(new).category is Category.DATA
-    # a file the run's own code did not find stays the run's
+    assert _triage(new).rule == "data.worker_missing_file"
+    # a file the run's own code did not find stays the run's; so does a worker's refused
+    # permission (a cache or /dev/shm as often as a sample)
     main = [*old[:3], "FileNotFoundError: [Errno 2] No such file or directory: 'configs/a.yaml'"]
     assert _triage(main).rule == "python.config_path"
+    denied = ["PermissionError: Caught PermissionError in DataLoader worker process 0.",
+              *WORKER_HEAD[1:3]]  # fmt: skip
+    assert _triage(denied).rule == "python.config_path"
 
 
 def test_an_error_raised_while_a_dataset_module_is_imported_is_no_bad_sample() -> None:

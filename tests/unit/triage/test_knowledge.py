@@ -1443,6 +1443,14 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         None,
     ),
     (
+        "cuda.nvml_function",
+        'File "/home/mkhan/generic_loss/fastdvdnet/dataloaders.py", line 118, in init '
+        'self.pipeline.build() File "/opt/conda/lib/python3.6/site-packages/nvidia/dali/'
+        'pipeline.py", line 660, in build self._pipe.Build(self._names_and_devices) RuntimeError: '
+        "nvml error: 13 Local version of NVML doesn't implement this function",
+        "zzzzi_vsrrepos/003-fastdvdnet-dali-nvml-error-13.log",
+    ),
+    (
         "data.id_range",
         "tensorflow.python.framework.errors_impl.InvalidArgumentError: indices[32,70] = 91604 is "
         "not in [0, 91604)",
@@ -4131,16 +4139,23 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # a library calling an NVML function the node's driver is too old to have: DALI's words,
         # pynvml's
         ("RuntimeError: nvml error: 13 Local version of NVML doesn't implement this function",
-         "cuda.no_kernel_image"),
-        ("pynvml.nvml.NVMLError_FunctionNotFound: Function Not Found", "cuda.no_kernel_image"),
-        # zsh's job report with the command left off the paste
+         "cuda.nvml_function"),
+        ("pynvml.nvml.NVMLError_FunctionNotFound: Function Not Found", "cuda.nvml_function"),
+        # zsh's job report with the command left off the paste, its pid after one space or many
         ("[2]  + 4242 killed", "host.sigkill"),
+        ("[1] 2843557 killed", "host.sigkill"),
+        # one_hot given a label of -1; TensorFlow's gather given one index; an async generator
+        ("RuntimeError: Class values must be non-negative.", "data.label_range"),
+        ("InvalidArgumentError: indices = 5 is not in [0, 3)", "data.id_range"),
+        ("RuntimeError: async generator raised StopIteration", "code.generator_stop"),
         # Windows' integer division by zero in native code (0xC0000094), as torch's spawn and a
         # launcher's subprocess report it
         ("torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with exit code "
          "3221225620", "segfault.sigfpe"),
         ("subprocess.CalledProcessError: Command '['python', 'train.py']' returned non-zero exit "
          "status 3221225620.", "segfault.sigfpe"),
+        ("Worker exited: returncode=3221225620", "segfault.sigfpe"),
+        ("Exception code: STATUS_INTEGER_DIVIDE_BY_ZERO", "segfault.sigfpe"),
         # one_hot given a class id at or above its num_classes
         ("RuntimeError: Class values must be smaller than num_classes.", "data.label_range"),
         # Python 3.12's words for an empty random range; TensorFlow 2's gather out of its table,
@@ -4523,9 +4538,15 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
          "data.missing_file"),
         # a GPU monitor skipping a query the driver's NVML lacks, the training going on
         ("wandb: WARNING Failed to sample GPU power: NVMLError_FunctionNotFound: Function Not "
-         "Found", "cuda.no_kernel_image"),
+         "Found", "cuda.nvml_function"),
         ("nvml error: 13 Local version of NVML doesn't implement this function; skipping "
-         "nvmlDeviceGetPowerUsage", "cuda.no_kernel_image"),
+         "nvmlDeviceGetPowerUsage", "cuda.nvml_function"),
+        ("wandb: WARNING Failed to sample GPU power: RuntimeError: nvml error: 13 Local version of "
+         "NVML doesn't implement this function", "cuda.nvml_function"),
+        ("W1201 12:00:00 gpu_stats.py:88] GPU stats query failed (RuntimeError: nvml error: 13 "
+         "Local version of NVML doesn't implement this function); skipping", "cuda.nvml_function"),
+        # a count that ends in the word, not zsh's report of a pid
+        ("   12 killed", "host.sigkill"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

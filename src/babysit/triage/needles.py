@@ -163,10 +163,10 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"before timing out",  # c10d's watchdog line, wrapped
     b"taking the entire process down",
     b"must match the size of tensor",  # a shape mismatch printed without its RuntimeError
-    b"must have the same size and shape",  # TensorFlow's Select on two shapes, its op name first
-    b"negative dimension size",  # TensorFlow's conv larger than its input, pasted alone
     b"shapes cannot be multiplied",  # the same (`mat1 and mat2 shapes cannot be multiplied`)
     b"split_sizes to sum exactly",  # the same (a debugger's paste puts RuntimeError above it)
+    b"must have the same size and shape",  # TensorFlow's Select on two shapes, its op name first
+    b"negative dimension size",  # TensorFlow's conv larger than its input, pasted alone
     b"must have the same dtype",
     b"key(s) in state_dict",  # `Missing key(s) in state_dict:`, `Unexpected key(s) ...`
     b"stack expects each tensor",

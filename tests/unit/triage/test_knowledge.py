@@ -4155,7 +4155,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("subprocess.CalledProcessError: Command '['python', 'train.py']' returned non-zero exit "
          "status 3221225620.", "segfault.sigfpe"),
         ("Worker exited: returncode=3221225620", "segfault.sigfpe"),
-        ("Exception code: STATUS_INTEGER_DIVIDE_BY_ZERO", "segfault.sigfpe"),
+        ("python.exe ended with STATUS_INTEGER_DIVIDE_BY_ZERO", "segfault.sigfpe"),
+        ("python.exe ended with STATUS_ACCESS_VIOLATION", "segfault.segv"),
         # one_hot given a class id at or above its num_classes
         ("RuntimeError: Class values must be smaller than num_classes.", "data.label_range"),
         # Python 3.12's words for an empty random range; TensorFlow 2's gather out of its table,

@@ -27,16 +27,13 @@ from babysit.triage.launchers import Launchers
 from babysit.triage.logged import error_record
 from babysit.triage.matching import Matcher
 from babysit.triage.standins import (
-    CUT_NET,
-    DATA_IN_WORKER_CUT,
     ERROR_RECORD,
     GENERIC_IDS,
     LONE_ID,
-    MISSING_IN_WORKER_CUT,
     UNCLASSIFIED,
-    WORKER_MISSING_TYPES,
     cut_rule,
     placed,
+    worker_cut,
 )
 from babysit.triage.tracebacks import (
     CHAIN,
@@ -411,10 +408,8 @@ class Engine:
     def finish(self) -> None:
         """The input ended: a traceback cut before its exception line (a truncated log) is read
         from its last lines, which often name the error (`raise ReadError("unexpected end of
-        data")`). A wrapper whose worker's error never came stands for it: a generic exception
-        there is about a sample (DATA_IN_WORKER_CUT), or, when the worker's own traceback was
-        cut inside a network client (a dataset streamed from a hub or a bucket), about the
-        request (CUT_NET); a known one keeps its rule."""
+        data")`). A wrapper whose worker's error never came stands for it, as worker_cut says
+        (a sample's, a request's or a dataset's missing file)."""
         for key in list(self._bare):  # its message never came
             self._release(key)
         requests: set[tuple[int, int | None]] = set()
@@ -435,14 +430,7 @@ class Engine:
                 self._add(rule, None, file, number, body, body.strip(), anat, frames, None)
         for key, args in list(self._wrapper.items()):
             del self._wrapper[key]
-            if args[0].id in GENERIC_IDS:
-                # A generic exception in a worker, its own traceback cut from the log: raised
-                # while a sample was read or prepared, as DATA_IN_WORKER says of a whole one,
-                # unless the worker's last frames were a request's.
-                args = (CUT_NET if key in requests else DATA_IN_WORKER_CUT, *args[1:])
-            elif args[8] in WORKER_MISSING_TYPES:
-                args = (MISSING_IN_WORKER_CUT, *args[1:])  # a dataset's file, its path cut
-            self._add(*args)
+            self._add(worker_cut(args[0], args[8], request=key in requests), *args[1:])
 
     def _cut_known(self, file: int, rank: int | None, tb: Traceback) -> bool:
         """A traceback cut before its exception line: a rule for one of its last lines (`raise

@@ -203,10 +203,6 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"0 training images",  # (lettered in a big log's middle: `training images`, not `training `)
     b"0 training samples",
     b"0 training examples",
-    # Windows' exit status of a stack overflow (0xC00000FD), as hex, unsigned or signed
-    b"0xc00000fd",
-    b"3221225725",
-    b"-1073741571",
     b"': could not find '",  # Hydra's short error for a config it cannot compose
     b"': could not load '",
     b"cannot find primary config",
@@ -214,19 +210,24 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"tcmalloc: large alloc",  # tcmalloc's report of a huge host allocation (host.large_alloc)
     b"memory on the node (ip:",  # Ray's memory monitor's message, cut before its `threshold`
     b"still waiting for response from",  # TensorFlow's master on a task that never answered
-    # Windows' exit status of an access violation, as hex, unsigned or signed
-    b"0xc0000005",
-    b"0xc0000409",  # Windows' fail-fast exit status (an abort), hex, unsigned or signed
-    b"status_stack_buffer_overrun",
-    b"3221226505",
-    b"-1073740791",
     b"memory object allocation failure",  # OpenCL's device out of memory
     b"bufferassignment oom",  # XLA's
     b"enough gpu memory",  # a trainer's own words (faceswap)
+    # Windows' exit statuses of a native crash, each as hex, unsigned and signed, and the name
+    # Windows gives it: an access violation (0xC0000005), a stack overflow (0xC00000FD; its name
+    # holds `overflow`, a needle above), a fail-fast abort (0xC0000409), an integer division by
+    # zero (0xC0000094)
+    b"0xc0000005",
     b"3221225477",
     b"-1073741819",
     b"status_access_violation",
-    # Windows' exit status of an integer division by zero (0xC0000094), the same ways
+    b"0xc00000fd",
+    b"3221225725",
+    b"-1073741571",
+    b"0xc0000409",
+    b"3221226505",
+    b"-1073740791",
+    b"status_stack_buffer_overrun",
     b"0xc0000094",
     b"3221225620",
     b"-1073741676",

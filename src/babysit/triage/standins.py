@@ -6,6 +6,7 @@ errno raised by a write (the storage), and what a traceback cut before its excep
 
     rule = placed(UNCLASSIFIED, traceback, "KeyError", "KeyError: 'label'")  # DATA_IN_WORKER...
     rule = cut_rule(traceback.lines)  # CUT_WRITE, CUT_ALLOC, CUT_WAIT, CUT_COMPILE, CUT_NET...
+    rule = worker_cut(wrapper_rule, "FileNotFoundError", request=False)  # MISSING_IN_WORKER_CUT
 
 What the frames say (a wait, a write, a sample's fetch) is read in frames.py.
 """
@@ -308,7 +309,7 @@ DATA_IN_WORKER_CUT = _data_rule(
 # 0.`; before 1.0, `FileNotFoundError: Traceback (most recent call last):` and the worker's
 # frames) names none, and a worker opens the dataset's files, not the run's config or checkpoint.
 # Not a worker's PermissionError: a cache or /dev/shm as often as a sample.
-WORKER_MISSING_TYPES = frozenset({"FileNotFoundError", "NotADirectoryError"})
+_WORKER_MISSING = frozenset({"FileNotFoundError", "NotADirectoryError"})
 MISSING_IN_WORKER_CUT = _data_rule(
     "data.worker_missing_file",
     "A DataLoader worker could not find a file it opened (its own traceback, which names the "
@@ -477,6 +478,20 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
         return DATA_IN_READER
     if not tb.worker and exc_type in SAMPLE_ERRORS and fetched(chain):
         return DATA_IN_READER
+    return rule
+
+
+def worker_cut(rule: Rule, exc_type: str | None, *, request: bool) -> Rule:
+    """The rule of a DataLoader worker's wrapper (`KeyError: Caught KeyError in DataLoader worker
+    process 3.`) whose worker's own error never came, its traceback cut from the log: a generic
+    exception there is about a sample (DATA_IN_WORKER_CUT), or about a request when the worker's
+    last frames were a network client's (`request`: a dataset streamed from a hub or a bucket,
+    CUT_NET); a file not found there is a dataset's (MISSING_IN_WORKER_CUT); a known one keeps
+    its rule."""
+    if rule.id in GENERIC_IDS:
+        return CUT_NET if request else DATA_IN_WORKER_CUT
+    if exc_type in _WORKER_MISSING:
+        return MISSING_IN_WORKER_CUT
     return rule
 
 

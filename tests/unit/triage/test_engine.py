@@ -11,6 +11,7 @@ import pytest
 from babysit.records import Category, Diagnosis
 from babysit.triage.engine import Engine
 from babysit.triage.knowledge import load_knowledge
+from babysit.triage.standins import UNCLASSIFIED, worker_cut
 from babysit.triage.tracebacks import EXC_LINE
 from babysit.triage.verdict import diagnose
 
@@ -266,6 +267,20 @@ def test_a_file_a_worker_did_not_find_its_own_error_cut_is_the_samples_not_the_c
     denied = ["PermissionError: Caught PermissionError in DataLoader worker process 0.",
               *WORKER_HEAD[1:3]]  # fmt: skip
     assert _triage(denied).rule == "python.config_path"
+
+
+def test_a_cut_workers_wrapper_stands_for_its_error_by_kind() -> None:
+    # worker_cut alone: a generic exception is the sample's, or the request's when the worker's
+    # last frames were a network client's; a file not found is a dataset's; a known rule stays
+    config_path = next(r for r in load_knowledge().rules if r.id == "python.config_path")
+    for rule, exc_type, request, want in (
+        (UNCLASSIFIED, "KeyError", False, "data.worker_exception"),
+        (UNCLASSIFIED, "KeyError", True, "net.cut_request"),
+        (config_path, "FileNotFoundError", False, "data.worker_missing_file"),
+        (config_path, "NotADirectoryError", False, "data.worker_missing_file"),
+        (config_path, "PermissionError", False, "python.config_path"),
+    ):  # fmt: skip
+        assert worker_cut(rule, exc_type, request=request).id == want
 
 
 def test_an_error_raised_while_a_dataset_module_is_imported_is_no_bad_sample() -> None:

@@ -4144,8 +4144,10 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # zsh's job report with the command left off the paste, its pid after one space or many
         ("[2]  + 4242 killed", "host.sigkill"),
         ("[1] 2843557 killed", "host.sigkill"),
-        # one_hot given a label of -1; TensorFlow's gather given one index; an async generator
+        # one_hot given a label of -1 or one at or above its num_classes; TensorFlow's gather
+        # given one index; an async generator
         ("RuntimeError: Class values must be non-negative.", "data.label_range"),
+        ("RuntimeError: Class values must be smaller than num_classes.", "data.label_range"),
         ("InvalidArgumentError: indices = 5 is not in [0, 3)", "data.id_range"),
         ("RuntimeError: async generator raised StopIteration", "code.generator_stop"),
         # Windows' integer division by zero in native code (0xC0000094), as torch's spawn and a
@@ -4157,8 +4159,6 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("Worker exited: returncode=3221225620", "segfault.sigfpe"),
         ("python.exe ended with STATUS_INTEGER_DIVIDE_BY_ZERO", "segfault.sigfpe"),
         ("python.exe ended with STATUS_ACCESS_VIOLATION", "segfault.segv"),
-        # one_hot given a class id at or above its num_classes
-        ("RuntimeError: Class values must be smaller than num_classes.", "data.label_range"),
         # Python 3.12's words for an empty random range; TensorFlow 2's gather out of its table,
         # eager; its select given two shapes
         ("ValueError: empty range in randrange(0, -32)", "data.random_range"),

@@ -35,6 +35,9 @@ A rules file:
                                         #   cause, the warning's explain and action come
                                         #   before that failure's own action (the driver too old
                                         #   for the torch build, under "no GPU seen")
+    raised_only = true                  # optional: only where the error was raised: not on a
+                                        #   line that warns, skips or falls back, nor quoted
+                                        #   inside parentheses (a monitor that goes on)
 
 The first rule that matches a line wins, in order: the user's files, then the shipped rules
 (specific messages first, Python exception classes last).
@@ -98,7 +101,28 @@ _RULE_KEYS = {
     "min_count",
     "set_up_only",
     "advises",
+    "raised_only",
 }
+# A line that goes on after the error it names: it warns, skips or falls back (a GPU monitor's
+# `wandb: WARNING Failed to sample GPU power: ...`, a script's `..., falling back to the CPU`).
+_GOES_ON = re.compile(
+    r"(?i)\bwarn(?:ing|ed|s)?\b|\bskipp(?:ing|ed)\b|\bfall(?:s|ing)?[ -]?back\b"
+    r"|\bdefault(?:s|ing)? to\b|\busing (?:the )?cpu\b"
+)
+_NAME_BEFORE = re.compile(r"[\w.:]*$")  # the dotted name (or `what():`) a match starts inside
+
+
+def goes_on(body: str, m: re.Match[str]) -> bool:
+    """Whether the line only reports the error the match names and goes on: it warns, skips or
+    falls back, or quotes the error inside parentheses or brackets (`...; skipping
+    (RuntimeError: nvml error: 13 ...)`). A rule with `raised_only` does not count such a line."""
+    if _GOES_ON.search(body):
+        return True
+    name = _NAME_BEFORE.search(body, 0, m.start())
+    start = name.start() if name is not None else m.start()
+    return start > 0 and body[start - 1] in "(["
+
+
 _XID_KEYS = {"code", "name", "category", "role", "transient", "suspect", "explain", "action"}
 
 
@@ -135,6 +159,8 @@ class Rule:
     # is the root cause, its explain and action come before that failure's own action (torch's
     # "driver too old" under "no GPU seen"); under any other root the warning is no advice.
     advises: tuple[str, ...] = ()
+    # Only where the error was raised: a line that goes on past it (goes_on) is no match.
+    raised_only: bool = False
 
     def transient_given(self, progress: bool | None) -> bool | None:
         """`transient`, knowing whether the log showed training steps before the line
@@ -154,7 +180,7 @@ class Rule:
                 if not any(t in text for t in hint[0]):
                     continue
             m = rx.search(body)
-            if m is not None:
+            if m is not None and not (self.raised_only and goes_on(body, m)):
                 return m
         return None
 
@@ -347,9 +373,10 @@ def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
             f"{where}: min_count must be a whole number from 1 to {MAX_MIN_COUNT}, "
             f"got {min_count!r}"
         )
-    set_up_only = entry.get("set_up_only", False)
-    if not isinstance(set_up_only, bool):
-        raise RulesError(f"{where}: set_up_only must be true or false, got {set_up_only!r}")
+    set_up_only, raised_only = (entry.get(k, False) for k in ("set_up_only", "raised_only"))
+    for key, flag in (("set_up_only", set_up_only), ("raised_only", raised_only)):
+        if not isinstance(flag, bool):
+            raise RulesError(f"{where}: {key} must be true or false, got {flag!r}")
     transient = _transient(entry.get("transient", "unknown"), where)
     at_start, in_training = (
         _transient(entry[k], f"{where} ({k})") if k in entry else transient
@@ -375,6 +402,7 @@ def _rule(entry: Mapping[str, Any], origin: str, index: int) -> Rule:
         requires=_strings(entry.get("requires", []), where, "requires", "non-empty strings"),
         min_count=min_count,
         set_up_only=set_up_only,
+        raised_only=raised_only,
         advises=_strings(entry.get("advises", []), where, "advises", "rule ids"),
     )
 

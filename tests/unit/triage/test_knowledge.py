@@ -1704,7 +1704,7 @@ def test_parse_rules_defaults() -> None:
     assert [p.pattern for p in r.patterns] == ["link down"]  # a single string is a list of one
     assert r.precedence == PRECEDENCE[Category.NETWORK]
     assert r.confidence == 0.9
-    assert not r.set_up_only and not r.advises
+    assert not r.set_up_only and not r.advises and not r.raised_only
     assert r.origin == "team.toml"
 
 
@@ -1719,6 +1719,7 @@ def test_parse_rules_reads_every_key() -> None:
         min_count="3",
         set_up_only="true",
         advises='["cuda.oom", "team.y"]',
+        raised_only="true",
     )
     (r,) = parse_rules(text, "team.toml")[0]
     assert (r.role, r.transient, r.suspect, r.precedence, r.confidence, r.min_count) == (
@@ -1729,7 +1730,7 @@ def test_parse_rules_reads_every_key() -> None:
         0.25,
         3,
     )
-    assert r.set_up_only and r.advises == ("cuda.oom", "team.y")
+    assert r.set_up_only and r.advises == ("cuda.oom", "team.y") and r.raised_only
     assert r.explain == "padded"
     (t,) = parse_rules(rule_toml(transient="true"), "t")[0]
     (f,) = parse_rules(rule_toml(transient="false"), "t")[0]
@@ -1775,6 +1776,7 @@ def test_empty_rules_file() -> None:
         (rule_toml(min_count='"2"'), "team.x", "min_count must be a whole number from 1 to 8"),
         (rule_toml(min_count="true"), "team.x", "min_count must be a whole number from 1 to 8"),
         (rule_toml(set_up_only='"yes"'), "team.x", "set_up_only must be true or false"),
+        (rule_toml(raised_only="1"), "team.x", "raised_only must be true or false"),
         (rule_toml(advises="true"), "team.x", "advises must be a list of rule ids"),
         (rule_toml(advises="[1]"), "team.x", "advises must be a list of rule ids"),
         (rule_toml(advises='[""]'), "team.x", "advises must be a list of rule ids"),

@@ -2490,6 +2490,33 @@ def test_a_team_rule_marked_set_up_only_is_no_cause_in_a_log_that_trained(tmp_pa
     assert triage_files([log], kb).diagnosis.rule == "team.mount_probe"
 
 
+def test_a_team_rule_marked_raised_only_is_no_cause_on_a_line_that_goes_on(tmp_path: Path) -> None:
+    # a team's check that the monitor quotes and skips (`raised_only = true`): no cause there,
+    # nor in parentheses after another message; the cause where the script raised it
+    rules = tmp_path / "team.toml"
+    rules.write_text(
+        '[[rule]]\nid = "team.fabric"\ncategory = "network"\nraised_only = true\n'
+        "patterns = ['FabricError: fabric manager not running']\n"
+        'explain = "The fabric manager is down."\naction = "Restart it on the node."\n'
+    )
+    kb = load_knowledge([rules])
+    log = tmp_path / "train.log"
+    for goes_on in (
+        "monitor: WARNING FabricError: fabric manager not running; will retry",
+        "probe skipped (FabricError: fabric manager not running)",
+        "nvlink check: FabricError: fabric manager not running, falling back to PCIe",
+    ):
+        log.write_text("\n".join([goes_on, *_STEPS]) + "\n")
+        assert triage_files([log], kb).diagnosis.rule != "team.fabric", goes_on
+        found = kb.match(goes_on)
+        assert found is None or found[0].id != "team.fabric", goes_on
+    raised = "lib.errors.FabricError: fabric manager not running"
+    log.write_text("\n".join([*_STEPS, "Traceback (most recent call last):", raised]) + "\n")
+    assert triage_files([log], kb).diagnosis.rule == "team.fabric"
+    found = kb.match(raised)
+    assert found is not None and found[0].id == "team.fabric"
+
+
 _STEPS = [f"step {i * 10} | loss {2.3 - i / 1000:.3f} | lr 3.0e-04" for i in range(1, 40)]
 _TIMEOUT = _timeout(1, 1234, "ALLREDUCE")
 _LOGGING_ERROR = [

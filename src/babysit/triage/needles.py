@@ -167,6 +167,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"split_sizes to sum exactly",  # the same (a debugger's paste puts RuntimeError above it)
     b"must have the same size and shape",  # TensorFlow's Select on two shapes, its op name first
     b"negative dimension size",  # TensorFlow's conv larger than its input, pasted alone
+    b"channels, but got",  # torch's conv given another channel count, pasted without its class
     b"must have the same dtype",
     b"key(s) in state_dict",  # `Missing key(s) in state_dict:`, `Unexpected key(s) ...`
     b"stack expects each tensor",
@@ -232,6 +233,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"3221225620",
     b"-1073741676",
     b"status_integer_divide_by_zero",
+    b"windows fatal exception:",  # Python's faulthandler on Windows, naming the exception
     *DEVICE_DOWN,
     b"(nan)",  # a metric logger's running average gone non-finite: `loss: 6.72 (inf)`
     b"(inf)",

@@ -4169,6 +4169,24 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "indices[0,3] = 5000 is not in [0, 5000) [Op:ResourceGather]", "data.id_range"),
         ("InvalidArgumentError: Inputs to operation while/Select of type Select must have the same "
          "size and shape.  Input 0: [32,128] != input 1: [32,64]", "code.shapes"),
+        # torch's ConcatDataset over no dataset; torch before 1.0's batched solver, no device named
+        ("AssertionError: datasets should not be an empty iterable", "data.empty"),
+        ("RuntimeError: gesv: For batch 7: U(1,1) is zero, singular U.", "numerical.linalg"),
+        ("RuntimeError: inverse: For batch 0: U(2,2) is zero, singular U.", "numerical.linalg"),
+        # Python's faulthandler on Windows; a worker's death as a thread pasted it; torch's conv
+        # given another channel count, without its class
+        ("Windows fatal exception: access violation", "segfault.segv"),
+        ("Windows fatal exception: stack overflow", "segfault.segv"),
+        ("Windows fatal exception: int divide by zero", "segfault.sigfpe"),
+        ("Windows fatal exception: illegal instruction", "segfault.sigill"),
+        ("RuntimeError: DataLoader worker (PID 522908) is killed by signal: killed.",
+         "host.dataloader_killed"),
+        ("Given groups=1, weight of size [64, 3, 7, 7], expected input[1, 1, 262, 262] to have 3 "
+         "channels, but got 1 channels instead", "code.shapes"),
+        # Ascend's device reporting an AI CPU operator's fault
+        ("The error from device(chipId:0, dieId:0), serial number is 13, an exception occurred "
+         "during AICPU execution, stream_id:2, task_id:19016, errcode:21008, msg:inner error.",
+         "accel.runtime_error"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

@@ -168,6 +168,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"must have the same size and shape",  # TensorFlow's Select on two shapes, its op name first
     b"negative dimension size",  # TensorFlow's conv larger than its input, pasted alone
     b"channels, but got",  # torch's conv given another channel count, pasted without its class
+    b"cannot obtain address of",  # XGBoost's rabit resolving its tracker
     b"must have the same dtype",
     b"key(s) in state_dict",  # `Missing key(s) in state_dict:`, `Unexpected key(s) ...`
     b"stack expects each tensor",

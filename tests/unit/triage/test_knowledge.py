@@ -141,6 +141,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zy_fsmount/001-lightning-atomic-save-cross-device-mount.log",
     ),
     (
+        "net.socket_check",
+        "  what():  [04:04:56] /dgl_workspace/dgl/src/graph/network/socket_communicator.cc:282: "
+        "Check failed: tmp != -1 (-1 vs. -1) : ",
+        "zo_gnn/008-dgl-ke-dist-train-socket-recv-resource-temporarily-unavailable.log",
+    ),
+    (
         "net.mpi_unreachable",
         "> At least one pair of MPI processes are unable to reach each other for",
         "zzd_cloud/020-sagemaker-multinode-mpi-processes-unreachable.log",
@@ -4183,6 +4189,10 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "host.dataloader_killed"),
         ("Given groups=1, weight of size [64, 3, 7, 7], expected input[1, 1, 262, 262] to have 3 "
          "channels, but got 1 channels instead", "code.shapes"),
+        # DGL's check in its socket code, as a thread quoted it without the path; XGBoost's rabit
+        # resolving its tracker
+        ("   socket_communicator.cc:155: Check failed: tmp != -1 (-1 vs. -1)", "net.socket_check"),
+        ("cannot obtain address of xgboostjob-iris-ci-test-master-0", "net.dns"),
         # Ascend's device reporting an AI CPU operator's fault
         ("The error from device(chipId:0, dieId:0), serial number is 13, an exception occurred "
          "during AICPU execution, stream_id:2, task_id:19016, errcode:21008, msg:inner error.",
@@ -4568,6 +4578,11 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
          "Local version of NVML doesn't implement this function); skipping", "cuda.nvml_function"),
         # a count that ends in the word, not zsh's report of a pid
         ("   12 killed", "host.sigkill"),
+        # DGL's socket code at start-up, binding and listening (no check failed)
+        ("[04:48:20] /home/ubuntu/dgl_da/src/graph/network/socket_communicator.cc:68: Bind to "
+         "127.0.0.1:2049", "net.socket_check"),
+        ("[04:48:20] .../socket_communicator.cc:74: Listen on 127.0.0.1:2049, wait sender "
+         "connect ...", "net.socket_check"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

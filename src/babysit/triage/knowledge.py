@@ -36,8 +36,9 @@ A rules file:
                                         #   before that failure's own action (the driver too old
                                         #   for the torch build, under "no GPU seen")
     raised_only = true                  # optional: only where the error was raised: not on a
-                                        #   line that warns, skips or falls back, nor quoted
-                                        #   inside parentheses (a monitor that goes on)
+                                        #   line that warns, skips, is falling back or defaulting
+                                        #   or using the CPU, nor quoted after a parenthesis or a
+                                        #   bracket (a monitor that goes on; see raised())
 
 The first rule that matches a line wins, in order: the user's files, then the shipped rules
 (specific messages first, Python exception classes last).
@@ -103,23 +104,38 @@ _RULE_KEYS = {
     "advises",
     "raised_only",
 }
-# A line that goes on after the error it names: it warns, skips or falls back (a GPU monitor's
-# `wandb: WARNING Failed to sample GPU power: ...`, a script's `..., falling back to the CPU`).
+# A line that goes on after the error it names: it warns (`WARNING`, `UserWarning:`), skips or
+# is falling back (a GPU monitor's `wandb: WARNING Failed to sample GPU power: ...`, a script's
+# `..., falling back to the CPU`). Only the participles of falling back and defaulting: a raised
+# message may advise one (`Set attn_implementation='sdpa' to fall back to PyTorch attention`).
 _GOES_ON = re.compile(
-    r"(?i)\bwarn(?:ing|ed|s)?\b|\bskipp(?:ing|ed)\b|\bfall(?:s|ing)?[ -]?back\b"
-    r"|\bdefault(?:s|ing)? to\b|\busing (?:the )?cpu\b"
+    r"(?i)\b\w*warning\b|\bwarn(?:ed|s)?\b|\bskipp(?:ing|ed)\b|\bfall(?:s|ing)[ -]?back\b"
+    r"|\bfallback to\b|\bdefault(?:s|ing) to\b|\busing (?:the )?cpu\b"
 )
-_NAME_BEFORE = re.compile(r"[\w.:]*$")  # the dotted name (or `what():`) a match starts inside
+# A line that opens with an exception's name raised it, whatever it quotes in parentheses.
+_OPENS_RAISED = re.compile(r"\s*(?:[\w.]+\.)?\w*(?:Error|Exception)\b")
 
 
-def goes_on(body: str, m: re.Match[str]) -> bool:
-    """Whether the line only reports the error the match names and goes on: it warns, skips or
-    falls back, or quotes the error inside parentheses or brackets (`...; skipping
-    (RuntimeError: nvml error: 13 ...)`). A rule with `raised_only` does not count such a line."""
+def raised(rx: re.Pattern[str], body: str) -> re.Match[str] | None:
+    """The first match of `rx` in the line where the error was raised, not only reported (a
+    rule's `raised_only`): None where the line warns, skips or is falling back (_GOES_ON), and
+    where every match is quoted, its error's name right after a parenthesis or a bracket
+    (`probe failed (RuntimeError: nvml error: 13 ...)`), unless the line opens with an
+    exception's own name (`RuntimeError: Failed to build the pipeline (RuntimeError: ...)`)."""
     if _GOES_ON.search(body):
-        return True
-    name = _NAME_BEFORE.search(body, 0, m.start())
-    start = name.start() if name is not None else m.start()
+        return None
+    opens_raised = _OPENS_RAISED.match(body) is not None
+    for m in rx.finditer(body):
+        if opens_raised or not _quoted(body, m.start()):
+            return m
+    return None
+
+
+def _quoted(body: str, start: int) -> bool:
+    """Whether the name the match starts inside (`Error` of `RuntimeError`, a dotted module path)
+    opens right after a parenthesis or a bracket."""
+    while start > 0 and (body[start - 1].isalnum() or body[start - 1] in "._"):
+        start -= 1
     return start > 0 and body[start - 1] in "(["
 
 
@@ -159,7 +175,7 @@ class Rule:
     # is the root cause, its explain and action come before that failure's own action (torch's
     # "driver too old" under "no GPU seen"); under any other root the warning is no advice.
     advises: tuple[str, ...] = ()
-    # Only where the error was raised: a line that goes on past it (goes_on) is no match.
+    # Only where the error was raised: a line that goes on past it is no match (raised()).
     raised_only: bool = False
 
     def transient_given(self, progress: bool | None) -> bool | None:
@@ -179,8 +195,8 @@ class Rule:
                 text = low if hint[1] else body
                 if not any(t in text for t in hint[0]):
                     continue
-            m = rx.search(body)
-            if m is not None and not (self.raised_only and goes_on(body, m)):
+            m = raised(rx, body) if self.raised_only else rx.search(body)
+            if m is not None:
                 return m
         return None
 

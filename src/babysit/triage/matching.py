@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from array import array
 
-from babysit.triage.knowledge import Knowledge, goes_on
+from babysit.triage.knowledge import Knowledge, raised
 
 _CACHE_MAX = 50_000
 _PLANS_MAX = 4_096  # the shapes of line whose plans are kept (a few tens of entries, 4 bytes each)
@@ -118,10 +118,8 @@ class Matcher:
             if requires and not any(q in body for q in requires):
                 skip = i
                 continue
-            m = rx.search(body)
+            m = raised(rx, body) if rules[i].raised_only else rx.search(body)
             if m is None or (found is not None and m.start() < found[1].end()):
-                continue
-            if rules[i].raised_only and goes_on(body, m):
                 continue
             found = (i, m)
             if rules[i].role != "consequence":

@@ -234,7 +234,6 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"3221225620",
     b"-1073741676",
     b"status_integer_divide_by_zero",
-    b"windows fatal exception:",  # Python's faulthandler on Windows, naming the exception
     *DEVICE_DOWN,
     b"(nan)",  # a metric logger's running average gone non-finite: `loss: 6.72 (inf)`
     b"(inf)",

@@ -141,6 +141,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zy_fsmount/001-lightning-atomic-save-cross-device-mount.log",
     ),
     (
+        "segfault.windows_fatal",
+        "Windows fatal exception: access violation",
+        "zzzzn_fmrepos/002-torchcfm-cifar10-access-violation.log",
+    ),
+    (
         "net.socket_check",
         "  what():  [04:04:56] /dgl_workspace/dgl/src/graph/network/socket_communicator.cc:282: "
         "Check failed: tmp != -1 (-1 vs. -1) : ",
@@ -4179,12 +4184,12 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("AssertionError: datasets should not be an empty iterable", "data.empty"),
         ("RuntimeError: gesv: For batch 7: U(1,1) is zero, singular U.", "numerical.linalg"),
         ("RuntimeError: inverse: For batch 0: U(2,2) is zero, singular U.", "numerical.linalg"),
-        # Python's faulthandler on Windows; a worker's death as a thread pasted it; torch's conv
-        # given another channel count, without its class
-        ("Windows fatal exception: access violation", "segfault.segv"),
-        ("Windows fatal exception: stack overflow", "segfault.segv"),
-        ("Windows fatal exception: int divide by zero", "segfault.sigfpe"),
-        ("Windows fatal exception: illegal instruction", "segfault.sigill"),
+        # Python's faulthandler on Windows (an illegal instruction only by its code,
+        # STATUS_ILLEGAL_INSTRUCTION); a worker's death as a thread pasted it; torch's conv given
+        # another channel count, without its class
+        ("Windows fatal exception: stack overflow", "segfault.windows_fatal"),
+        ("Windows fatal exception: int divide by zero", "segfault.windows_fatal"),
+        ("Windows fatal exception: code 0xc000001d", "segfault.windows_fatal"),
         ("RuntimeError: DataLoader worker (PID 522908) is killed by signal: killed.",
          "host.dataloader_killed"),
         ("Given groups=1, weight of size [64, 3, 7, 7], expected input[1, 1, 262, 262] to have 3 "
@@ -4215,6 +4220,9 @@ def test_the_same_words_in_another_context_stay_with_their_own_rule(kb: Knowledg
     # an allocator's size logged at INFO without the refusal
     for line, rule_id in (
         ("RuntimeError: CUDA error: initialization error", "cuda.fork"),
+        # a native check in socket code that names its error: that error's rule, not the check's
+        ("  what():  [04:04:56] /opt/dgl/src/rpc/network/tcp_socket.cc:100: Check failed: "
+         "connect: Connection refused", "net.refused"),
         ("NCCL WARN Cuda failure 'named symbol not found'", "nccl.error"),
         ("urllib.error.URLError: <urlopen error [SSL: CERTIFICATE_VERIFY_FAILED] certificate "
          "verify failed>", "net.tls"),
@@ -4578,6 +4586,14 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
          "Local version of NVML doesn't implement this function); skipping", "cuda.nvml_function"),
         # a count that ends in the word, not zsh's report of a pid
         ("   12 killed", "host.sigkill"),
+        # faulthandler's bare code, which it prints for exceptions native code handles (COM's)
+        ("Windows fatal exception: code 0x8001010d", "segfault.windows_fatal"),
+        # a solver's own words on convergence, not torch's kernels (no device, no singular U)
+        ("newton solve: step 12 failed to converge, reducing dt", "numerical.linalg"),
+        ("ERROR cg solve: 500 iterations did not converge, continuing with last iterate",
+         "numerical.linalg"),
+        # a socket's retry, not a check that stopped the process
+        (".../socket_communicator.cc:120: Socket send failed: retrying in 1s", "net.socket_check"),
         # DGL's socket code at start-up, binding and listening (no check failed)
         ("[04:48:20] /home/ubuntu/dgl_da/src/graph/network/socket_communicator.cc:68: Bind to "
          "127.0.0.1:2049", "net.socket_check"),

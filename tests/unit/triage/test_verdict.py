@@ -2491,8 +2491,10 @@ def test_a_team_rule_marked_set_up_only_is_no_cause_in_a_log_that_trained(tmp_pa
 
 
 def test_a_team_rule_marked_raised_only_is_no_cause_on_a_line_that_goes_on(tmp_path: Path) -> None:
-    # a team's check that the monitor quotes and skips (`raised_only = true`): no cause there,
-    # nor in parentheses after another message; the cause where the script raised it
+    # a team's check that a monitor quotes and goes on past (`raised_only = true`): no cause on a
+    # line that warns, skips or is falling back or defaulting, nor where the error is quoted after
+    # a parenthesis or a bracket; the cause where a script raised it, even with advice on falling
+    # back in its message, or with the monitor's words quoted in parentheses after its own
     rules = tmp_path / "team.toml"
     rules.write_text(
         '[[rule]]\nid = "team.fabric"\ncategory = "network"\nraised_only = true\n'
@@ -2501,20 +2503,30 @@ def test_a_team_rule_marked_raised_only_is_no_cause_on_a_line_that_goes_on(tmp_p
     )
     kb = load_knowledge([rules])
     log = tmp_path / "train.log"
-    for goes_on in (
+    for line in (
         "monitor: WARNING FabricError: fabric manager not running; will retry",
+        "/opt/x/probe.py:12: UserWarning: FabricError: fabric manager not running",
         "probe skipped (FabricError: fabric manager not running)",
         "nvlink check: FabricError: fabric manager not running, falling back to PCIe",
+        "nvlink check: FabricError: fabric manager not running; defaulting to PCIe",
+        "probe result (FabricError: fabric manager not running)",
+        "probe result [lib.errors.FabricError: fabric manager not running]",
     ):
-        log.write_text("\n".join([goes_on, *_STEPS]) + "\n")
-        assert triage_files([log], kb).diagnosis.rule != "team.fabric", goes_on
-        found = kb.match(goes_on)
-        assert found is None or found[0].id != "team.fabric", goes_on
-    raised = "lib.errors.FabricError: fabric manager not running"
-    log.write_text("\n".join([*_STEPS, "Traceback (most recent call last):", raised]) + "\n")
-    assert triage_files([log], kb).diagnosis.rule == "team.fabric"
-    found = kb.match(raised)
-    assert found is not None and found[0].id == "team.fabric"
+        log.write_text("\n".join([line, *_STEPS]) + "\n")
+        assert triage_files([log], kb).diagnosis.rule != "team.fabric", line
+        found = kb.match(line)
+        assert found is None or found[0].id != "team.fabric", line
+    for line in (
+        "lib.errors.FabricError: fabric manager not running",
+        "lib.errors.FabricError: fabric manager not running. Set NVLINK=0 to fall back to PCIe.",
+        "RuntimeError: NVLink setup failed (FabricError: fabric manager not running)",
+        "probe (FabricError: fabric manager not running) then FabricError: fabric manager not "
+        "running",
+    ):
+        log.write_text("\n".join([*_STEPS, "Traceback (most recent call last):", line]) + "\n")
+        assert triage_files([log], kb).diagnosis.rule == "team.fabric", line
+        found = kb.match(line)
+        assert found is not None and found[0].id == "team.fabric", line
 
 
 _STEPS = [f"step {i * 10} | loss {2.3 - i / 1000:.3f} | lr 3.0e-04" for i in range(1, 40)]

@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 from array import array
 
-from babysit.triage.knowledge import Knowledge, raised
+from babysit.triage.knowledge import Knowledge
+from babysit.triage.patterns import raised
 
 _CACHE_MAX = 50_000
 _PLANS_MAX = 4_096  # the shapes of line whose plans are kept (a few tens of entries, 4 bytes each)

@@ -486,8 +486,9 @@ def worker_cut(rule: Rule, exc_type: str | None, *, request: bool) -> Rule:
     process 3.`) whose worker's own error never came, its traceback cut from the log: a generic
     exception there is about a sample (DATA_IN_WORKER_CUT), or about a request when the worker's
     last frames were a network client's (`request`: a dataset streamed from a hub or a bucket,
-    CUT_NET); a file not found there is a dataset's (MISSING_IN_WORKER_CUT); a known one keeps
-    its rule."""
+    CUT_NET); a file not found there is a dataset's (MISSING_IN_WORKER_CUT), whatever rule its
+    type met (python.config_path reads the run's own paths, and the wrapper names none); any
+    other keeps its rule."""
     if rule.id in GENERIC_IDS:
         return CUT_NET if request else DATA_IN_WORKER_CUT
     if exc_type in _WORKER_MISSING:

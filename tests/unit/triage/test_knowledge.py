@@ -21,8 +21,8 @@ from babysit.triage.knowledge import (
     Rule,
     load_knowledge,
     parse_rules,
-    required_literals,
 )
+from babysit.triage.patterns import required_literals
 from babysit.triage.scan import NEEDLES, RARE_NEEDLES
 
 if sys.version_info >= (3, 11):

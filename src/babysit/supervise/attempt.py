@@ -7,11 +7,12 @@
 
 While it runs: its stdout and stderr are followed (and echoed), parsed, and fed to the
 detectors; metrics from babysit.client, a metrics file and TensorBoard join them; writes in the
-checkpoint directory and node telemetry count too. An incident goes to the store at once; its
-decision (policy/compose.py) may end the attempt to roll back past it or to page a human. A
-hang is looked at before it is acted on: the processes, their stacks and the files they write,
-twice, hang.look_again_s apart (supervise/forensics.py), weighed by detect/evidence.py; stuck
-is killed at once, busy is left alone, and no evidence either way waits for hang.kill_after_s.
+checkpoint directory (supervise/saves.py) and node telemetry count too. An incident goes to the
+store at once; its decision (policy/compose.py) may end the attempt to roll back past it or to
+page a human. A hang is looked at before it is acted on: the processes, their stacks and the
+files they write, twice, hang.look_again_s apart (supervise/forensics.py), weighed by
+detect/evidence.py; stuck is killed at once, busy is left alone, and no evidence either way
+waits for hang.kill_after_s.
 babysit only reads files and sends signals: the training never depends on it.
 """
 
@@ -35,7 +36,6 @@ from babysit.engines.process import STDERR_NAME, STDOUT_NAME, Handle
 from babysit.policy import compose
 from babysit.policy.rollback import format_windows
 from babysit.records import (
-    Activity,
     AttemptRecord,
     Decision,
     DecisionKind,
@@ -46,9 +46,7 @@ from babysit.records import (
     Level,
     RunState,
 )
-from babysit.sources.checkpoints import scan_checkpoints
 from babysit.sources.follow import Follower
-from babysit.sources.pulse import DirectoryPulse
 from babysit.sources.tensorboard import TensorBoardSource
 from babysit.store.writes import AddAttempt, AddIncident, AddMetrics, UpdateAttempt
 from babysit.supervise.cadence import read_cadence, save_cadence
@@ -59,13 +57,11 @@ from babysit.supervise.nodes import Nodes
 from babysit.supervise.pipeline import Pipeline, ban_evidence
 from babysit.supervise.prepare import attempt_env, build_argv, recovery_env, resolve_path
 from babysit.supervise.rollback import Rollbacks
+from babysit.supervise.saves import SaveWatch
 from babysit.supervise.telemetry import Telemetry
 
 PROGRESS_FLUSH_S = 2.0  # how often the last step, log offsets and metrics are committed
-PULSE_S = 1.0  # how often the checkpoint directory is looked at for writes
-SAVED_SCAN_S = 2.0  # during an announced save: how often to look for the finished checkpoint
 RANK_HOSTS_MAX_S = 320.0  # ... at most, while the refreshes learn nothing (each doubles it)
-SAVED_SLACK_S = 2.0  # a finished save's file may predate the read of its announcement by this
 TENSORBOARD_S = 2.0  # how often the TensorBoard event files are read
 LOW_DISK_BYTES = 1 << 30
 CLIENT_METRICS = "metrics.jsonl"  # in the attempt's directory: what babysit.client writes
@@ -95,7 +91,7 @@ class Attempts:
         self.echo: dict[str, Echo] = {}
         self.tensorboard: TensorBoardSource | None = None
         self._tensorboard_at = 0.0
-        self._pulse_watch: DirectoryPulse | None = None
+        self.saves = SaveWatch(ctx, rollbacks.checkpoint_pattern)
         self._failures_told = 0  # pipeline failures already reported to the operator
         self.status: StatusSink | None = None  # `babysit run`'s status line, when it has one
 
@@ -369,48 +365,6 @@ class Attempts:
             sample = (ctx.seams.wall(), p.latest_step, dict(p.latest))
             ctx.journal.write(AddMetrics(ctx.name, number, *sample), droppable=True)
 
-    def _pulse(self, live: Live) -> None:
-        """Writes in the checkpoint directory are a sign of life (a save under way)."""
-        pattern = self.rollbacks.checkpoint_pattern
-        seams = self.ctx.seams
-        if pattern is None or seams.monotonic() - live.pulsed_at < PULSE_S:
-            return
-        live.pulsed_at = seams.monotonic()
-        if self._pulse_watch is None:
-            self._pulse_watch = DirectoryPulse(pattern, skip=str(self.ctx.home.resolve()))
-        if self._pulse_watch.changed():
-            live.pipeline.activity(Activity("checkpoint_write", seams.wall()))
-        self._save_finished(live, pattern)
-
-    def _save_finished(self, live: Live, pattern: str) -> None:
-        """While a save is announced: checkpoints of at least the last step seen, written since
-        the announcement, all complete, and no write in the directory for checkpoint.settle_s,
-        end the pause allowance (a rank that hangs right after the save is then flagged on the
-        run's own cadence, at least the save's own length, not after 30 minutes). Looked for
-        every SAVED_SCAN_S, less often when a scan is costly (a directory of 100,000 files)."""
-        hang = live.pipeline.hang
-        since = hang.saving_since()
-        seams = self.ctx.seams
-        if since is None or seams.monotonic() < live.saved_scan_at:
-            return
-        settle = self.cfg.checkpoint.settle_s
-        if hang.alive_ts is not None and seams.wall() - hang.alive_ts < settle:
-            return  # files are still being written: not finished, and no scan while they are
-        t0 = seams.monotonic()
-        found = scan_checkpoints(pattern, seams.wall(), settle)
-        live.saved_scan_at = seams.monotonic() + max(SAVED_SCAN_S, 50 * (seams.monotonic() - t0))
-        last = hang.last_step
-        fresh = [
-            c
-            for c in found
-            if c.mtime >= since - SAVED_SLACK_S
-            and (c.step is None or last is None or c.step >= last)
-        ]
-        # Every file (or directory) of the save complete: a save in several parts is finished
-        # when its last part is.
-        if fresh and all(c.complete for c in fresh):
-            live.pipeline.activity(Activity("checkpoint_saved", seams.wall()))
-
     def _map_ranks(self, live: Live) -> None:
         """A multi-node engine's rank -> node map for the straggler detector (Slurm learns it
         from srun's lines as they come), refreshed every RANK_HOSTS_S while ranks lack one,
@@ -459,7 +413,7 @@ class Attempts:
                 return status
             if ctx.stop_signals:
                 return None
-            self._pulse(live)
+            self.saves.look(live)
             self._map_ranks(live)
             self._poll_tensorboard(live)
             for inc in self.telemetry.poll(live.number):

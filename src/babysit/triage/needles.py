@@ -511,4 +511,5 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"ppl = inf",
     b"ppl: inf",
     b"ppl=inf",
+    b"bad allocation",  # MSVC's words for a std::bad_alloc, alone on its line (CatBoost's)
 )

@@ -127,6 +127,16 @@ def test_shipped_rules_are_complete(kb: Knowledge) -> None:
 # upstream source or a public issue thread because the corpus has no such line yet)
 MESSAGES: list[tuple[str, str, str | None]] = [
     (
+        "net.p2p",
+        "hivemind.p2p.p2p_daemon.P2PDaemonError: Daemon failed to start in 15.0 seconds",
+        "zzzzq_altdistrepos/002-hivemind-p2p-daemon-failed-to-start.log",
+    ),
+    (
+        "code.recursion",
+        "Fatal Python error: Cannot recover from stack overflow.",
+        "zzzzq_rlfwrepos/008-tf-agents-parallel-env-stack-overflow.log",
+    ),
+    (
         "net.hub_server",
         "'(ReadTimeoutError(\"HTTPSConnectionPool(host='huggingface.co', port=443): Read timed out."
         " (read timeout=10)\"), '(Request ID: 7d76f590-4653-46a3-8cec-2473bc91d595)')' thrown "
@@ -1596,7 +1606,6 @@ def test_no_rule_matches_a_step_line(kb: Knowledge) -> None:
         "to load image Python extension: '/usr/local/lib/python3.10/dist-packages/torchvision/"
         "image.so: undefined symbol: _ZN3c1017RegisterOperatorsD1Ev'If you don't plan on using "
         "image functionality from `torchvision.io`, you can ignore this warning.",
-        "Fatal Python error: _Py_CheckRecursiveCall: Cannot recover from stack overflow.",
         "Fatal Python error: init_import_site: Failed to import the site module",
         "Fatal Python error: could not acquire lock for <_io.BufferedWriter name='<stderr>'> at "
         "interpreter shutdown, possibly due to daemon threads",
@@ -4202,6 +4211,27 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("The error from device(chipId:0, dieId:0), serial number is 13, an exception occurred "
          "during AICPU execution, stream_id:2, task_id:19016, errcode:21008, msg:inner error.",
          "accel.runtime_error"),
+        # Intel's oneCCL, its exception and its own error line; a hivemind swarm's peers; autograd
+        # refusing what a backward returned; MSVC's std::bad_alloc; CUDA seeing no device, in
+        # torch before 1.0's words and XGBoost's; Python 3.9's stack overflow, with its function
+        ("RuntimeError: oneCCL: atl_ofi_comm.cpp:79 atl_ofi_comm: EXCEPTION: init transport "
+         "failed", "nccl.error"),
+        ("2023:11:28-16:35:45:(35980) |CCL_ERROR| base_thread.cpp:36 start: error while creating "
+         "worker thread #0 pthread_create returns 22", "nccl.error"),
+        ("RuntimeError: DHTNode bootstrap failed: none of the initial_peers responded to a ping. "
+         "(set ensure_bootstrap_success=False to ignore)", "net.p2p"),
+        ("hivemind.averaging.partition.AllreduceException: Averaging step failed: could not find a "
+         "group", "net.p2p"),
+        ("RuntimeError: Function AddBackward0 returned an invalid gradient at index 1 - expected "
+         "type torch.FloatTensor but got torch.cuda.FloatTensor", "code.shapes"),
+        ("\t\tbad allocation", "host.memory_error"),
+        ("RuntimeError: cuda runtime error (100) : no CUDA-capable device is detected at "
+         "/pytorch/aten/src/THC/THCGeneral.cpp:47", "cuda.driver_init"),
+        ("xgboost.core.XGBoostError: [09:58:39] /workspace/src/common/common.cu:16: "
+         "/workspace/src/common/cuda_dr_utils.cc: 25: cudaErrorNoDevice: no CUDA-capable device "
+         "is detected", "cuda.driver_init"),
+        ("Fatal Python error: _Py_CheckRecursiveCall: Cannot recover from stack overflow.",
+         "code.recursion"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -4599,6 +4629,11 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
          "127.0.0.1:2049", "net.socket_check"),
         ("[04:48:20] .../socket_communicator.cc:74: Listen on 127.0.0.1:2049, wait sender "
          "connect ...", "net.socket_check"),
+        # TensorFlow's cuInit on a machine without a GPU: a warning, the run goes on on the CPU
+        ("E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: "
+         "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected", "cuda.driver_init"),
+        # a sentence that names the words, not MSVC's line
+        ("WARNING: retrying after a bad allocation in the pinned pool", "host.memory_error"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

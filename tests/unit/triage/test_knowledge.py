@@ -4232,6 +4232,15 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "is detected", "cuda.driver_init"),
         ("Fatal Python error: _Py_CheckRecursiveCall: Cannot recover from stack overflow.",
          "code.recursion"),
+        # huggingface_hub's download through hf_transfer; XLA given a replica's variable on another
+        # device
+        ("Error running job: An error occurred while downloading using `hf_transfer`. Consider "
+         "disabling HF_HUB_ENABLE_HF_TRANSFER for better error handling.", "net.hub"),
+        ("2024-01-01 00:13:48.240597: W tensorflow/core/framework/op_kernel.cc:1839] OP_REQUIRES "
+         "failed at xla_ops.cc:514 : INVALID_ARGUMENT: Trying to access resource "
+         "dense/kernel/replica_1/3 (defined @ /home/runner/work/keras/keras/keras/backend/"
+         "tensorflow/core.py:31) located in device /job:localhost/replica:0/task:0/device:CPU:1 "
+         "from device /job:localhost/replica:0/task:0/device:CPU:0", "code.shapes"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

@@ -246,13 +246,14 @@ def _does(frame: Frame, func_rx: re.Pattern[str], code_rx: re.Pattern[str]) -> b
 
 # The error a data pipeline raised on a sample, outside a DataLoader worker: the innermost frame
 # is in a library that reads or decodes samples (webdataset, HF datasets, pyarrow, PIL, ...) or
-# in the dataset code itself (a dataset, data-loader or reader module, not a config's reader); a
-# generic exception there (a missing key, a bad value, an index out of range) is about the data,
-# as in a worker.
+# in the dataset code itself (a dataset, data-loader or reader module, not a reader of a config,
+# a checkpoint or weights: TensorFlow's py_checkpoint_reader.py); a generic exception there (a
+# missing key, a bad value, an index out of range) is about the data, as in a worker.
 _DATA_FILE = re.compile(
     r"[/\\](?:webdataset|datasets|pyarrow|PIL|decord|soundfile|librosa|torchaudio|imageio)"
     r"[/\\]|[/\\]torchvision[/\\](?:datasets|io)[/\\]"
-    r"|[/\\]\w*(?:dataset|data_?loader|collate|(?<![Cc]onfig_)(?<![Cc]fg_)reader)\w*\.py$",
+    r"|[/\\]\w*(?:dataset|data_?loader|collate)\w*\.py$"
+    r"|[/\\](?![^/\\]*(?:config|cfg|checkpoint|ckpt|weight|model|param|yaml|json))\w*reader\w*\.py$",
     re.IGNORECASE,
 )
 

@@ -564,6 +564,7 @@ def test_the_world_size_the_log_states(line: str, size: int) -> None:
         ("/work/project/my_dataset.py", "data.reader_exception"),
         ("/opt/conda/site-packages/paddlerec/core/reader.py", "data.reader_exception"),
         ("/work/project/utils/config_reader.py", "python.bug"),
+        ("/venv/site-packages/tensorflow/python/training/py_checkpoint_reader.py", "python.bug"),
         ("/work/project/train.py", "python.bug"),
         ("/usr/lib/python3/site-packages/torch/utils/data/dataloader.py", "python.bug"),
     ],

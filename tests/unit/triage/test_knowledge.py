@@ -4241,6 +4241,12 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "dense/kernel/replica_1/3 (defined @ /home/runner/work/keras/keras/keras/backend/"
          "tensorflow/core.py:31) located in device /job:localhost/replica:0/task:0/device:CPU:1 "
          "from device /job:localhost/replica:0/task:0/device:CPU:0", "code.shapes"),
+        # FID's complex square root as a trainer logs it, without the class; TensorFlow's random
+        # crop given an image of another rank (a GIF), as slim's Coordinator reported it
+        ("[2023-10-13 15:43:11,238][__main__][CRITICAL] - Training failed due to Imaginary "
+         "component 1.0299959193217622e+115", "numerical.fid"),
+        ("INFO:tensorflow:Error reported to Coordinator: <class 'tensorflow.python.framework."
+         "errors_impl.InvalidArgumentError'>, image_size must contain 3 elements[4]", "data.image"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

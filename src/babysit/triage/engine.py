@@ -19,6 +19,7 @@ import re
 from babysit.records import Category
 from babysit.triage.anatomy import Anatomy, anatomy
 from babysit.triage.collectives import WORLD_HINTS, Collectives
+from babysit.triage.cuts import cut_rule
 from babysit.triage.findings import Finding, Group
 from babysit.triage.frames import FRAME, cut_net, cut_raise, own_file
 from babysit.triage.frames import frames as frames_of
@@ -31,7 +32,6 @@ from babysit.triage.standins import (
     GENERIC_IDS,
     LONE_ID,
     UNCLASSIFIED,
-    cut_rule,
     placed,
     worker_cut,
 )

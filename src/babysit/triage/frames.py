@@ -1,7 +1,7 @@
 """What a Python traceback's frames say the run was doing where it raised: its frames read from
 the log's lines, and whether the innermost ones waited, wrote a file, allocated device memory,
-sent a request, read a sample, or started a spawned process. Pure functions; standins.py picks
-a stand-in rule from them.
+sent a request, read a sample, or started a spawned process. Pure functions; standins.py and
+cuts.py pick a stand-in rule from them.
 
     where = frames(traceback_lines)  # [(file, function, code line)], innermost last
     cut_wait(where), cut_write(where), cut_alloc(where), cut_net(where), cut_compile(where),

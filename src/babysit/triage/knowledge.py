@@ -167,6 +167,37 @@ class Rule:
         return None
 
 
+def standin(
+    rid: str,
+    category: Category,
+    explain: str,
+    action: str,
+    *,
+    confidence: float,
+    role: str = "cause",
+    transient: bool | None = None,
+    suspect: str = "unknown",
+    precedence: int | None = None,
+    phase: tuple[bool | None, bool | None] | None = None,
+) -> Rule:
+    """A rule of babysit's own that no pattern matches: the engine applies it where a place in
+    a traceback, not a message, says what happened."""
+    return Rule(
+        id=rid,
+        category=category,
+        role=role,
+        transient=transient,
+        suspect=suspect,
+        patterns=(),
+        explain=explain,
+        action=action,
+        precedence=PRECEDENCE[category] if precedence is None else precedence,
+        confidence=confidence,
+        origin="babysit",
+        phase=phase,
+    )
+
+
 _PREVIOUS_XID = re.compile(r"previous Xid (?P<xid>\d{1,3})")
 
 

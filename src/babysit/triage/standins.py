@@ -2,13 +2,14 @@
 by where a traceback says its exception was raised: an exception no rule knows (UNCLASSIFIED), a
 generic exception that the place it was raised makes `data` (a DataLoader worker's sample, a
 reader's), a Ctrl-C in a wait, an I/O error raised by a print (the terminal gone) or a mount's
-errno raised by a write (the storage), and what a traceback cut before its exception line raised.
+errno raised by a write (the storage), and a DataLoader worker's error whose own traceback the
+log cut.
 
     rule = placed(UNCLASSIFIED, traceback, "KeyError", "KeyError: 'label'")  # DATA_IN_WORKER...
-    rule = cut_rule(traceback.lines)  # CUT_WRITE, CUT_ALLOC, CUT_WAIT, CUT_COMPILE, CUT_NET...
     rule = worker_cut(wrapper_rule, "FileNotFoundError", request=False)  # MISSING_IN_WORKER_CUT
 
-What the frames say (a wait, a write, a sample's fetch) is read in frames.py.
+What the frames say (a wait, a write, a sample's fetch) is read in frames.py; what a traceback
+cut before its exception line raised is cuts.py's; the rules are knowledge.py's standin().
 """
 
 from __future__ import annotations
@@ -17,11 +18,9 @@ import re
 from typing import Protocol
 
 from babysit.records import Category
+from babysit.triage.cuts import CUT_NET
 from babysit.triage.frames import (
     SAMPLE_ERRORS,
-    cut_alloc,
-    cut_compile,
-    cut_net,
     cut_wait,
     cut_write,
     data_frame,
@@ -32,84 +31,12 @@ from babysit.triage.frames import (
     spawn_start,
     writing,
 )
-from babysit.triage.knowledge import PRECEDENCE, Rule
+from babysit.triage.knowledge import PRECEDENCE, Rule, standin
 
-
-def _standin(
-    rid: str,
-    category: Category,
-    explain: str,
-    action: str,
-    *,
-    confidence: float,
-    role: str = "cause",
-    transient: bool | None = None,
-    suspect: str = "unknown",
-    precedence: int | None = None,
-    phase: tuple[bool | None, bool | None] | None = None,
-) -> Rule:
-    """A rule of babysit's own that no pattern matches: the engine applies it where a place in
-    a traceback, not a message, says what happened."""
-    return Rule(
-        id=rid,
-        category=category,
-        role=role,
-        transient=transient,
-        suspect=suspect,
-        patterns=(),
-        explain=explain,
-        action=action,
-        precedence=PRECEDENCE[category] if precedence is None else precedence,
-        confidence=confidence,
-        origin="babysit",
-        phase=phase,
-    )
-
-
-# A traceback the log cuts before its exception line, whose last lines name no error (the
-# paste ended there, or the log's size limit did): what is known is where it was raised.
-CUT_TRACEBACK = _standin(
-    "python.cut_traceback",
-    Category.UNKNOWN,
-    "The log ends inside a Python traceback, before its error line (the log or the "
-    "paste was cut there): the error itself is not in these lines; the quoted line is the "
-    "innermost frame, where it was raised.",
-    "Find the end of this traceback (the full log of this rank, or the job's stderr): "
-    "its last line is the error; triage that log.",
-    confidence=0.15,
-    # Before the first training step the set-up raised it, and raises it again on a restart
-    # (a network error there is the set-up's addresses and ports, as for any other rule);
-    # after it, the error it hides may be a node's or the network's: not known.
-    phase=(False, None),
-    role="consequence",  # what it says of the cause is where, not what: any other error wins
-    precedence=PRECEDENCE[Category.UNKNOWN] - 2,  # below any line that names an error, weak or not
-)
-# The same while the innermost frames write a checkpoint or other file (`torch.save(`,
-# `self._save_checkpoint(runner)`, serialization's `_legacy_save`, safetensors' `save_file`):
-# a write that fails is most often the storage's (a full disk, a quota, a stale NFS handle).
-CUT_WRITE = _standin(
-    "fs.cut_checkpoint_write",
-    Category.FILESYSTEM_IO,
-    "The log ends inside a traceback raised while writing a checkpoint or file, before "
-    "its error line: most often the storage refused the write (a full disk, a quota, a "
-    "missing or read-only directory), less often a stale NFS handle or a file system that "
-    "went away; the error itself is not in these lines.",
-    "Find the end of the traceback in the full log to confirm; check free space and "
-    "quota where the checkpoints go (df -h DIR; quota -s) and that the mount is alive; then "
-    "resume from the last complete checkpoint (a half-written one may be corrupt).",
-    confidence=0.35,
-    # as fs.checkpoint_write: a full disk, a quota or a refused path, which the next save meets
-    # again (the corpus's threads: 4 of 4 where they tell)
-    transient=False,
-    suspect="filesystem",
-    # above a collective timeout (the other ranks waiting for the one that was writing), below
-    # every error that names itself
-    precedence=PRECEDENCE[Category.NCCL_TIMEOUT] + 2,
-)
 # An OSError that no rule knows, a mount's errno (`[Errno 107] Transport endpoint is not
 # connected`, `[Errno 121] Remote I/O error`), raised while writing a checkpoint or file: the
 # storage failed the write.
-WRITE_FAILED = _standin(
+WRITE_FAILED = standin(
     "fs.write_failed",
     Category.FILESYSTEM_IO,
     "The storage failed a write: the run raised an operating-system error while writing a "
@@ -122,7 +49,7 @@ WRITE_FAILED = _standin(
 )
 # The same where the filesystem lacks the call the write made (ENOSYS, EOPNOTSUPP: a lock on
 # Lustre without flock, a hard link on an object-store or FUSE mount): every restart meets it.
-WRITE_UNSUPPORTED = _standin(
+WRITE_UNSUPPORTED = standin(
     "fs.write_unsupported",
     Category.FILESYSTEM_IO,
     "The filesystem the run writes to does not support a call the write made (a file lock, a "
@@ -140,78 +67,9 @@ _OS_ERRORS = frozenset({"OSError", "IOError"})
 # a cross-device link's (the code's).
 _MOUNT_ERRNO = re.compile(r"\[Errno (?:103|107|112|121)\]")
 _UNSUPPORTED_ERRNO = re.compile(r"\[Errno (?:38|95)\]")
-# The same while the innermost frames talk to a server (cut_net): the error it hides is most
-# often the network's.
-CUT_NET = _standin(
-    "net.cut_request",
-    Category.NETWORK,
-    "The log ends inside a traceback raised while the run talked to a server (an HTTP "
-    "request, a socket, a tracker's or a hub's client), before its error line: most often the "
-    "connection failed (a timeout, a refused or dropped connection, a server error); the error "
-    "itself is not in these lines.",
-    "Find the end of the traceback in the full log to confirm; check that the server the "
-    "quoted frames call is up and reachable from the node (proxy, DNS, firewall, the service's "
-    "status page), then restart.",
-    confidence=0.3,
-    suspect="network",
-    # as CUT_WRITE: above a collective timeout, below every error that names itself
-    precedence=PRECEDENCE[Category.NCCL_TIMEOUT] + 2,
-)
-# The same while the innermost frames allocate device memory (cut_alloc): an allocator's module,
-# or vLLM's sleep mode waking up (mapping back the memory it let go while the trainer used it).
-# The error it hides is most often an out-of-memory.
-CUT_ALLOC = _standin(
-    "cuda.cut_allocation",
-    Category.CUDA_OOM,
-    "The log ends inside a traceback raised while the run allocated accelerator memory (an "
-    "allocator, a vLLM engine allocating its KV cache or waking up from sleep mode to map its "
-    "memory back), before its error line: most often the device was out of memory; the error "
-    "itself is not in these lines.",
-    "Find the end of the traceback in the full log to confirm; then leave more memory free "
-    "there (a smaller batch or sequence, a lower gpu_memory_utilization for a colocated "
-    "vLLM, the trainer's memory released before the engine wakes up).",
-    confidence=0.3,
-    transient=False,
-    suspect="config",
-    # as CUT_WRITE: above a collective timeout, below every error that names itself
-    precedence=PRECEDENCE[Category.NCCL_TIMEOUT] + 2,
-)
-# The same while torch.compile's compiler worked (cut_compile): a compile that failed.
-CUT_COMPILE = _standin(
-    "code.cut_compile",
-    Category.USER_CODE,
-    "The log ends inside a traceback raised while torch.compile's compiler worked "
-    "(TorchInductor, Dynamo, a Triton kernel's compile), before its error line: most often the "
-    "compile failed on this model, this GPU or these versions; the error itself is not in these "
-    "lines.",
-    "Find the end of the traceback in the full log to confirm; run once without torch.compile "
-    "(TORCH_COMPILE_DISABLE=1) to see whether the run works without it, then fix the code or "
-    "the versions (torch, triton) it names, or train uncompiled.",
-    confidence=0.3,
-    transient=False,
-    suspect="code",
-    # as CUT_WRITE: above a collective timeout, below every error that names itself
-    precedence=PRECEDENCE[Category.NCCL_TIMEOUT] + 2,
-)
-# The same while the innermost frame waits (on a queue, a pipe, a lock, a child process): an
-# exception raised inside a wait is most often the interrupt of a stuck run (Ctrl-C, its
-# KeyboardInterrupt line cut off); an error of its own would have been raised elsewhere.
-CUT_WAIT = _standin(
-    "hang.cut_in_wait",
-    Category.HANG,
-    "The log ends inside a traceback raised while the process waited (on a queue, a "
-    "pipe, a lock, a child process), before its error line: most often the run was stuck "
-    "there and someone interrupted it; the quoted line is where it waited.",
-    "If the run had stopped making progress, that wait is where: a DataLoader queue (a "
-    "worker stuck or dead), a lock, another process; next time dump every rank's stacks before "
-    "interrupting (py-spy dump --pid PID), then restart from the last checkpoint.",
-    confidence=0.3,
-    role="consequence",  # as CUT_TRACEBACK: any named error explains the run better
-    precedence=PRECEDENCE[Category.HANG] - 1,
-)
 # A person's Ctrl-C (KeyboardInterrupt) that ends a traceback whose innermost frame waited: the run
 # was stuck there, and these are where it waited.
-INTERRUPTED_WAIT = _standin(
+INTERRUPTED_WAIT = standin(
     "hang.interrupted_in_wait",
     Category.HANG,
     "Someone interrupted the run (KeyboardInterrupt) while it waited (on a queue, a pipe, a "
@@ -228,7 +86,7 @@ INTERRUPTED_WAIT = _standin(
 # hang.interrupted), most often because it had stopped moving. A launcher's clean-up that
 # interrupts its children after another failure leaves that failure in the log, which
 # outranks this (role consequence).
-INTERRUPTED = _standin(
+INTERRUPTED = standin(
     "hang.interrupted_traceback",
     Category.HANG,
     "Someone interrupted the run by hand (KeyboardInterrupt, Ctrl-C): most often because it "
@@ -246,7 +104,7 @@ LONE_ID = "python.unclassified_line"  # the stand-in for an exception line witho
 GENERIC_IDS = frozenset({"python.bug", "python.runtime", "python.unclassified", LONE_ID})
 
 # A stand-in rule for an exception that ends a traceback and that no rule knows.
-UNCLASSIFIED = _standin(
+UNCLASSIFIED = standin(
     "python.unclassified",
     Category.UNKNOWN,
     "The training raised an error that babysit has no rule for.",
@@ -263,7 +121,7 @@ UNCLASSIFIED = _standin(
 # exception: weaker than any other finding (the story only when there is none), and counted
 # only when no log shows a training step (with steps, the program may have logged it and gone
 # on: verdict.py drops it). Before the first step it is the set-up's, as any error there.
-ERROR_RECORD = _standin(
+ERROR_RECORD = standin(
     "log.error_record",
     Category.UNKNOWN,
     "The program logged an error that babysit has no rule for.",
@@ -282,7 +140,7 @@ ERROR_RECORD = _standin(
 
 def _data_rule(rid: str, explain: str, action: str, confidence: float) -> Rule:
     """A stand-in rule for a generic exception that the place it was raised makes `data`."""
-    return _standin(
+    return standin(
         rid, Category.DATA, explain, action, confidence=confidence, transient=False, suspect="data"
     )
 
@@ -354,7 +212,7 @@ EMPTY_DIVISOR = _data_rule(
 # A file the run writes into a folder that is not there (`FileNotFoundError: [Errno 2] No such
 # file or directory: 'samples/epoch_1.png'`, raised by PIL's save or an `open(..., "w")`): the
 # configuration's output path, though its name may look like a dataset's (data.missing_file).
-OUTPUT_DIR_MISSING = _standin(
+OUTPUT_DIR_MISSING = standin(
     "code.output_dir_missing",
     Category.USER_CODE,
     "The run could not create a file it writes (a sample, a prediction, a log or a "
@@ -371,7 +229,7 @@ OUTPUT_DIR_MISSING = _standin(
 # data from its parent (`multiprocessing/spawn.py`, `_main`: `reduction.pickle.load(from_parent)`
 # raising `EOFError: Ran out of input` or `pickle data was truncated`): the parent died or closed
 # the pipe first. Its error says nothing of its own; the parent's does.
-SPAWN_ORPHAN = _standin(
+SPAWN_ORPHAN = standin(
     "launcher.spawn_orphan",
     Category.UNKNOWN,
     "A process that multiprocessing was starting could not read its start-up data: its "
@@ -389,7 +247,7 @@ SPAWN_ORPHAN = _standin(
 # (the error's message without a path: `Input/output error: '/mnt/gcs/dataset'` was a read that
 # the print's arguments made, on a mount)
 _EIO_ALONE = re.compile(r"Input/output error\W*$")
-TERMINAL_GONE = _standin(
+TERMINAL_GONE = standin(
     "launcher.terminal_gone",
     Category.USER_CODE,
     "A print to the job's terminal failed with an I/O error (EIO), no disk's: the terminal "
@@ -494,19 +352,3 @@ def worker_cut(rule: Rule, exc_type: str | None, *, request: bool) -> Rule:
     if exc_type in _WORKER_MISSING:
         return MISSING_IN_WORKER_CUT
     return rule
-
-
-def cut_rule(lines: list[tuple[int, str]]) -> Rule:
-    """The stand-in for a traceback cut before its exception line whose last lines name no
-    error: a write's (CUT_WRITE), an allocation's (CUT_ALLOC), a wait's (CUT_WAIT), a compile's
-    (CUT_COMPILE), a request's (CUT_NET), or only where it was (CUT_TRACEBACK)."""
-    where = frames(lines)
-    if cut_write(where):
-        return CUT_WRITE
-    if cut_alloc(where):
-        return CUT_ALLOC
-    if cut_wait(where):
-        return CUT_WAIT
-    if cut_compile(where):
-        return CUT_COMPILE
-    return CUT_NET if cut_net(where) else CUT_TRACEBACK

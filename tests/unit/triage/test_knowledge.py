@@ -4247,6 +4247,19 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "component 1.0299959193217622e+115", "numerical.fid"),
         ("INFO:tensorflow:Error reported to Coordinator: <class 'tensorflow.python.framework."
          "errors_impl.InvalidArgumentError'>, image_size must contain 3 elements[4]", "data.image"),
+        # the loss kernels' asserts on their targets (nll_loss, nll_loss2d): a label out of range
+        ("/pytorch/aten/src/THCUNN/ClassNLLCriterion.cu:108: cunn_ClassNLLCriterion_updateOutput_"
+         "kernel: block: [0,0,0], thread: [0,0,0] Assertion `t >= 0 && t < n_classes` failed.",
+         "data.label_range"),
+        ("/pytorch/aten/src/THCUNN/ClassNLLCriterion.cu:57: void ClassNLLCriterion_updateOutput_"
+         "no_reduce_kernel(int, THCDeviceTensor<Dtype, 2, int, DefaultPtrTraits>, "
+         "THCDeviceTensor<long, 1, int, DefaultPtrTraits>, THCDeviceTensor<Dtype, 1, int, "
+         "DefaultPtrTraits>, Dtype *, int, int) [with Dtype = float]: block: [7,0,0], thread: "
+         "[129,0,0] Assertion `cur_target >= 0 && cur_target < n_classes` failed.",
+         "data.label_range"),
+        # the same check on the CPU in torch before 1.0 (THNN's, glibc's old quotes)
+        ("`RuntimeError: Assertion `cur_target >= 0 && cur_target < n_classes' failed.`",
+         "data.label_range"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

@@ -2001,9 +2001,13 @@ def test_macos_libcxx_abort_names_its_exception() -> None:
         ("python3: /opt/DeepEP/csrc/permute.cu:412: void permute_launcher(PermuteArgs): "
          "Assertion 'args.output_tokens_ptr != nullptr' failed.", "code.native_assert",
          Category.UNKNOWN),  # user_code at start-up: see test_a_native_assertion_is_the_code...
+        ("/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1289: indexSelectLargeIndex: block: "
+         "[0,0,0], thread: [5,0,0] Assertion 'srcIndex < srcSelectDimSize' failed.",
+         "code.device_assert", Category.CUDA_ERROR_OTHER),
+        # the loss kernel's own assert on its target: a label out of range, as on the CPU
         ("/pytorch/aten/src/ATen/native/cuda/Loss.cu:240: nll_loss_forward: block: [0,0,0], "
-         "thread: [5,0,0] Assertion 't >= 0 && t < n_classes' failed.", "code.device_assert",
-         Category.CUDA_ERROR_OTHER),
+         "thread: [5,0,0] Assertion 't >= 0 && t < n_classes' failed.", "data.label_range",
+         Category.DATA),
         # out of file descriptors: a limit to raise, the config's
         ("OSError: [Errno 24] Too many open files", "fs.too_many_files", Category.USER_CODE),
         ("IndexError: Target 5 is out of bounds.", "data.label_range", Category.DATA),

@@ -4260,6 +4260,19 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # the same check on the CPU in torch before 1.0 (THNN's, glibc's old quotes)
         ("`RuntimeError: Assertion `cur_target >= 0 && cur_target < n_classes' failed.`",
          "data.label_range"),
+        # CUDA's operation not supported in Transformer Engine's words and under NCCL; vLLM's
+        # engine core found dead by its client, and the requests after it
+        ("RuntimeError: /TransformerEngine/transformer_engine/pytorch/csrc/userbuffers/userbuffers-"
+         "host.cpp:208 in function create_communicator_grouped2: CUDA Error: operation not "
+         "supported", "cuda.code_error"),
+        ("ip-10-0-9-191:95209:95228 [0] init.cc:416 NCCL WARN Cuda failure 'operation not "
+         "supported'", "cuda.code_error"),
+        ("ERROR 01-29 08:37:48 [core_client.py:564] Engine core proc EngineCore_DP1 died "
+         "unexpectedly, shutting down client.", "launcher.engine_core_died"),
+        ("ray.exceptions.RayTaskError(EngineDeadError): ray::AgentLoopWorker.generate_sequences() "
+         "(pid=957185, ip=10.65.31.151, actor_id=67d7ba05eb11c8796a0b3b6b01000000, repr=<verl."
+         "experimental.agent_loop.agent_loop.AgentLoopWorker object at 0x15230ce83290>)",
+         "launcher.engine_core_died"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -4662,6 +4675,9 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
          "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected", "cuda.driver_init"),
         # a sentence that names the words, not MSVC's line
         ("WARNING: retrying after a bad allocation in the pinned pool", "host.memory_error"),
+        # a filesystem's errno, not CUDA's
+        ("OSError: [Errno 95] Operation not supported: 'epoch_12.pth' -> '/content/drive/My "
+         "Drive/mmdetection/latest.pth'", "cuda.code_error"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

@@ -246,22 +246,41 @@ def _does(frame: Frame, func_rx: re.Pattern[str], code_rx: re.Pattern[str]) -> b
 
 # The error a data pipeline raised on a sample, outside a DataLoader worker: the innermost frame
 # is in a library that reads or decodes samples (webdataset, HF datasets, pyarrow, PIL, ...) or
-# in the dataset code itself (a dataset, data-loader or reader module, not a reader of a config,
-# a checkpoint or weights: TensorFlow's py_checkpoint_reader.py); a generic exception there (a
-# missing key, a bad value, an index out of range) is about the data, as in a worker.
+# in the dataset code itself (a dataset, data-loader or reader module); a generic exception there
+# (a missing key, a bad value, an index out of range) is about the data, as in a worker.
 _DATA_FILE = re.compile(
     r"[/\\](?:webdataset|datasets|pyarrow|PIL|decord|soundfile|librosa|torchaudio|imageio)"
     r"[/\\]|[/\\]torchvision[/\\](?:datasets|io)[/\\]"
-    r"|[/\\]\w*(?:dataset|data_?loader|collate)\w*\.py$"
-    r"|[/\\](?![^/\\]*(?:config|cfg|checkpoint|ckpt|weight|model|param|yaml|json))\w*reader\w*\.py$",
+    r"|[/\\]\w*(?:dataset|data_?loader|collate)\w*\.py$",
     re.IGNORECASE,
 )
+# A reader module reads samples (`input_reader.py`, `jsonl_reader.py`, paddlerec's `reader.py`)
+# unless a word of its name says it reads something else: a config, a checkpoint, weights, a
+# model, events (TensorFlow's `py_checkpoint_reader.py`, TensorBoard's `event_file_reader.py`);
+# nor the standard library's importlib readers.
+_READER = re.compile(r"[/\\](\w*reader\w*)\.py$", re.IGNORECASE)
+_NOT_SAMPLES = frozenset(
+    {
+        *("config", "cfg", "conf", "yaml", "args", "checkpoint", "ckpt", "weight", "weights"),
+        *("param", "params", "model", "state", "safetensors", "gguf", "event", "events"),
+    }
+)
+
+
+def _sample_file(path: str) -> bool:
+    """Whether a frame's file is the run's (or a library's) code that reads samples."""
+    if _DATA_FILE.search(path):
+        return True
+    m = _READER.search(path)
+    if m is None or re.search(r"[/\\]importlib[/\\]", path):
+        return False
+    return not set(m.group(1).lower().split("_")) & _NOT_SAMPLES
 
 
 def data_frame(path: str) -> bool:
     """Whether a frame's file reads or decodes samples (not torch's own DataLoader machinery,
     whose errors are a worker's death: their rules say so)."""
-    return bool(_DATA_FILE.search(path)) and not re.search(r"[/\\]torch[/\\]utils[/\\]", path)
+    return _sample_file(path) and not re.search(r"[/\\]torch[/\\]utils[/\\]", path)
 
 
 # Errors about a value (not about the code's own names and types) raised while a batch was
@@ -288,7 +307,7 @@ def fetching(frame: Frame) -> bool:
         return True  # (the second: torch < 1.0 re-raising a worker's error in the main process)
     if not own_file(path) or path.startswith("<frozen "):  # the standard library's, frozen
         return False
-    return bool(func and _FETCH_FUNC.match(func)) or bool(_DATA_FILE.search(path))
+    return bool(func and _FETCH_FUNC.match(func)) or _sample_file(path)
 
 
 def fetched(chain: list[Frame]) -> bool:

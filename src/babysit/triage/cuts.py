@@ -14,6 +14,11 @@ from babysit.records import Category
 from babysit.triage.frames import cut_alloc, cut_compile, cut_net, cut_wait, cut_write, frames
 from babysit.triage.knowledge import PRECEDENCE, Rule, standin
 
+# Where the innermost frames say what the hidden error most often was (a write, a request, an
+# allocation, a compile): above a collective timeout (the other ranks waiting for the one that
+# raised it), below every error that names itself.
+_ABOVE_A_TIMEOUT = PRECEDENCE[Category.NCCL_TIMEOUT] + 2
+
 # A traceback the log cuts before its exception line, whose last lines name no error (the
 # paste ended there, or the log's size limit did): what is known is where it was raised.
 CUT_TRACEBACK = standin(
@@ -50,9 +55,7 @@ CUT_WRITE = standin(
     # again (the corpus's threads: 4 of 4 where they tell)
     transient=False,
     suspect="filesystem",
-    # above a collective timeout (the other ranks waiting for the one that was writing), below
-    # every error that names itself
-    precedence=PRECEDENCE[Category.NCCL_TIMEOUT] + 2,
+    precedence=_ABOVE_A_TIMEOUT,
 )
 # The same while the innermost frames talk to a server (cut_net): the error it hides is most
 # often the network's.
@@ -68,8 +71,7 @@ CUT_NET = standin(
     "status page), then restart.",
     confidence=0.3,
     suspect="network",
-    # as CUT_WRITE: above a collective timeout, below every error that names itself
-    precedence=PRECEDENCE[Category.NCCL_TIMEOUT] + 2,
+    precedence=_ABOVE_A_TIMEOUT,
 )
 # The same while the innermost frames allocate device memory (cut_alloc): an allocator's module,
 # or vLLM's sleep mode waking up (mapping back the memory it let go while the trainer used it).
@@ -87,8 +89,7 @@ CUT_ALLOC = standin(
     confidence=0.3,
     transient=False,
     suspect="config",
-    # as CUT_WRITE: above a collective timeout, below every error that names itself
-    precedence=PRECEDENCE[Category.NCCL_TIMEOUT] + 2,
+    precedence=_ABOVE_A_TIMEOUT,
 )
 # The same while torch.compile's compiler worked (cut_compile): a compile that failed.
 CUT_COMPILE = standin(
@@ -104,8 +105,7 @@ CUT_COMPILE = standin(
     confidence=0.3,
     transient=False,
     suspect="code",
-    # as CUT_WRITE: above a collective timeout, below every error that names itself
-    precedence=PRECEDENCE[Category.NCCL_TIMEOUT] + 2,
+    precedence=_ABOVE_A_TIMEOUT,
 )
 # The same while the innermost frame waits (on a queue, a pipe, a lock, a child process): an
 # exception raised inside a wait is most often the interrupt of a stuck run (Ctrl-C, its

@@ -113,7 +113,9 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"name or service not known",  # getaddrinfo's word, as ssh prints it: `Could not resolve ...`
     b"retry count exceeded",  # UCX's InfiniBand transport giving up on a peer (under MPI)
     b"wrong annotation: class_id",  # Darknet's check of a label file
-    b"not enough memory",  # Lua Torch's host allocator (`Torch: not enough memory: you tried to`)
+    # Lua Torch's host allocator (`Torch: not enough memory: you tried to`), LuaJIT's own
+    # (`luajit: .../threads.lua:183: [thread 4 callback] not enough memory`)
+    b"not enough memory",
     b"memory usage. pausing worker",  # a Dask worker at its pause threshold
     b"not available in this library",  # libtpu's loader, on a function its build lacks
     b"' not found (required by",  # the dynamic linker: a binary needs a newer glibc or libstdc++
@@ -512,4 +514,16 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"ppl: inf",
     b"ppl=inf",
     b"bad allocation",  # MSVC's words for a std::bad_alloc, alone on its line (CatBoost's)
+    b"cudnn_status",  # cuDNN's status alone on its line (MatConvNet: `(CUDNN_STATUS_BAD_PARAM)]`)
+    b"exceeds maximum array size",  # MATLAB's host memory limit for one array
+    b"not enough time for target transition",  # TensorFlow's CTC loss, printed without `error`
+    b"nan avg",  # darknet's loss line at NaN (`2267: nan, nan avg, 0.001000 rate`)
+    # Lua's runtime errors (`luajit: ./onmt/modules/LSTM.lua:41: attempt to perform arithmetic on
+    # local 'layers' (a nil value)`)
+    b"attempt to index",
+    b"attempt to call",
+    b"attempt to perform arithmetic",
+    b"attempt to concatenate",
+    b"attempt to compare",
+    b"attempt to get length",
 )

@@ -127,6 +127,30 @@ def test_shipped_rules_are_complete(kb: Knowledge) -> None:
 # upstream source or a public issue thread because the corpus has no such line yet)
 MESSAGES: list[tuple[str, str, str | None]] = [
     (
+        "code.cpp_logic_error",
+        "terminate called after throwing an instance of 'std::invalid_argument'",
+        "zzzzx_tinyfwrepos/002-flashlight-mnist-no-tensor-extensions.log",
+    ),
+    (
+        "data.ctc_labels",
+        "E Not enough time for target transition sequence (required: 77, available: 76)0You can "
+        "turn this error into a warning by using the flag ignore_longer_outputs_than_inputs"
+        + " " * 34,  # (its padding)
+        "zzzzw_tf1erarepos/003-deepspeech-ctc-not-enough-time.log",
+    ),
+    (
+        "fs.links_unsupported",
+        "OSError: [Errno 95] Operation not supported: 'epoch_1.pth' -> '/content/gdrive/My Drive/"
+        "Developer/Project_1/checkpoints/resnet_retina/epoch_1.pth'",
+        "zzzzx_databricksrepos/002-mmdetection-colab-gdrive-symlink.log",
+    ),
+    (
+        "code.lua_error",
+        "/home/beichao/torch/install/bin/luajit: ./onmt/modules/LSTM.lua:41: attempt to perform "
+        "arithmetic on local 'layers' (a nil value)",
+        "zzzzy_torch7repos/007-opennmt-lua-lm-training-nil-layers.log",
+    ),
+    (
         "net.p2p",
         "hivemind.p2p.p2p_daemon.P2PDaemonError: Daemon failed to start in 15.0 seconds",
         "zzzzq_altdistrepos/002-hivemind-p2p-daemon-failed-to-start.log",
@@ -4287,6 +4311,49 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "(pid=957185, ip=10.65.31.151, actor_id=67d7ba05eb11c8796a0b3b6b01000000, repr=<verl."
          "experimental.agent_loop.agent_loop.AgentLoopWorker object at 0x15230ce83290>)",
          "launcher.engine_core_died"),
+        # a C++ library's uncaught standard exception for a bad argument, in libc++'s words (macOS)
+        ("libc++abi: terminating due to uncaught exception of type std::out_of_range: vector",
+         "code.cpp_logic_error"),
+        ("libc++abi.dylib: terminating with uncaught exception of type std::invalid_argument: "
+         "stoi: no conversion", "code.cpp_logic_error"),
+        # MATLAB's memory: the GPU's (MatConvNet, trainNetwork) and one array over its limit
+        ("Out of memory on device. To view more detail about available memory on the GPU, use "
+         "'gpuDevice()'. If the problem persists, reset the GPU by calling", "cuda.oom"),
+        ("Requested 844x3812727 (24.0GB) array exceeds maximum array size preference. Creation of "
+         "arrays greater than this limit may", "host.memory_error"),
+        # LuaJIT's own allocation failing (Lua Torch)
+        ("/home/jaydn/torch/install/bin/luajit: /home/jaydn/torch/install/share/lua/5.1/threads/"
+         "threads.lua:183: [thread 4 callback] not enough memory", "host.memory_error"),
+        # TensorFlow's CTC loss given a label past its classes
+        ("tensorflow.python.framework.errors_impl.InvalidArgumentError: Saw a non-null label "
+         "(index >= num_classes - 1) following a null label, batch: 0 num_classes: 29 labels: "
+         "5,12,30 labels seen so far: 5,12", "data.ctc_labels"),
+        # the JVM's report of a native crash on Windows (Deeplearning4j), Jittor's handler's
+        ("#  EXCEPTION_ACCESS_VIOLATION (0xc0000005) at pc=0x00007ffe6a1619af, pid=5528, "
+         "tid=11280", "segfault.segv"),
+        ("Caught segfault at address 0x65, flush log...", "segfault.segv"),
+        # the CUDA samples' checkCudaErrors on an illegal address (libnd4j's copy of it)
+        ('CUDA error at /mnt/jenkins/workspace/deeplearning4j-deeplearning4j-1.0.0-beta4-linux-'
+         'x86_64-cuda-10.1/libnd4j/blas/cuda/NativeOps.cu:1903 code=700(<unknown>) "dZ" ',
+         "cuda.illegal_access"),
+        # cuDNN in TensorFlow's words, alone on its line in MatConvNet's; nvJPEG under DALI
+        ("[InternalError (see above for traceback): cuDNN launch failure : input "
+         "shape([1,3,949,1682]) filter shape([7,7,3,64])", "cuda.library"),
+        ("(CUDNN_STATUS_BAD_PARAM)]", "cuda.library"),
+        ('[/opt/dali/dali/operators/decoder/nvjpeg/nvjpeg_decoder_decoupled_api.h:925] NVJPEG '
+         'error "6" : NVJPEG_STATUS_EXECUTION_FAILED n01990800/n01992773_7551.JPEG',
+         "cuda.library"),
+        # torch 1.0's multinomial given NaN probabilities; darknet's loss line at NaN
+        ("RuntimeError: invalid argument 2: invalid multinomial distribution (encountering "
+         "probability entry = infinity or NaN) at /pytorch/aten/src/TH/generic/"
+         "THTensorRandom.cpp:302", "numerical.nan"),
+        (" 2267: nan, nan avg, 0.001000 rate, 3.430528 seconds, 145088 images", "numerical.nan"),
+        # Keras' check of fit()'s arrays against the model, in Python and in TensorFlow.js
+        ("ValueError: Error when checking target: expected dense_2 to have shape (10,) but got "
+         "array with shape (1,)", "code.shapes"),
+        ("tf.js:5899 Uncaught (in promise) Error: Error when checking target: expected "
+         "dense_Dense1 to have shape [,57,10], but got array with shape [1,1960,1].",
+         "code.shapes"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -4706,6 +4773,15 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         # a library that probes for a GPU, warns, and goes on on the CPU
         ("WARNING: could not initialize the CUDA backend (cudaErrorNoDevice: no CUDA-capable "
          "device is detected); falling back to the CPU", "cuda.driver_init"),
+        # darknet's loss line on a healthy step; a C++ exception of another type
+        (" 2267: 0.563421, 0.612345 avg loss, 0.001000 rate, 3.430528 seconds, 145088 images",
+         "numerical.nan"),
+        ("terminate called after throwing an instance of 'std::runtime_error'",
+         "code.cpp_logic_error"),
+        # the same errno for one path (a socket on a Windows drive under WSL), not a link
+        ("OSError: [Errno 95] Operation not supported", "fs.links_unsupported"),
+        # Lua's words in a message that quotes them, not a Lua error
+        ("INFO: will attempt to call the hook again in 5 s", "code.lua_error"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

@@ -4354,6 +4354,10 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("tf.js:5899 Uncaught (in promise) Error: Error when checking target: expected "
          "dense_Dense1 to have shape [,57,10], but got array with shape [1,1960,1].",
          "code.shapes"),
+        # Theano's GPU memory: its CNMeM pool's, libgpuarray's
+        ("MemoryError: Error allocating 283115520 bytes of device memory "
+         "(CNMEM_STATUS_OUT_OF_MEMORY).", "cuda.oom"),
+        ("pygpu.gpuarray.GpuArrayException: b'out of memory'", "cuda.oom"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

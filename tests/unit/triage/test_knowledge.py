@@ -127,6 +127,18 @@ def test_shipped_rules_are_complete(kb: Knowledge) -> None:
 # upstream source or a public issue thread because the corpus has no such line yet)
 MESSAGES: list[tuple[str, str, str | None]] = [
     (
+        "host.luajit_heap",
+        "/home/jaydn/torch/install/bin/luajit: /home/jaydn/torch/install/share/lua/5.1/threads/"
+        "threads.lua:183: [thread 4 callback] not enough memory",
+        "zzzzy_torch7repos/001-waifu2x-train-luajit-not-enough-memory.log",
+    ),
+    (
+        "host.matlab_array",
+        "Requested 844x3812727 (24.0GB) array exceeds maximum array size preference. Creation of "
+        "arrays greater than this limit may",
+        "zzzzw_matlabrepos/006-deepsqueak-rpn-train-array-exceeds-memory.log",
+    ),
+    (
         "code.cpp_logic_error",
         "terminate called after throwing an instance of 'std::invalid_argument'",
         "zzzzx_tinyfwrepos/002-flashlight-mnist-no-tensor-extensions.log",
@@ -4316,14 +4328,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "code.cpp_logic_error"),
         ("libc++abi.dylib: terminating with uncaught exception of type std::invalid_argument: "
          "stoi: no conversion", "code.cpp_logic_error"),
-        # MATLAB's memory: the GPU's (MatConvNet, trainNetwork) and one array over its limit
+        # MATLAB's GPU memory (MatConvNet, trainNetwork)
         ("Out of memory on device. To view more detail about available memory on the GPU, use "
          "'gpuDevice()'. If the problem persists, reset the GPU by calling", "cuda.oom"),
-        ("Requested 844x3812727 (24.0GB) array exceeds maximum array size preference. Creation of "
-         "arrays greater than this limit may", "host.memory_error"),
-        # LuaJIT's own allocation failing (Lua Torch)
-        ("/home/jaydn/torch/install/bin/luajit: /home/jaydn/torch/install/share/lua/5.1/threads/"
-         "threads.lua:183: [thread 4 callback] not enough memory", "host.memory_error"),
         # TensorFlow's CTC loss given a label past its classes
         ("tensorflow.python.framework.errors_impl.InvalidArgumentError: Saw a non-null label "
          "(index >= num_classes - 1) following a null label, batch: 0 num_classes: 29 labels: "
@@ -4340,6 +4347,11 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("[InternalError (see above for traceback): cuDNN launch failure : input "
          "shape([1,3,949,1682]) filter shape([7,7,3,64])", "cuda.library"),
         ("(CUDNN_STATUS_BAD_PARAM)]", "cuda.library"),
+        # a status of success named by a failed check, TensorFlow's, and torch 0.4's odd words
+        ("2019-02-04 14:54:36.259713: F tensorflow/stream_executor/cuda/cuda_dnn.cc:231] Check "
+         "failed: status == CUDNN_STATUS_SUCCESS (7 vs. 0)Failed to set cuDNN stream.",
+         "cuda.library"),
+        ("RuntimeError: CuDNN error: CUDNN_STATUS_SUCCESS", "cuda.library"),
         ('[/opt/dali/dali/operators/decoder/nvjpeg/nvjpeg_decoder_decoupled_api.h:925] NVJPEG '
          'error "6" : NVJPEG_STATUS_EXECUTION_FAILED n01990800/n01992773_7551.JPEG',
          "cuda.library"),
@@ -4784,6 +4796,11 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
          "code.cpp_logic_error"),
         # the same errno for one path (a socket on a Windows drive under WSL), not a link
         ("OSError: [Errno 95] Operation not supported", "fs.links_unsupported"),
+        # cuDNN's API log (CUDNN_LOGINFO_DBG=1) of a call that succeeded
+        ("i!     status: type=cudnnStatus_t; val=CUDNN_STATUS_SUCCESS (0);", "cuda.library"),
+        # libc++'s older words for an uncaught exception of another type
+        ("libc++abi.dylib: terminating with uncaught exception of type std::runtime_error: boom",
+         "code.cpp_logic_error"),
         # Lua's words in a message that quotes them, not a Lua error
         ("INFO: will attempt to call the hook again in 5 s", "code.lua_error"),
     ],

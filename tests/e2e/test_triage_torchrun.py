@@ -50,7 +50,7 @@ def _start(root: Path, port: int, exit_note: bool) -> tuple[subprocess.Popen[byt
     argv = [
         sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "3",
         "--master-port", str(port), "--tee", "3", "--log-dir", str(log_dir),
-        fixture("torchrun_crash.py"), *(["--exit-note"] if exit_note else []),
+        fixture("torchrun_crash.py"), *(["--exit-note"] if exit_note else ["--lag-rank", "1"]),
     ]  # fmt: skip
     env = {k: v for k, v in os.environ.items() if not k.startswith("BABYSIT_")}
     env["OMP_NUM_THREADS"] = "1"
@@ -71,8 +71,9 @@ def _wait(proc: subprocess.Popen[bytes], deadline: float) -> int:
 
 @pytest.fixture(scope="module")
 def jobs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Job]]:
-    """Two runs of the job side by side: "plain", and "exit_note" where every rank logs a line
-    at exit after its traceback. Each torchrun runs in its own session, killed afterwards."""
+    """Two runs of the job side by side: "plain", where rank 1 lags before each step line (as a
+    descheduled rank on a loaded machine does), and "exit_note" where every rank logs a line at
+    exit after its traceback. Each torchrun runs in its own session, killed afterwards."""
     root = tmp_path_factory.mktemp("torchrun")
     t0 = time.monotonic()
     ports = _free_ports(2)

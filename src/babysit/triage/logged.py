@@ -23,7 +23,9 @@ from babysit.triage.anatomy import ANSI, LAUNCHER_PREFIX, RAY_LABEL
 # `Validation error: 0.12`, nor a setting's `error handling: strict`). glog since 0.6 puts the
 # year first: `F20220801 07:29:34.701110 ...]`. c10's (torch's and Caffe2's C++) puts the level
 # and the source in brackets: `[E net_dag.cc:188] Exception from operator chain ...`. R names the
-# call that failed: `Error in nn_mse_loss(output, target) : unused argument (target)`.
+# call that failed: `Error in nn_mse_loss(output, target) : unused argument (target)`, and when the
+# call is long, alone on its line with the message on the next (`Error in mx.nd.internal.empty.
+# array(shape, ctx) : `, then `  object 'mx.metric.accuracy' not found`): _R_CALL.
 _LEVEL = re.compile(
     r"(?:^\s*|[\[|\t]|[\w\]):.]\s|\s-\s)(?:ERROR|FATAL|CRITICAL)"
     r"(?![\w./'\")=-]| (?:rate|count|metric)\b)"
@@ -36,6 +38,7 @@ _LEVEL = re.compile(
     r"|function|type)\b)"
     r"(?: [a-z]+){0,2}:\s(?!\s*[-+]?(?:\d|nan\b|inf\b))"
 )
+_R_CALL = re.compile(r"^\W{0,3}Error in \S[^\n]{0,200}? :\s*$")
 # Not a count or a summary of none (`ERROR SUMMARY: 0 errors`, `0 errors`), a level named as a
 # setting (`log_level='ERROR'`, `set_verbosity(ERROR)`), a warning that mentions one, what a
 # program says it went on after (pip's note on its dependency resolver, ld.so's LD_PRELOAD `...
@@ -91,6 +94,8 @@ def error_record(text: str) -> bool:
     """Whether a line (its prefixes too: glog's and vLLM's carry the level) was logged at an
     error level, and says what failed."""
     text = _own_words(text)
+    if _R_CALL.search(text):
+        return _NOT_AN_ERROR.search(text) is None
     m = _LEVEL.search(text)
     if m is None or _NOT_AN_ERROR.search(text):
         return False

@@ -127,6 +127,21 @@ def test_shipped_rules_are_complete(kb: Knowledge) -> None:
 # upstream source or a public issue thread because the corpus has no such line yet)
 MESSAGES: list[tuple[str, str, str | None]] = [
     (
+        "data.sample_load",
+        "ERROR:root:Error processing image {'id': 'IMG_20190313_185930.jpg', 'source': "
+        "'human', 'path': "
+        "'/content/Mask_RCNN/samples/bottle/dataset/val/IMG_20190313_185930.jpg', 'width': "
+        "2000, 'height': 4000, 'polygons': [{'name': 'polygon', 'all_points_x': [3987, 3745, "
+        "3517, 3167, 3094, 2430, 2331, 2036, 1792, 1534, 1488, 1428, 1322, 1183, 1071, 902, "
+        "681, 489, 397, 476, 664, 774, 1025, 1134, 1260, 1339, 1491, 1531, 1567, 1620, 1752, "
+        "1904, 2149, 2172, 2238, 2314, 2354, 2380, 2552, 2628, 2704, 2926, 3098, 3329, 3593, "
+        "3874, 3980, 3990], 'all_points_y': [1666, 1517, 1597, 1600, 1537, 1560, 1517, 1683, "
+        "1593, 1286, 1121, 1038, 1038, 1180, 1144, 1164, 1174, 1041, 840, 645, 493, 486, 466, "
+        "519, 450, 403, 410, 446, 380, 374, 228, 175, 66, 106, 112, 86, 169, 188, 175, 215, "
+        "354, 433, 410, 473, 552, 793, 909, 929]}]}",
+        "zzzzzb_olddetrepos/010-mask-rcnn-polygon-out-of-bounds.log",
+    ),
+    (
         "host.luajit_heap",
         "/home/jaydn/torch/install/bin/luajit: /home/jaydn/torch/install/share/lua/5.1/threads/"
         "threads.lua:183: [thread 4 callback] not enough memory",
@@ -147,7 +162,8 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "data.ctc_labels",
         "E Not enough time for target transition sequence (required: 77, available: 76)0You can "
         "turn this error into a warning by using the flag ignore_longer_outputs_than_inputs"
-        + " " * 34,  # (its padding)
+        + " "
+        * 34,  # (its padding)
         "zzzzw_tf1erarepos/003-deepspeech-ctc-not-enough-time.log",
     ),
     (
@@ -1853,8 +1869,11 @@ def test_empty_rules_file() -> None:
         ("rule = [1]\n", "rule #1", "each [[rule]] must be a table"),
         (rule_toml() + rule_toml(), "team.x", "rule id 'team.x' is used twice"),
         # an advice for a rule no file defines (a typo) would never be given
-        (rule_toml(advises='["cuda.oom", "team.nope"]'), "team.x",
-         "advises 'team.nope', which no rule file defines"),
+        (
+            rule_toml(advises='["cuda.oom", "team.nope"]'),
+            "team.x",
+            "advises 'team.nope', which no rule file defines",
+        ),
         ("[[xid]]\ncode = 79\nname = 'x'\n", "xid 79", "missing key(s)"),
     ],
 )
@@ -4370,6 +4389,29 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("MemoryError: Error allocating 283115520 bytes of device memory "
          "(CNMEM_STATUS_OUT_OF_MEMORY).", "cuda.oom"),
         ("pygpu.gpuarray.GpuArrayException: b'out of memory'", "cuda.oom"),
+        # Theano's GEMM convolution's workspace; RAPIDS' memory pool full or asked for too much
+        ("RuntimeError: GpuCorrMM failed to allocate working memory of 1600 x 246016",
+         "cuda.oom"),
+        ("MemoryError: std::bad_alloc: out_of_memory: RMM failure at:/opt/conda/include/rmm/mr/"
+         "device/pool_memory_resource.hpp:193: Maximum pool size exceeded", "cuda.oom"),
+        ("ai.rapids.cudf.CudfException: RMM failure at: /usr/local/rapids/include/rmm/mr/device/"
+         "pool_memory_resource.hpp:100: Initial pool size exceeds the maximum pool size!",
+         "cuda.oom"),
+        # DyNet's host memory pools
+        ("CPU memory allocation failed n=2097152000 align=32", "host.memory_error"),
+        ("**RuntimeError: CPU memory allocation failed**", "host.memory_error"),
+        # NumPy's sampler given NaN probabilities; CNTK's criterion gone NaN
+        ("ValueError: probabilities contain NaN", "numerical.nan"),
+        ("EXCEPTION occurred: The training criterion is not a number (NAN).", "numerical.nan"),
+        # CNTK's check of a CUDA call (its out of memory is the OOM's)
+        ("RuntimeError: CUDA failure 30: unknown error ; GPU=0 ; hostname=HPZ440 ; "
+         "expr=cudaMalloc((void**) &deviceBufferPtr, sizeof(AllocatedElemType) * "
+         "AsMultipleOf(numElements, 2))", "cuda.library"),
+        ("CUDA failure 2: out of memory ; GPU=0 ; hostname=L-156141402 ; expr=cudaMalloc((void**) "
+         "&deviceBufferPtr, sizeof(AllocatedElemType) * AsMultipleOf(numElements, 2))", "cuda.oom"),
+        # keras-retinanet's CSV annotations
+        ("ValueError: invalid CSV annotations file: annotations.csv: line 6: x2 (138) must be "
+         "higher than x1 (317)", "data.schema"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -4803,6 +4845,12 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
          "code.cpp_logic_error"),
         # Lua's words in a message that quotes them, not a Lua error
         ("INFO: will attempt to call the hook again in 5 s", "code.lua_error"),
+        # a processing error of another tool that quotes no sample's record; DyNet's pools
+        # allocated at start-up
+        ("2024-10-08 04:10:13,267 [ERROR] Error processing image: Aspect buckets must be a list",
+         "data.sample_load"),
+        ("[dynet] allocating memory: 512MB", "host.memory_error"),
+        ("[dynet] memory allocation done.", "host.memory_error"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

@@ -22,6 +22,9 @@ from babysit.triage.logged import error_record, went_on
         "[F init.cpp:82] Could not open the plan file /plans/a.bin",
         # R's, naming the call that failed (keras for R through reticulate)
         "Error in py_call_impl(callable, dots$args, dots$keywords) : ValueError: bad shape",
+        # and its message on the next line when the call is long (MXNet's R package)
+        "Error in mx.nd.internal.empty.array(shape, ctx) : ",
+        "Error in mxnet::mx.mlp(data = x, label = y, out_node = length(unique(y)),  : ",
         "Error running job: .to() does not accept copy argument",
         "\x1b(B\x1b[m\x1b[31mERROR\x1b[0m could not open /data/shard-0001.bin",
         "ERROR: Loading checkpoint /ckpt/model.pt failed",  # short, but it names what
@@ -57,6 +60,7 @@ def test_an_error_a_logger_wrote_is_one(line: str) -> None:
         "[ERROR] [actor_train-1 1 / 8][PID 18175] ",  # a header: its message follows
         "the run had no error",
         "Error in the third epoch's metrics, see the dashboard",  # prose, no call
+        "Error in : ",  # no call named
         "[W socket.cpp:464] [c10d] The server socket has failed to bind to [::]:29500",  # warning
         "[I debug.cpp:49] [c10d] The debug level is set to DETAIL.",  # information
         "[rank2]:wandb: ERROR Error while calling W&B API: context deadline exceeded",  # labelled

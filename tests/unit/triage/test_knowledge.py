@@ -4412,6 +4412,19 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # keras-retinanet's CSV annotations
         ("ValueError: invalid CSV annotations file: annotations.csv: line 6: x2 (138) must be "
          "higher than x1 (317)", "data.schema"),
+        # TensorFlow 1's restore of a variable saved in another shape, on its own line too
+        ("InvalidArgumentError (see above for traceback): Assign requires shapes of both tensors "
+         "to match. lhs shape= [138,128] rhs shape= [23,128]", "code.shapes"),
+        ("Assign requires shapes of both tensors to match. lhs shape= [1,1,256,2] rhs shape= "
+         "[1,1,256,21]", "code.shapes"),
+        # SlowFast's NaN check; gin-config's bindings; PyTorch-DirectML's device checks
+        ("RuntimeError: ERROR: Got NaN losses 2021-10-28 23:20:46.797813", "numerical.nan"),
+        ("No configurable matching 'get_sentencepiece_model_path'.", "code.cli_config"),
+        ("ValueError: Configurable 'run' doesn't have a parameter named 'tpu_topology'.",
+         "code.cli_config"),
+        ("[libprotobuf FATAL D:\\a\\_work\\1\\s\\caffe2\\dml\\dml_command_recorder.cc:361] "
+         "CHECK failed: ((((HRESULT)((current_command_list_->Close()))) >= 0)) == (true):",
+         "accel.runtime_error"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -4851,6 +4864,8 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
          "data.sample_load"),
         ("[dynet] allocating memory: 512MB", "host.memory_error"),
         ("[dynet] memory allocation done.", "host.memory_error"),
+        # a NaN check that found none
+        ("INFO: got no NaN losses in the last 1000 steps", "numerical.nan"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

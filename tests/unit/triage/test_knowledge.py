@@ -4417,6 +4417,10 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "to match. lhs shape= [138,128] rhs shape= [23,128]", "code.shapes"),
         ("Assign requires shapes of both tensors to match. lhs shape= [1,1,256,2] rhs shape= "
          "[1,1,256,21]", "code.shapes"),
+        # SciPy's Hungarian matching on a cost matrix gone NaN; YOLACT's moving average of them
+        ("ValueError: matrix contains invalid numeric entries", "numerical.nan"),
+        ("Warning: Moving average ignored a value of nan", "numerical.moving_average"),
+        ("Warning: Moving average ignored a value of inf", "numerical.moving_average"),
         # SlowFast's NaN check; gin-config's bindings; PyTorch-DirectML's device checks
         ("RuntimeError: ERROR: Got NaN losses 2021-10-28 23:20:46.797813", "numerical.nan"),
         ("No configurable matching 'get_sentencepiece_model_path'.", "code.cli_config"),

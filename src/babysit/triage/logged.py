@@ -24,8 +24,8 @@ from babysit.triage.anatomy import ANSI, LAUNCHER_PREFIX, RAY_LABEL
 # year first: `F20220801 07:29:34.701110 ...]`. c10's (torch's and Caffe2's C++) puts the level
 # and the source in brackets: `[E net_dag.cc:188] Exception from operator chain ...`. R names the
 # call that failed: `Error in nn_mse_loss(output, target) : unused argument (target)`, and when the
-# call is long, alone on its line with the message on the next (`Error in mx.nd.internal.empty.
-# array(shape, ctx) : `, then `  object 'mx.metric.accuracy' not found`): _R_CALL.
+# call is long, alone on its line with the message on the next (`Error in mxnet::mx.mlp(data = x,
+# label = y, ...  : `, then `  object 'mx.metric.accuracy' not found`): _R_CALL.
 _LEVEL = re.compile(
     r"(?:^\s*|[\[|\t]|[\w\]):.]\s|\s-\s)(?:ERROR|FATAL|CRITICAL)"
     r"(?![\w./'\")=-]| (?:rate|count|metric)\b)"

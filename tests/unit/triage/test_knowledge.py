@@ -162,8 +162,7 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "data.ctc_labels",
         "E Not enough time for target transition sequence (required: 77, available: 76)0You can "
         "turn this error into a warning by using the flag ignore_longer_outputs_than_inputs"
-        + " "
-        * 34,  # (its padding)
+        + " " * 34,  # (its padding)
         "zzzzw_tf1erarepos/003-deepspeech-ctc-not-enough-time.log",
     ),
     (
@@ -1869,11 +1868,8 @@ def test_empty_rules_file() -> None:
         ("rule = [1]\n", "rule #1", "each [[rule]] must be a table"),
         (rule_toml() + rule_toml(), "team.x", "rule id 'team.x' is used twice"),
         # an advice for a rule no file defines (a typo) would never be given
-        (
-            rule_toml(advises='["cuda.oom", "team.nope"]'),
-            "team.x",
-            "advises 'team.nope', which no rule file defines",
-        ),
+        (rule_toml(advises='["cuda.oom", "team.nope"]'), "team.x",
+         "advises 'team.nope', which no rule file defines"),
         ("[[xid]]\ncode = 79\nname = 'x'\n", "xid 79", "missing key(s)"),
     ],
 )

@@ -247,13 +247,15 @@ def _does(frame: Frame, func_rx: re.Pattern[str], code_rx: re.Pattern[str]) -> b
 # The error a data pipeline raised on a sample, outside a DataLoader worker: the innermost frame
 # is in a library that reads or decodes samples (webdataset, HF datasets, pyarrow, PIL, ...) or
 # in the dataset code itself (a dataset, data-loader or reader module, or the `data_utils.py` that
-# holds the datasets of VITS and its descendants, and the data generators of Keras-era repos); a
+# holds the datasets of VITS and its descendants, and the data generators of Keras-era repos; not
+# `metadata_utils.py`, nor Keras' own `keras/utils/data_utils.py`, which downloads files); a
 # generic exception there (a missing key, a bad value, an index out of range) is about the data,
 # as in a worker.
 _DATA_FILE = re.compile(
     r"[/\\](?:webdataset|datasets|pyarrow|PIL|decord|soundfile|librosa|torchaudio|imageio)"
     r"[/\\]|[/\\]torchvision[/\\](?:datasets|io)[/\\]"
-    r"|[/\\]\w*(?:dataset|data_?loader|data_?utils|collate)\w*\.py$",
+    r"|[/\\]\w*(?:dataset|data_?loader|collate)\w*\.py$"
+    r"|(?<![/\\]keras[/\\]utils)[/\\](?:\w*_)?data_?utils\.py$",
     re.IGNORECASE,
 )
 # A reader module reads samples (`input_reader.py`, `jsonl_reader.py`, paddlerec's `reader.py`)

@@ -25,7 +25,8 @@ from babysit.triage.anatomy import ANSI, LAUNCHER_PREFIX, RAY_LABEL
 # and the source in brackets: `[E net_dag.cc:188] Exception from operator chain ...`. R names the
 # call that failed: `Error in nn_mse_loss(output, target) : unused argument (target)`, and when the
 # call is long, alone on its line with the message on the next (`Error in mxnet::mx.mlp(data = x,
-# label = y, ...  : `, then `  object 'mx.metric.accuracy' not found`): _R_CALL.
+# label = y, ...  : `, then `  object 'mx.metric.accuracy' not found`): _R_CALL, a call being
+# what it names (a bracket, a `$` or a `::`), not words (`Error in epoch 3 :`).
 _LEVEL = re.compile(
     r"(?:^\s*|[\[|\t]|[\w\]):.]\s|\s-\s)(?:ERROR|FATAL|CRITICAL)"
     r"(?![\w./'\")=-]| (?:rate|count|metric)\b)"
@@ -38,7 +39,7 @@ _LEVEL = re.compile(
     r"|function|type)\b)"
     r"(?: [a-z]+){0,2}:\s(?!\s*[-+]?(?:\d|nan\b|inf\b))"
 )
-_R_CALL = re.compile(r"^\W{0,3}Error in \S[^\n]{0,200}? :\s*$")
+_R_CALL = re.compile(r"^\W{0,3}Error in (?=[^\n]*?(?:[(\[$]|::))\S[^\n]{0,200}? :\s*$")
 # Not a count or a summary of none (`ERROR SUMMARY: 0 errors`, `0 errors`), a level named as a
 # setting (`log_level='ERROR'`, `set_verbosity(ERROR)`), a warning that mentions one, what a
 # program says it went on after (pip's note on its dependency resolver, ld.so's LD_PRELOAD `...

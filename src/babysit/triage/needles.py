@@ -442,7 +442,6 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"attempt to run as root",  # Open MPI: `mpirun has detected an attempt to run as root.`
     b"unable to launch the specified application",  # Open MPI: the program could not be run
     b"not found in checkpoint",  # TensorFlow's restore: a variable the checkpoint lacks
-    b"assign requires shapes",  # ... or holds in another shape, on its own line under its error
     b"no configurable matching",  # gin-config's, the message alone under its file and line
     b"moving average ignored a value",  # YOLACT's warning of a loss gone NaN (no error's word)
     b"not enough slots",  # Open MPI: more processes asked for than the hosts have slots

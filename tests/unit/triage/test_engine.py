@@ -563,6 +563,8 @@ def test_the_world_size_the_log_states(line: str, size: int) -> None:
         ("/usr/lib/python3/site-packages/datasets/arrow_dataset.py", "data.reader_exception"),
         ("/work/project/my_dataset.py", "data.reader_exception"),
         ("/work/GPT-SoVITS/module/data_utils.py", "data.reader_exception"),
+        ("/work/project/utils/metadata_utils.py", "python.bug"),
+        ("/venv/site-packages/keras/utils/data_utils.py", "python.bug"),  # Keras' downloads
         ("/opt/conda/site-packages/paddlerec/core/reader.py", "data.reader_exception"),
         ("/work/project/utils/config_reader.py", "python.bug"),
         ("/venv/site-packages/tensorflow/python/training/py_checkpoint_reader.py", "python.bug"),

@@ -127,21 +127,6 @@ def test_shipped_rules_are_complete(kb: Knowledge) -> None:
 # upstream source or a public issue thread because the corpus has no such line yet)
 MESSAGES: list[tuple[str, str, str | None]] = [
     (
-        "data.sample_load",
-        "ERROR:root:Error processing image {'id': 'IMG_20190313_185930.jpg', 'source': "
-        "'human', 'path': "
-        "'/content/Mask_RCNN/samples/bottle/dataset/val/IMG_20190313_185930.jpg', 'width': "
-        "2000, 'height': 4000, 'polygons': [{'name': 'polygon', 'all_points_x': [3987, 3745, "
-        "3517, 3167, 3094, 2430, 2331, 2036, 1792, 1534, 1488, 1428, 1322, 1183, 1071, 902, "
-        "681, 489, 397, 476, 664, 774, 1025, 1134, 1260, 1339, 1491, 1531, 1567, 1620, 1752, "
-        "1904, 2149, 2172, 2238, 2314, 2354, 2380, 2552, 2628, 2704, 2926, 3098, 3329, 3593, "
-        "3874, 3980, 3990], 'all_points_y': [1666, 1517, 1597, 1600, 1537, 1560, 1517, 1683, "
-        "1593, 1286, 1121, 1038, 1038, 1180, 1144, 1164, 1174, 1041, 840, 645, 493, 486, 466, "
-        "519, 450, 403, 410, 446, 380, 374, 228, 175, 66, 106, 112, 86, 169, 188, 175, 215, "
-        "354, 433, 410, 473, 552, 793, 909, 929]}]}",
-        "zzzzzb_olddetrepos/010-mask-rcnn-polygon-out-of-bounds.log",
-    ),
-    (
         "host.luajit_heap",
         "/home/jaydn/torch/install/bin/luajit: /home/jaydn/torch/install/share/lua/5.1/threads/"
         "threads.lua:183: [thread 4 callback] not enough memory",
@@ -4393,6 +4378,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("ai.rapids.cudf.CudfException: RMM failure at: /usr/local/rapids/include/rmm/mr/device/"
          "pool_memory_resource.hpp:100: Initial pool size exceeds the maximum pool size!",
          "cuda.oom"),
+        ("  what():  std::bad_alloc: out_of_memory: RMM failure at:/opt/rmm/include/rmm/mr/device/"
+         "limiting_resource_adaptor.hpp:143: Exceeded memory limit", "cuda.oom"),
         # DyNet's host memory pools
         ("CPU memory allocation failed n=2097152000 align=32", "host.memory_error"),
         ("**RuntimeError: CPU memory allocation failed**", "host.memory_error"),
@@ -4403,8 +4390,26 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("RuntimeError: CUDA failure 30: unknown error ; GPU=0 ; hostname=HPZ440 ; "
          "expr=cudaMalloc((void**) &deviceBufferPtr, sizeof(AllocatedElemType) * "
          "AsMultipleOf(numElements, 2))", "cuda.library"),
+        ("CURAND failure 201: CURAND_STATUS_NOT_INITIALIZED ; GPU=0 ; hostname=node3 ; "
+         "expr=curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_XORWOW)", "cuda.library"),
         ("CUDA failure 2: out of memory ; GPU=0 ; hostname=L-156141402 ; expr=cudaMalloc((void**) "
          "&deviceBufferPtr, sizeof(AllocatedElemType) * AsMultipleOf(numElements, 2))", "cuda.oom"),
+        # Mask R-CNN's data generator quoting a sample it skipped (a consequence: the story when
+        # no error of the run's is found)
+        (
+            "ERROR:root:Error processing image {'id': 'IMG_20190313_185930.jpg', 'source': "
+            "'human', 'path': "
+            "'/content/Mask_RCNN/samples/bottle/dataset/val/IMG_20190313_185930.jpg', 'width': "
+            "2000, 'height': 4000, 'polygons': [{'name': 'polygon', 'all_points_x': [3987, 3745, "
+            "3517, 3167, 3094, 2430, 2331, 2036, 1792, 1534, 1488, 1428, 1322, 1183, 1071, 902, "
+            "681, 489, 397, 476, 664, 774, 1025, 1134, 1260, 1339, 1491, 1531, 1567, 1620, 1752, "
+            "1904, 2149, 2172, 2238, 2314, 2354, 2380, 2552, 2628, 2704, 2926, 3098, 3329, 3593, "
+            "3874, 3980, 3990], 'all_points_y': [1666, 1517, 1597, 1600, 1537, 1560, 1517, 1683, "
+            "1593, 1286, 1121, 1038, 1038, 1180, 1144, 1164, 1174, 1041, 840, 645, 493, 486, "
+            "466, 519, 450, 403, 410, 446, 380, 374, 228, 175, 66, 106, 112, 86, 169, 188, 175, "
+            "215, 354, 433, 410, 473, 552, 793, 909, 929]}]}",
+            "data.sample_load",
+        ),
         # keras-retinanet's CSV annotations
         ("ValueError: invalid CSV annotations file: annotations.csv: line 6: x2 (138) must be "
          "higher than x1 (317)", "data.schema"),
@@ -4420,6 +4425,7 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # SlowFast's NaN check; gin-config's bindings; PyTorch-DirectML's device checks
         ("RuntimeError: ERROR: Got NaN losses 2021-10-28 23:20:46.797813", "numerical.nan"),
         ("No configurable matching 'get_sentencepiece_model_path'.", "code.cli_config"),
+        ("ValueError: No configurable matching reference '@train_fn'.", "code.cli_config"),
         ("ValueError: Configurable 'run' doesn't have a parameter named 'tpu_topology'.",
          "code.cli_config"),
         ("[libprotobuf FATAL D:\\a\\_work\\1\\s\\caffe2\\dml\\dml_command_recorder.cc:361] "

@@ -61,6 +61,7 @@ def test_an_error_a_logger_wrote_is_one(line: str) -> None:
         "the run had no error",
         "Error in the third epoch's metrics, see the dashboard",  # prose, no call
         "Error in : ",  # no call named
+        "Error in epoch 3 : ",  # words, not a call: R puts a long call's message on the next line
         "[W socket.cpp:464] [c10d] The server socket has failed to bind to [::]:29500",  # warning
         "[I debug.cpp:49] [c10d] The debug level is set to DETAIL.",  # information
         "[rank2]:wandb: ERROR Error while calling W&B API: context deadline exceeded",  # labelled

@@ -310,16 +310,18 @@ def test_twenty_megabyte_line_then_a_cuda_error(workdir: Path) -> None:
 # -- no error in the log -----------------------------------------------------------------------
 
 
-def test_log_that_stops_mid_run_is_unknown_and_says_it_ends_without_an_error(
+def test_log_that_stops_mid_run_is_a_weak_hang_and_says_it_may_be_a_kill(
     workdir: Path,
 ) -> None:
-    # A hung job leaves such a log, and so does one killed from outside: the log cannot tell.
+    # A hung job leaves such a log, and so does one killed from outside without a word; with no
+    # sign of an ending in its last lines, the hang is the likelier: weak, and the action says both.
     _write_lines(workdir / "train.log", [f"epoch 1 step {s} loss 2.{s:03d}" for s in range(100)])
     doc = triage_json("train.log", cwd=workdir)
-    assert doc["category"] == "unknown"
+    assert doc["category"] == "hang"
     assert doc["transient"] is None
     assert doc["confidence"] == 0.1
-    assert "the log ends without an error" in doc["summary"]
+    assert "show no sign that the process ended" in doc["summary"]
+    assert "killed from outside without a word" in doc["summary"]
     assert "OOM killer" in doc["action"] and "py-spy dump" in doc["action"]
     assert "epoch 1 step 99 loss 2.099" in doc["summary"]  # the last line is quoted
     assert doc["evidence"] == []

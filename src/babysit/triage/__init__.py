@@ -30,6 +30,7 @@ from babysit.triage.blocks import ScanStats
 from babysit.triage.engine import Engine
 from babysit.triage.knowledge import Knowledge, load_knowledge
 from babysit.triage.scan import scan
+from babysit.triage.silence import quiet
 from babysit.triage.stall import ending_of
 from babysit.triage.verdict import diagnose, found_cause, normalise
 
@@ -324,7 +325,10 @@ def triage_files(
     # How the logs end, where no cause was found: long after progress stopped, or in a retry
     # loop (which says what the run waited for).
     ending = ending_of(tails) if not found_cause(engine, progress) else None
-    diagnosis = diagnose(engine, names, lines, last_line, note, read, progress, trained, ending)
+    still = ending is None and quiet(tails)  # its process had not ended where the log stops
+    diagnosis = diagnose(
+        engine, names, lines, last_line, note, read, progress, trained, ending, still
+    )
     return TriageReport(diagnosis, tuple(read), lines, total_bytes, tuple(skipped))
 
 

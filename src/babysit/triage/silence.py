@@ -13,6 +13,7 @@ Pure: no I/O, no clock.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from babysit.durations import format_duration
 from babysit.records import Category, Diagnosis, Suspect
@@ -59,6 +60,27 @@ _STACKS_END = re.compile(
     r"^#\d+\s+0x[0-9a-fA-F]+ in \S|^#\d+\s+\S+ \(.*\) at \S+:\d+$|^\s+(?:from /\S+|at \S+:\d+)$|"
     r'^\s*File "[^"]+", line \d+ in \S+$|(?i:^stalled (?:ranks|ops):?$)'
 )
+# Words of a process that ended or failed (an exit, a signal, a kill, an error, a stop): a log
+# whose last lines hold none of them shows no sign that its process ended where it stops.
+_ENDING_WORDS = re.compile(
+    r"(?i)\bkill|exit|signal|\bsig[A-Z]+\b|terminat|core dump|non-zero|error|exception|"
+    r"traceback|fail|abort|cancel|\^C|interrupt|timed? ?out|segmentation|\bstop"
+)
+QUIET_LINES = 30  # the last lines of each log (not blank) that quiet() reads
+
+
+def quiet(tails: Sequence[Sequence[str]]) -> bool:
+    """Whether every log's last 30 lines that are not blank hold no word of an ending (an exit,
+    a signal, a kill, an error, a stop): the log stops while its process still went on, as a
+    hung job's does. A job killed from outside leaves a word more often than not (the shell's
+    `Killed`, a launcher's exit code, the scheduler's `CANCELLED`)."""
+    for tail in tails:
+        said = [line for line in tail if line.strip()][-QUIET_LINES:]
+        if any(_ENDING_WORDS.search(line) for line in said):
+            return False
+    return bool(tails)
+
+
 _EXTENSION_ACTION = (
     "Check that no build is still running (ninja or nvcc on the nodes), then delete the "
     "extension build's lock (or its whole build directory: under ~/.cache/torch_extensions, or "
@@ -89,6 +111,7 @@ def nothing_found(
     note: str = "",
     ending: Ending | None = None,
     untrained: bool = False,
+    still: bool = False,
 ) -> Diagnosis:
     """No error in the logs: `unknown`, and say what is known: there is nothing to read, the
     run says it finished, or the log ends without an error (which a hung job leaves behind,
@@ -103,7 +126,9 @@ def nothing_found(
     (`ending`, a LockWait), waits for the build's lock: `hang`, weak, and not transient (a lock
     that a killed build left behind stays). A log that ends without a word and shows no
     training step (`untrained`) stopped in the set-up, which a restart repeats: `transient`
-    False, suspect `config`."""
+    False, suspect `config`. One whose last lines show no sign that its process ended (`still`:
+    no exit, signal, kill, error or stop; see quiet()) most likely hung there: `hang`, weak (it
+    may have been killed from outside without a word all the same)."""
     where = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
     counted = "1 line" if lines == 1 else f"{lines:,} lines"
     if not files:
@@ -199,13 +224,23 @@ def nothing_found(
             "process, a file or lock, a worker that died; fix that, then restart."
         )
     else:
-        # What the log shows is an ending without a word, not a hang: whether the job hung or
-        # was killed from outside, the log alone cannot tell.
+        # An ending without a word: whether the job hung or was killed from outside, the log
+        # alone cannot prove. Where its last lines show no sign at all that the process ended
+        # (`still`), a hang is the likelier (in the corpus, about 3 such logs of hangs for one
+        # of a run killed without a word): weak, the action says both.
         summary = (
             f"no error found in {counted} of {where}: the log ends without an error "
             "(a hung job leaves it so, and so does one killed from outside without a word); "
             f"last line: {quote(last_line)}"
         )
+        if still:
+            category, confidence = Category.HANG, 0.1
+            summary = (
+                f"no error found in {counted} of {where}, and its last lines show no sign "
+                "that the process ended (no exit status, signal, kill, error or stop): most "
+                "likely it hung there, unless it was killed from outside without a word; "
+                f"last line: {quote(last_line)}"
+            )
         if _SETUP.search(last_line):
             summary += (
                 "; it stops while the ranks were still setting up their communication (NCCL "

@@ -280,11 +280,13 @@ def diagnose(
     progress: Mapping[int, int] | None = None,
     trained: bool | None = None,
     ending: Ending | None = None,
+    still: bool = False,
 ) -> Diagnosis:
     """`files` names the engine's file indexes; `read` the files actually read (default: all);
     `progress` the line of each file's first training step (see trained_before); `trained`
     True when the caller knows the attempt trained (its supervisor saw steps, or it ran long)
-    although its logs show no step that triage reads."""
+    although its logs show no step that triage reads; `still`: the logs' last lines show no
+    sign that the process ended (silence.quiet)."""
     groups = findings(engine, progress)
     if trained:  # the caller saw the attempt train: a logged error line says nothing then
         groups = [g for g in groups if g.first.rule.id != ERROR_RECORD.id]
@@ -292,7 +294,7 @@ def diagnose(
         # No step in any log, and the caller does not know of one: it stopped in the set-up.
         untrained = progress is not None and not progress and trained is not True
         return nothing_found(
-            files if read is None else read, lines, last_line, note, ending, untrained
+            files if read is None else read, lines, last_line, note, ending, untrained, still
         )
     groups = [g for g in groups if not _srun_s_stop(g, groups)]
     causes = [g for g in groups if meaning(g.first).role == "cause"]

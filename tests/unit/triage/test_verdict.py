@@ -9,6 +9,7 @@ import pytest
 from babysit.records import Category
 from babysit.triage import load_knowledge, triage_files
 from babysit.triage.engine import Engine
+from babysit.triage.silence import quiet
 from babysit.triage.verdict import diagnose, normalise, trained_before
 
 KB = load_knowledge()
@@ -687,12 +688,59 @@ def test_a_log_that_ends_without_an_error_says_so_and_keeps_the_hint() -> None:
     assert "no error found in 1 line of train.log" in one.summary
 
 
-@pytest.mark.parametrize("text", ["\n\n\n", "   \n\t\n", "iter 1: loss 2.5\niter 2: loss 2.4\n"])
-def test_a_blank_or_errorless_log_file_is_not_a_hang(tmp_path: Path, text: str) -> None:
+@pytest.mark.parametrize("text", ["\n\n\n", "   \n\t\n"])
+def test_a_blank_log_file_is_not_a_hang(tmp_path: Path, text: str) -> None:
     log = tmp_path / "train.log"
     log.write_text(text)
     d = triage_files([log], KB).diagnosis
     assert d.category == Category.UNKNOWN, d.summary
+
+
+def test_a_log_whose_last_lines_show_no_sign_of_an_ending_is_a_weak_hang(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    log.write_text("iter 1: loss 2.5\niter 2: loss 2.4\n")
+    d = triage_files([log], KB).diagnosis
+    assert d.category == Category.HANG and d.rule is None and d.confidence < 0.5, d.summary
+    assert d.transient is None, d.summary  # it trained: a hang mid-run may not come back
+    assert "show no sign that the process ended" in d.summary
+    assert "unless it was killed from outside without a word" in d.summary
+    assert "last line: iter 2: loss 2.4" in d.summary
+    for hint in ("py-spy dump", "OOM killer", "SIGKILL", "preemption"):  # both readings
+        assert hint in d.action, hint
+
+
+@pytest.mark.parametrize(
+    "end",
+    [
+        "Killed",  # the shell's word for its child killed by a signal
+        "Terminated",
+        "slurmstepd: *** JOB 4120 ON gpu-17 CANCELLED AT 2024-05-02T10:11:12 ***",
+        "Process finished with exit code 137 (interrupted by signal 9: SIGKILL)",
+        "launcher: child process exited, status 1",
+        "wandb: Run summary: train/loss 2.4 (stopped)",
+    ],
+)
+def test_a_word_of_an_ending_in_the_last_lines_keeps_a_silent_log_unknown(
+    tmp_path: Path, end: str
+) -> None:
+    log = tmp_path / "train.log"
+    log.write_text("iter 1: loss 2.5\niter 2: loss 2.4\n" + end + "\n\n")
+    d = triage_files([log], KB).diagnosis
+    assert d.category != Category.HANG, d.summary
+    # One of the logs says its process ended: not a hang, whatever the others show.
+    other = tmp_path / "rank1.log"
+    other.write_text("iter 1: loss 2.5\niter 2: loss 2.4\n")
+    assert triage_files([other], KB).diagnosis.category == Category.HANG
+    assert triage_files([log, other], KB).diagnosis.category != Category.HANG
+
+
+def test_only_the_last_lines_tell_whether_a_silent_log_ended() -> None:
+    steps = [f"iter {i}: loss 2.{i % 10}" for i in range(40)]
+    # a warning long before the end says nothing of how the log ends
+    assert quiet([["Warning: could not find cuDNN, falling back", *steps]])
+    assert not quiet([[*steps, "Exiting: out of time"]])
+    assert not quiet([[*steps, "Process exited with return code 1", "", "  "]])
+    assert not quiet([])  # no log read: nothing is known of how it ends
 
 
 @pytest.mark.parametrize(
@@ -715,7 +763,7 @@ def test_a_log_that_stops_in_distributed_set_up_says_where(last: str) -> None:
         # No step before the log ends: the set-up stopped it, and a restart repeats the set-up.
         ("loading checkpoint shards\nNCCL INFO Connected all trees\n", False),
         ("prepare tokenizer\nloading dataset: 1200 images in 12 folders\n", False),
-        # Steps, then nothing: hung or killed from outside, which the log alone cannot tell.
+        # Steps, then nothing: hung, or killed from outside, which a restart may not repeat.
         ("iter 1: loss 2.5\niter 2: loss 2.4\n", None),
     ],
 )
@@ -725,7 +773,9 @@ def test_a_silent_log_without_a_training_step_is_the_set_up(
     log = tmp_path / "train.log"
     log.write_text(text)
     d = triage_files([log], KB).diagnosis
-    assert d.category == Category.UNKNOWN and d.rule is None, d.summary
+    # no sign that its process ended: a weak hang (where, the set-up or the training, decides
+    # whether a restart repeats it)
+    assert d.category == Category.HANG and d.rule is None, d.summary
     assert d.transient is transient, d.summary
     if transient is False:
         assert d.suspect.kind == "config"
@@ -802,7 +852,8 @@ def test_a_log_whose_extension_build_shows_is_no_lock_wait(
         paths.append(tmp_path / f"rank{i}.log")
         paths[-1].write_text(text)
     d = triage_files(paths, KB).diagnosis
-    assert d.category == Category.UNKNOWN, d.summary
+    # only the log's silent end, read as such (no lock wait)
+    assert d.rule is None and d.confidence <= 0.1 and "lock" not in d.summary, d.summary
 
 
 def test_the_stall_inspector_is_found_in_a_big_log_too(tmp_path: Path) -> None:
@@ -1774,7 +1825,8 @@ def test_a_shell_error_the_training_went_on_after_is_not_the_cause(tmp_path: Pat
     log = tmp_path / "train.log"
     log.write_text("\n".join(["/etc/profile.d/lmod.sh: line 3: module: command not found",
                               *_HF_STEPS]) + "\n")  # fmt: skip
-    assert triage_files([log], KB).diagnosis.category == Category.UNKNOWN
+    d = triage_files([log], KB).diagnosis
+    assert d.rule is None and "module: command not found" not in d.summary, d.summary
     log.write_text("\n".join(["run.sh: line 2: module: command not found", *_HF_STEPS,
                               "slurmstepd: error: *** STEP 123.0 ON node1 CANCELLED AT "
                               "2024-01-01T00:00:00 ***"]) + "\n")  # fmt: skip
@@ -2113,7 +2165,7 @@ def test_a_store_barrier_that_completed_or_that_training_followed_is_no_hang(
     log = tmp_path / "rank0.log"
     log.write_text("\n".join([_WAITING, *[f"step {i} | loss: 2.{i}" for i in range(50)]]) + "\n")
     d = triage_files([log], KB).diagnosis
-    assert d.category == Category.UNKNOWN and d.transient is None
+    assert d.rule is None and "store based" not in d.summary and d.transient is None, d.summary
 
 
 def test_frames_without_a_traceback_header_are_no_cut_traceback() -> None:

@@ -127,6 +127,17 @@ def test_shipped_rules_are_complete(kb: Knowledge) -> None:
 # upstream source or a public issue thread because the corpus has no such line yet)
 MESSAGES: list[tuple[str, str, str | None]] = [
     (
+        "host.pinned_alloc",
+        "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCCachingHostAllocator.cpp line=296 "
+        "error=2 : out of memory",
+        "zzzw_semirepos/007-pmm-wsss-coco-host-alloc-oom-segfault.log",
+    ),
+    (
+        "host.matlab_oom",
+        "Out of memory. Type HELP MEMORY for your options.",
+        "zzzzzg_brainrepos/003-kilosort2-host-out-of-memory-trackandsort.log",
+    ),
+    (
         "host.luajit_heap",
         "/home/jaydn/torch/install/bin/luajit: /home/jaydn/torch/install/share/lua/5.1/threads/"
         "threads.lua:183: [thread 4 callback] not enough memory",
@@ -2371,8 +2382,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
     ("line", "rule_id"),
     [
         # CUDA's own words for an allocation that failed, whoever prints them
-        ("RuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/"
-         "THCCachingHostAllocator.cpp:265", "cuda.oom"),
+        # (the device's storage; the host allocator's pinned memory is host.pinned_alloc's)
+        ("RuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/generic/"
+         "THCStorage.cu:58", "cuda.oom"),
         ("RuntimeError: CUDA driver error: out of memory", "cuda.oom"),
         ("RuntimeError: Triton Error [CUDA]: out of memory", "cuda.oom"),
         ("RuntimeError: MPS backend out of memory (MPS allocated: 17.00 GB)", "cuda.oom"),
@@ -4431,6 +4443,39 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("[libprotobuf FATAL D:\\a\\_work\\1\\s\\caffe2\\dml\\dml_command_recorder.cc:361] "
          "CHECK failed: ((((HRESULT)((current_command_list_->Close()))) >= 0)) == (true):",
          "accel.runtime_error"),
+        # torch's host allocator out of pinned memory, as torch 1.x's RuntimeError says it
+        ("RuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/"
+         "THCCachingHostAllocator.cpp:296", "host.pinned_alloc"),
+        # MATLAB's newer words for the host out of memory
+        ('Out of memory. Type "help memory" for your options.', "host.matlab_oom"),
+        # the multinomial CUDA kernel's check of each probability, its line wrapped before it
+        (",0] Assertion `val >= zero` failed.", "numerical.nan"),
+        ("/pytorch/aten/src/ATen/native/cuda/MultinomialKernel.cu:243: void at::native::"
+         "<unnamed>::sampleMultinomialOnce(long *, long, int, scalar_t *, scalar_t *, int, int) "
+         "[with scalar_t = float, accscalar_t = float]: block: [0,0,0], thread: [0,0,0] "
+         "Assertion `val >= zero` failed.", "numerical.nan"),
+        # torch 1.x's words for two operands on different devices
+        ("RuntimeError: expected device cuda:0 but got device cpu", "code.shapes"),
+        ("RuntimeError: expected device cpu but got device cuda:0", "code.shapes"),
+        # nvdiffrast's check of a CUDA call; MATLAB's gpuArray on a CUDA error
+        ("RuntimeError: Cuda error: 801[cudaGraphicsGLRegisterImage(&s.cudaColorBuffer[i], "
+         "s.glColorBuffer[i], GL_TEXTURE_3D, cudaGraphicsRegisterFlagsReadOnly);]",
+         "cuda.driver_error"),
+        ("An unexpected error occurred trying to launch a kernel. The CUDA error was:",
+         "cuda.driver_error"),
+        ("Error using gpuArray/mtimes An unexpected error occurred during CUDA execution. The "
+         "CUDA error was: CUDA_ERROR_LAUNCH_FAILED", "cuda.launch_failure"),
+        # tiny-cuda-nn's CUTLASS check; Dr.Jit's OptiX back end
+        ("Got cutlass error: Error Internal at: 394", "cuda.library"),
+        ("Critical Dr.Jit compiler failure: jit_optix_compile(): optixModuleGetCompilationState() "
+         "indicates that the compilation did not complete succesfully. The module's compilation "
+         "state is: 0x2363", "cuda.library"),
+        # .NET's access violation (TorchSharp); DGL's CPU build asked for a GPU
+        ("Fatal error. System.AccessViolationException: Attempted to read or write protected "
+         "memory. This is often an indication that other memory is corrupt.", "segfault.segv"),
+        ("DGLError: [15:53:54] /opt/dgl/src/runtime/c_runtime_api.cc:82: Check failed: "
+         "allow_missing: Device API cuda is not enabled. Please install the cuda version of dgl.",
+         "code.gpu_library"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -4872,6 +4917,17 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ("[dynet] memory allocation done.", "host.memory_error"),
         # a NaN check that found none
         ("INFO: got no NaN losses in the last 1000 steps", "numerical.nan"),
+        # the host allocator's other failures are not an out of memory; the GPU's own is cuda.oom's
+        ("THCudaCheck FAIL file=../aten/src/THC/THCCachingHostAllocator.cpp line=280 error=710 : "
+         "device-side assert triggered", "host.pinned_alloc"),
+        ("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB", "host.pinned_alloc"),
+        # MATLAB's advice quoted in a line of a script's own; another kernel's assertion
+        ("% if it fails with Out of memory, type help memory for your options", "host.matlab_oom"),
+        ("Loss.cu:106: block: [0,0,0], thread: [0,0,0] Assertion `input_val >= zero && "
+         "input_val <= one` failed.", "numerical.nan"),
+        # a CUDA error word in a version banner; a .NET exception of another kind
+        ("tiny-cuda-nn: using cutlass 2.11 kernels", "cuda.library"),
+        ("System.InvalidOperationException: Sequence contains no elements", "segfault.segv"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

@@ -116,6 +116,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     # Lua Torch's host allocator (`Torch: not enough memory: you tried to`), LuaJIT's own
     # (`luajit: .../threads.lua:183: [thread 4 callback] not enough memory`)
     b"not enough memory",
+    b"] **********",  # TensorFlow's BFC allocator's map of its memory, printed when it fails
     b"help memory",  # MATLAB out of host memory: `Out of memory. Type HELP MEMORY for your ...`
     b"memory usage. pausing worker",  # a Dask worker at its pause threshold
     b"not available in this library",  # libtpu's loader, on a function its build lacks

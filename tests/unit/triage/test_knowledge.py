@@ -4476,6 +4476,21 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("DGLError: [15:53:54] /opt/dgl/src/runtime/c_runtime_api.cc:82: Check failed: "
          "allow_missing: Device API cuda is not enabled. Please install the cuda version of dgl.",
          "code.gpu_library"),
+        # diffvg's check of its CUDA calls
+        ("CUDA Runtime Error: operation not supported at /data/home/username/diffvg/scene.cpp:35",
+         "cuda.not_supported"),
+        ("CUDA Runtime Error: invalid device symbol at /diffvg/diffvg.cpp:1540",
+         "cuda.driver_error"),
+        # Windows' words for a full disk
+        ("lmdb.Error: C:\\Users\\hex\\RAVE\\datasets\\music\\processed: There is not enough "
+         "space on the disk.", "fs.nospace"),
+        # TensorFlow's BFC allocator's map of its memory when an allocation failed, and its
+        # op kernel's words for the failure
+        ("2018-05-16 14:46:52.011159: W tensorflow/core/common_runtime/bfc_allocator.cc:279] "
+         "*************************************************************************************"
+         "************___", "cuda.oom"),
+        ("2021-11-16 11:34:36.221746: W tensorflow/core/framework/op_kernel.cc:1680] Resource "
+         "exhausted: failed to allocate memory", "cuda.oom"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -4928,6 +4943,13 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         # a CUDA error word in a version banner; a .NET exception of another kind
         ("tiny-cuda-nn: using cutlass 2.11 kernels", "cuda.library"),
         ("System.InvalidOperationException: Sequence contains no elements", "segfault.segv"),
+        # the BFC allocator's statistics at start-up and in its dump: no failure by themselves
+        ("2018-05-16 14:46:52.011044: I tensorflow/core/common_runtime/bfc_allocator.cc:678] Sum "
+         "Total of in-use chunks: 10.08GiB", "cuda.oom"),
+        ("2021-03-01 10:00:00.000000: I tensorflow/core/common_runtime/bfc_allocator.cc:1036] "
+         "InUse at 7f0a2e000000 of size 1280 next 1", "cuda.oom"),
+        # a script's own message built from the words, not diffvg's check of a call
+        ("print('CUDA Runtime Error: ' + msg)", "cuda.driver_error"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

@@ -120,7 +120,8 @@ def test_a_mix_hides_a_log_as_the_rank_its_own_lines_name(tmp_path: Path) -> Non
 def test_category_accuracy_and_never_a_fatal_cause_called_transient(rare: bool | None) -> None:
     # Floors below which a change is a regression (the figures, with the issues' targets, are
     # benchmarks/quality_triage.py's): the corpus doubled with logs no rule was written for.
-    r = BENCH.evaluate(RULE_WRITING, rare, False)
+    # The big-log path greps each log as a file (two passes, a process each): every other log.
+    r = BENCH.evaluate(RULE_WRITING if rare is None else RULE_WRITING[::2], rare, False)
     assert r["accuracy"] >= (0.77 if rare is None else 0.69), r["wrong"]
     assert r["transient_violations"] == []
 
@@ -143,7 +144,7 @@ def test_the_held_out_quarter_stays_above_its_floor() -> None:
 
 
 def test_root_causes_hidden_among_64_ranks_of_cascade() -> None:
-    r = BENCH.evaluate(RULE_WRITING[::3], None, True)
+    r = BENCH.evaluate(RULE_WRITING[::4], None, True)  # 64 ranks each: every fourth log
     # 0.77 until fifteen batches collected blind (za_ to zc_: 39-90% on arrival) joined it
     assert r["accuracy"] >= 0.75, r["wrong"]
     assert r["transient_violations"] == []

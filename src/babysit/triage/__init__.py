@@ -251,6 +251,7 @@ def triage_files(
     read: list[str] = []
     progress: dict[int, int] = {}  # file index -> the line of its first training step
     tails: list[list[str]] = []  # each log's last lines, while no error is found (stall.py)
+    cut_short = False  # a log read only in part: its last lines read are not its end
     for path in files:
         # One index per file for good: findings point into `names` by index.
         index = len(names)
@@ -279,6 +280,7 @@ def triage_files(
                     path if size is not None else None,  # a regular file: grep may read it
                 )
                 if stream.error is not None:
+                    cut_short = True
                     skipped.append(
                         f"{path} (read up to byte {stats.size_bytes:,}, then: {stream.error}; "
                         "the rest is lost, what came before counts)"
@@ -299,6 +301,7 @@ def triage_files(
                 "line was searched)"
             )
         if stats.stopped_early:
+            cut_short = True
             skipped.append(
                 f"{path} (only its first {stats.size_bytes / 1e6:,.0f} MB read: the time budget "
                 "for triage ran out)"
@@ -325,7 +328,8 @@ def triage_files(
     # How the logs end, where no cause was found: long after progress stopped, or in a retry
     # loop (which says what the run waited for).
     ending = ending_of(tails) if not found_cause(engine, progress) else None
-    still = ending is None and quiet(tails)  # its process had not ended where the log stops
+    # its process had not ended where the logs stop (as far as their ends, read whole, show)
+    still = ending is None and not cut_short and quiet(tails)
     diagnosis = diagnose(
         engine, names, lines, last_line, note, read, progress, trained, ending, still
     )

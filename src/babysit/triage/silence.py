@@ -60,11 +60,15 @@ _STACKS_END = re.compile(
     r"^#\d+\s+0x[0-9a-fA-F]+ in \S|^#\d+\s+\S+ \(.*\) at \S+:\d+$|^\s+(?:from /\S+|at \S+:\d+)$|"
     r'^\s*File "[^"]+", line \d+ in \S+$|(?i:^stalled (?:ranks|ops):?$)'
 )
-# Words of a process that ended or failed (an exit, a signal, a kill, an error, a stop): a log
-# whose last lines hold none of them shows no sign that its process ended where it stops.
+# Words of a process that ended or failed (an exit, a signal by its name or the shell's words for
+# it, a kill, an error, a stop, a shutdown, an eviction, the shell's report of a finished job): a
+# log whose last lines hold none of them shows no sign that its process ended where it stops.
+# Not an error metric's name (`val_error: 0.12`, `error_rate`), nor `sigma` or `signature`.
 _ENDING_WORDS = re.compile(
-    r"(?i)\bkill|exit|signal|\bsig[A-Z]+\b|terminat|core dump|non-zero|error|exception|"
-    r"traceback|fail|abort|cancel|\^C|interrupt|timed? ?out|segmentation|\bstop"
+    r"(?i)\bkill|exit|signal|(?-i:\bSIG[A-Z]{2,}\b)|terminat|core dump|non-zero|"
+    r"error(?!_?rate\b|\s*[:=]\s*-?[\d.])|exception|traceback|fail|abort|cancel|\^C|interrupt|"
+    r"timed? ?out|segmentation|\bstop|hangup|alarm clock|limit exceeded|shut ?down|closed by|"
+    r"\bdied\b|evict|preempt|\boom|logout|^\[\d+\][+-]?\s+(?:Done|Exit)"
 )
 QUIET_LINES = 30  # the last lines of each log (not blank) that quiet() reads
 
@@ -235,8 +239,9 @@ def nothing_found(
         )
         if still:
             category, confidence = Category.HANG, 0.1
+            their = "their" if len(files) > 1 else "its"
             summary = (
-                f"no error found in {counted} of {where}, and its last lines show no sign "
+                f"no error found in {counted} of {where}, and {their} last lines show no sign "
                 "that the process ended (no exit status, signal, kill, error or stop): most "
                 "likely it hung there, unless it was killed from outside without a word; "
                 f"last line: {quote(last_line)}"

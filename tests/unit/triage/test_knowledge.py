@@ -127,6 +127,18 @@ def test_shipped_rules_are_complete(kb: Knowledge) -> None:
 # upstream source or a public issue thread because the corpus has no such line yet)
 MESSAGES: list[tuple[str, str, str | None]] = [
     (
+        "cuda.oom_bfc_map",
+        "2018-05-16 14:46:52.011159: W tensorflow/core/common_runtime/bfc_allocator.cc:279] "
+        "*************************************************************************************"
+        "************___",
+        "zz_nvex/018-mlperf-translation-transformer-gpu-oom.log",
+    ),
+    (
+        "cuda.matlab_gpuarray",
+        "An unexpected error occurred trying to launch a kernel. The CUDA error was:",
+        "zzzzzg_brainrepos/008-kilosort2-gpuarray-subsref-invalid-argument.log",
+    ),
+    (
         "host.pinned_alloc",
         "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCCachingHostAllocator.cpp line=296 "
         "error=2 : out of memory",
@@ -4461,8 +4473,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("RuntimeError: Cuda error: 801[cudaGraphicsGLRegisterImage(&s.cudaColorBuffer[i], "
          "s.glColorBuffer[i], GL_TEXTURE_3D, cudaGraphicsRegisterFlagsReadOnly);]",
          "cuda.driver_error"),
-        ("An unexpected error occurred trying to launch a kernel. The CUDA error was:",
-         "cuda.driver_error"),
+        ("Error using gpuArray/subsref An unexpected error occurred trying to launch a kernel. "
+         "The CUDA error was:", "cuda.matlab_gpuarray"),
         ("Error using gpuArray/mtimes An unexpected error occurred during CUDA execution. The "
          "CUDA error was: CUDA_ERROR_LAUNCH_FAILED", "cuda.launch_failure"),
         # tiny-cuda-nn's CUTLASS check; Dr.Jit's OptiX back end
@@ -4486,11 +4498,13 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "space on the disk.", "fs.nospace"),
         # TensorFlow's BFC allocator's map of its memory when an allocation failed, and its
         # op kernel's words for the failure
-        ("2018-05-16 14:46:52.011159: W tensorflow/core/common_runtime/bfc_allocator.cc:279] "
-         "*************************************************************************************"
-         "************___", "cuda.oom"),
+        ("2021-03-02 09:12:40.118203: W tensorflow/core/common_runtime/bfc_allocator.cc:467] "
+         "**********************************************************************x*****xxxxxx",
+         "cuda.oom_bfc_map"),
         ("2021-11-16 11:34:36.221746: W tensorflow/core/framework/op_kernel.cc:1680] Resource "
-         "exhausted: failed to allocate memory", "cuda.oom"),
+         "exhausted: failed to allocate memory", "cuda.oom_bfc_map"),
+        # MATLAB out of host memory, after its own `Error:`
+        ("Error: Out of memory. Type HELP MEMORY for your options.", "host.matlab_oom"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -4945,9 +4959,9 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ("System.InvalidOperationException: Sequence contains no elements", "segfault.segv"),
         # the BFC allocator's statistics at start-up and in its dump: no failure by themselves
         ("2018-05-16 14:46:52.011044: I tensorflow/core/common_runtime/bfc_allocator.cc:678] Sum "
-         "Total of in-use chunks: 10.08GiB", "cuda.oom"),
+         "Total of in-use chunks: 10.08GiB", "cuda.oom_bfc_map"),
         ("2021-03-01 10:00:00.000000: I tensorflow/core/common_runtime/bfc_allocator.cc:1036] "
-         "InUse at 7f0a2e000000 of size 1280 next 1", "cuda.oom"),
+         "InUse at 7f0a2e000000 of size 1280 next 1", "cuda.oom_bfc_map"),
         # a script's own message built from the words, not diffvg's check of a call
         ("print('CUDA Runtime Error: ' + msg)", "cuda.driver_error"),
     ],

@@ -688,6 +688,32 @@ def test_a_log_that_ends_without_an_error_says_so_and_keeps_the_hint() -> None:
     assert "no error found in 1 line of train.log" in one.summary
 
 
+def test_a_device_named_by_the_failure_decides_over_an_allocator_map_or_a_matlab_intro() -> None:
+    # TensorFlow's BFC map is printed by the CPU's allocators too: the OOM's line names the CPU
+    d = triage([
+        "2021-11-16 11:34:36.221632: W tensorflow/core/common_runtime/bfc_allocator.cc:468] "
+        "***************************************************************************x********x",
+        "2021-11-16 11:34:36.221746: W tensorflow/core/framework/op_kernel.cc:1680] OP_REQUIRES "
+        "failed at conv_ops.cc:500 : Resource exhausted: OOM when allocating tensor with "
+        "shape[89956693,512] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by "
+        "allocator mklcpu",
+    ])
+    assert d.category == Category.HOST_OOM and d.rule == "host.tf_cpu_oom", d.summary
+    # alone, the map is the GPU's out of memory
+    d = triage([
+        "2018-05-16 14:46:52.011159: W tensorflow/core/common_runtime/bfc_allocator.cc:279] "
+        "*************************************************************************************___",
+    ])
+    assert d.category == Category.CUDA_OOM and d.rule == "cuda.oom_bfc_map", d.summary
+    # MATLAB's intro, then the CUDA error's name on the next line: the name decides
+    d = triage([
+        "Error using gpuArray/subsref",
+        "An unexpected error occurred during CUDA execution. The CUDA error was:",
+        "CUDA_ERROR_ILLEGAL_ADDRESS",
+    ])
+    assert d.rule == "cuda.illegal_access", d.summary
+
+
 @pytest.mark.parametrize("text", ["\n\n\n", "   \n\t\n"])
 def test_a_blank_log_file_is_not_a_hang(tmp_path: Path, text: str) -> None:
     log = tmp_path / "train.log"
@@ -712,12 +738,15 @@ def test_a_log_whose_last_lines_show_no_sign_of_an_ending_is_a_weak_hang(tmp_pat
 @pytest.mark.parametrize(
     "end",
     [
-        "Killed",  # the shell's word for its child killed by a signal
+        # the shell's words for a child that a signal ended, and for a finished job
         "Terminated",
-        "slurmstepd: *** JOB 4120 ON gpu-17 CANCELLED AT 2024-05-02T10:11:12 ***",
-        "Process finished with exit code 137 (interrupted by signal 9: SIGKILL)",
+        "Hangup",
+        "Alarm clock",
+        "[1]+  Done                    python train.py",
+        "Connection to gpu-17 closed by remote host.",
         "launcher: child process exited, status 1",
         "wandb: Run summary: train/loss 2.4 (stopped)",
+        "received SIGTERM, shutting down",
     ],
 )
 def test_a_word_of_an_ending_in_the_last_lines_keeps_a_silent_log_unknown(
@@ -726,7 +755,8 @@ def test_a_word_of_an_ending_in_the_last_lines_keeps_a_silent_log_unknown(
     log = tmp_path / "train.log"
     log.write_text("iter 1: loss 2.5\niter 2: loss 2.4\n" + end + "\n\n")
     d = triage_files([log], KB).diagnosis
-    assert d.category != Category.HANG, d.summary
+    # no rule reads the line: only the silent end's reading, which the word keeps unknown
+    assert d.category == Category.UNKNOWN and d.rule is None, d.summary
     # One of the logs says its process ended: not a hang, whatever the others show.
     other = tmp_path / "rank1.log"
     other.write_text("iter 1: loss 2.5\niter 2: loss 2.4\n")
@@ -736,11 +766,30 @@ def test_a_word_of_an_ending_in_the_last_lines_keeps_a_silent_log_unknown(
 
 def test_only_the_last_lines_tell_whether_a_silent_log_ended() -> None:
     steps = [f"iter {i}: loss 2.{i % 10}" for i in range(40)]
-    # a warning long before the end says nothing of how the log ends
-    assert quiet([["Warning: could not find cuDNN, falling back", *steps]])
+    # an error with 30 lines after it (blank lines not counted) says nothing of how the log
+    # ends; with 29, it is among its last 30
+    assert quiet([["RuntimeError: x", *steps[:30]]])
+    assert quiet([["RuntimeError: x", *[x for s in steps[:30] for x in (s, "", "  ")]]])
+    assert not quiet([["RuntimeError: x", *steps[:29]]])
     assert not quiet([[*steps, "Exiting: out of time"]])
     assert not quiet([[*steps, "Process exited with return code 1", "", "  "]])
     assert not quiet([])  # no log read: nothing is known of how it ends
+    # a metric named error, a sigma, a signature: no ending
+    assert quiet([[*steps, "val_error: 0.12 error_rate=0.3", "sigma=0.5 signature ok"]])
+
+
+def test_a_log_read_only_in_part_is_no_hang(tmp_path: Path) -> None:
+    # A truncated .gz: what was read ends mid-log, which says nothing of the log's end.
+    import gzip
+
+    full = gzip.compress(
+        ("\n".join(f"iter {i}: loss 2.{i % 10}" for i in range(20000)) + "\n").encode()
+    )
+    log = tmp_path / "train.log.gz"
+    log.write_bytes(full[: len(full) // 2])
+    report = triage_files([log], KB)
+    assert report.skipped, report  # the cut is named
+    assert report.diagnosis.category == Category.UNKNOWN, report.diagnosis.summary
 
 
 @pytest.mark.parametrize(
@@ -852,8 +901,9 @@ def test_a_log_whose_extension_build_shows_is_no_lock_wait(
         paths.append(tmp_path / f"rank{i}.log")
         paths[-1].write_text(text)
     d = triage_files(paths, KB).diagnosis
-    # only the log's silent end, read as such (no lock wait)
-    assert d.rule is None and d.confidence <= 0.1 and "lock" not in d.summary, d.summary
+    # only the log's silent end, read as such (a weak hang, no lock wait)
+    assert d.category == Category.HANG and d.rule is None and d.confidence <= 0.1, d.summary
+    assert "lock" not in d.summary, d.summary
 
 
 def test_the_stall_inspector_is_found_in_a_big_log_too(tmp_path: Path) -> None:
@@ -1826,7 +1876,8 @@ def test_a_shell_error_the_training_went_on_after_is_not_the_cause(tmp_path: Pat
     log.write_text("\n".join(["/etc/profile.d/lmod.sh: line 3: module: command not found",
                               *_HF_STEPS]) + "\n")  # fmt: skip
     d = triage_files([log], KB).diagnosis
-    assert d.rule is None and "module: command not found" not in d.summary, d.summary
+    assert d.category == Category.HANG and d.rule is None, d.summary  # the silent end's reading
+    assert "module: command not found" not in d.summary, d.summary
     log.write_text("\n".join(["run.sh: line 2: module: command not found", *_HF_STEPS,
                               "slurmstepd: error: *** STEP 123.0 ON node1 CANCELLED AT "
                               "2024-01-01T00:00:00 ***"]) + "\n")  # fmt: skip
@@ -2165,7 +2216,8 @@ def test_a_store_barrier_that_completed_or_that_training_followed_is_no_hang(
     log = tmp_path / "rank0.log"
     log.write_text("\n".join([_WAITING, *[f"step {i} | loss: 2.{i}" for i in range(50)]]) + "\n")
     d = triage_files([log], KB).diagnosis
-    assert d.rule is None and "store based" not in d.summary and d.transient is None, d.summary
+    assert d.category == Category.HANG and d.rule is None, d.summary  # the silent end's reading
+    assert "store based" not in d.summary and d.transient is None, d.summary
 
 
 def test_frames_without_a_traceback_header_are_no_cut_traceback() -> None:

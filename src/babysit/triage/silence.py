@@ -1,11 +1,16 @@
 """What triage says of logs in which it found no error: `unknown`, and what is known (nothing
 to read, a run that says it finished, a log that ends without a word), or `hang` where the log
 shows one without an error line (its dated lines going on long after the last training step,
-or the stacks of stuck processes at its end).
+or the stacks of stuck processes at its end), and a weak `hang` where its last lines show no
+sign at all that its process ended (quiet()).
 
     nothing_found(["rank0.log"], 12_000, "step 900 | loss 2.1")
     # -> Diagnosis(category=Category.UNKNOWN, summary="no error found in 12,000 lines of
     #              rank0.log: the log ends without an error (...)", confidence=0.1, ...)
+    quiet([["step 899 | loss 2.1", "step 900 | loss 2.1"]])  # -> True: no word of an ending
+    nothing_found(["rank0.log"], 12_000, "step 900 | loss 2.1", still=True)
+    # -> Diagnosis(category=Category.HANG, summary="... its last lines show no sign that the
+    #              process ended (...): most likely it hung there, unless ...", confidence=0.1)
 
 Pure: no I/O, no clock.
 """

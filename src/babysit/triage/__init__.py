@@ -30,8 +30,7 @@ from babysit.triage.blocks import ScanStats
 from babysit.triage.engine import Engine
 from babysit.triage.knowledge import Knowledge, load_knowledge
 from babysit.triage.scan import scan
-from babysit.triage.silence import quiet
-from babysit.triage.stall import ending_of
+from babysit.triage.stall import ending_of, quiet
 from babysit.triage.verdict import diagnose, found_cause, normalise
 
 STDIN = "-"

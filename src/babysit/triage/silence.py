@@ -2,12 +2,11 @@
 to read, a run that says it finished, a log that ends without a word), or `hang` where the log
 shows one without an error line (its dated lines going on long after the last training step,
 or the stacks of stuck processes at its end), and a weak `hang` where its last lines show no
-sign at all that its process ended (quiet()).
+sign at all that its process ended (stall.quiet).
 
     nothing_found(["rank0.log"], 12_000, "step 900 | loss 2.1")
     # -> Diagnosis(category=Category.UNKNOWN, summary="no error found in 12,000 lines of
     #              rank0.log: the log ends without an error (...)", confidence=0.1, ...)
-    quiet([["step 899 | loss 2.1", "step 900 | loss 2.1"]])  # -> True: no word of an ending
     nothing_found(["rank0.log"], 12_000, "step 900 | loss 2.1", still=True)
     # -> Diagnosis(category=Category.HANG, summary="... its last lines show no sign that the
     #              process ended (...): most likely it hung there, unless ...", confidence=0.1)
@@ -18,7 +17,6 @@ Pure: no I/O, no clock.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 from babysit.durations import format_duration
 from babysit.records import Category, Diagnosis, Suspect
@@ -65,31 +63,6 @@ _STACKS_END = re.compile(
     r"^#\d+\s+0x[0-9a-fA-F]+ in \S|^#\d+\s+\S+ \(.*\) at \S+:\d+$|^\s+(?:from /\S+|at \S+:\d+)$|"
     r'^\s*File "[^"]+", line \d+ in \S+$|(?i:^stalled (?:ranks|ops):?$)'
 )
-# Words of a process that ended or failed (an exit, a signal by its name or the shell's words for
-# it, a kill, an error, a stop, a shutdown, an eviction, the shell's report of a finished job): a
-# log whose last lines hold none of them shows no sign that its process ended where it stops.
-# Not an error metric's name (`val_error: 0.12`, `error_rate`), nor `sigma` or `signature`.
-_ENDING_WORDS = re.compile(
-    r"(?i)\bkill|exit|signal|(?-i:\bSIG[A-Z]{2,}\b)|terminat|core dump|non-zero|"
-    r"error(?!_?rate\b|\s*[:=]\s*-?[\d.])|exception|traceback|fail|abort|cancel|\^C|interrupt|"
-    r"timed? ?out|segmentation|\bstop|hangup|alarm clock|limit exceeded|shut ?down|closed by|"
-    r"\bdied\b|evict|preempt|\boom|logout|^\[\d+\][+-]?\s+(?:Done|Exit)"
-)
-QUIET_LINES = 30  # the last lines of each log (not blank) that quiet() reads
-
-
-def quiet(tails: Sequence[Sequence[str]]) -> bool:
-    """Whether every log's last 30 lines that are not blank hold no word of an ending (an exit,
-    a signal, a kill, an error, a stop): the log stops while its process still went on, as a
-    hung job's does. A job killed from outside leaves a word more often than not (the shell's
-    `Killed`, a launcher's exit code, the scheduler's `CANCELLED`)."""
-    for tail in tails:
-        said = [line for line in tail if line.strip()][-QUIET_LINES:]
-        if any(_ENDING_WORDS.search(line) for line in said):
-            return False
-    return bool(tails)
-
-
 _EXTENSION_ACTION = (
     "Check that no build is still running (ninja or nvcc on the nodes), then delete the "
     "extension build's lock (or its whole build directory: under ~/.cache/torch_extensions, or "
@@ -136,7 +109,7 @@ def nothing_found(
     that a killed build left behind stays). A log that ends without a word and shows no
     training step (`untrained`) stopped in the set-up, which a restart repeats: `transient`
     False, suspect `config`. One whose last lines show no sign that its process ended (`still`:
-    no exit, signal, kill, error or stop; see quiet()) most likely hung there: `hang`, weak (it
+    no exit, signal, kill, error or stop; see stall.quiet) most likely hung there: `hang`, weak (it
     may have been killed from outside without a word all the same)."""
     where = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
     counted = "1 line" if lines == 1 else f"{lines:,} lines"
@@ -237,11 +210,6 @@ def nothing_found(
         # alone cannot prove. Where its last lines show no sign at all that the process ended
         # (`still`), a hang is the likelier (in the corpus, about 3 such logs of hangs for one
         # of a run killed without a word): weak, the action says both.
-        summary = (
-            f"no error found in {counted} of {where}: the log ends without an error "
-            "(a hung job leaves it so, and so does one killed from outside without a word); "
-            f"last line: {quote(last_line)}"
-        )
         if still:
             category, confidence = Category.HANG, 0.1
             their = "their" if len(files) > 1 else "its"
@@ -249,6 +217,12 @@ def nothing_found(
                 f"no error found in {counted} of {where}, and {their} last lines show no sign "
                 "that the process ended (no exit status, signal, kill, error or stop): most "
                 "likely it hung there, unless it was killed from outside without a word; "
+                f"last line: {quote(last_line)}"
+            )
+        else:
+            summary = (
+                f"no error found in {counted} of {where}: the log ends without an error "
+                "(a hung job leaves it so, and so does one killed from outside without a word); "
                 f"last line: {quote(last_line)}"
             )
         if _SETUP.search(last_line):

@@ -4,8 +4,11 @@
 - a loop: the log ends saying one thing again and again, that it retries or waits (`Server is
   not up yet. Retrying in 2.0 seconds...`), for something that never came;
 - a lock wait: the log ends where torch loads a JIT-built extension, and no rank's log shows the
-  build (its lock, left behind by a build that was killed, keeps every rank waiting).
+  build (its lock, left behind by a build that was killed, keeps every rank waiting);
+- quiet: no log's last lines hold a word of an ending (an exit, a signal, a kill, an error), so
+  its process had not ended where the log stops, as far as it shows.
 
+    quiet([["step 899 | loss 2.1", "step 900 | loss 2.1"]])  # -> True
     s = stalled(tail_lines)   # -> Stall(seconds=7207.0, step="iteration 45000/ 115311 | ...",
                               #          last="[2022-05-01 05:56:18] PULSE: ...") or None
     loop = looping(tail_lines)  # -> Loop(line="... Server is not up yet. Retrying ...",
@@ -232,3 +235,28 @@ def ending_of(tails: Sequence[Sequence[str]]) -> Ending | None:
         return loop_of(tails) or jump_of(tails) or lock_wait_of(tails)
     stall, tail = found
     return looping(tail) or stall
+
+
+# Words of a process that ended or failed (an exit, a signal by its name or the shell's words for
+# it, a kill, an error, a stop, a shutdown, an eviction, the shell's report of a finished job): a
+# log whose last lines hold none of them shows no sign that its process ended where it stops.
+# Not an error metric's name (`val_error: 0.12`, `error_rate`), nor `sigma` or `signature`.
+_ENDING_WORDS = re.compile(
+    r"(?i)\bkill|exit|signal|(?-i:\bSIG[A-Z]{2,}\b)|terminat|core dump|non-zero|"
+    r"error(?!_?rate\b|\s*[:=]\s*-?[\d.])|exception|traceback|fail|abort|cancel|\^C|interrupt|"
+    r"timed? ?out|segmentation|\bstop|hangup|alarm clock|limit exceeded|shut ?down|closed by|"
+    r"\bdied\b|evict|preempt|\boom|logout|^\[\d+\][+-]?\s+(?:Done|Exit)"
+)
+QUIET_LINES = 30  # the last lines of each log (not blank) that quiet() reads
+
+
+def quiet(tails: Sequence[Sequence[str]]) -> bool:
+    """Whether every log's last 30 lines that are not blank hold no word of an ending (an exit,
+    a signal, a kill, an error, a stop): the log stops while its process still went on, as a
+    hung job's does. A job killed from outside leaves a word more often than not (the shell's
+    `Killed`, a launcher's exit code, the scheduler's `CANCELLED`)."""
+    for tail in tails:
+        said = [line for line in tail if line.strip()][-QUIET_LINES:]
+        if any(_ENDING_WORDS.search(line) for line in said):
+            return False
+    return bool(tails)

@@ -286,7 +286,7 @@ def diagnose(
     `progress` the line of each file's first training step (see trained_before); `trained`
     True when the caller knows the attempt trained (its supervisor saw steps, or it ran long)
     although its logs show no step that triage reads; `still`: the logs' last lines show no
-    sign that the process ended (silence.quiet)."""
+    sign that the process ended (stall.quiet)."""
     groups = findings(engine, progress)
     if trained:  # the caller saw the attempt train: a logged error line says nothing then
         groups = [g for g in groups if g.first.rule.id != ERROR_RECORD.id]

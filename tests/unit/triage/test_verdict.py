@@ -9,7 +9,7 @@ import pytest
 from babysit.records import Category
 from babysit.triage import load_knowledge, triage_files
 from babysit.triage.engine import Engine
-from babysit.triage.silence import quiet
+from babysit.triage.stall import quiet
 from babysit.triage.verdict import diagnose, normalise, trained_before
 
 KB = load_knowledge()

@@ -20,13 +20,17 @@ from babysit.triage.knowledge import PRECEDENCE, Rule, standin
 _ABOVE_A_TIMEOUT = PRECEDENCE[Category.NCCL_TIMEOUT] + 2
 
 # A traceback the log cuts before its exception line, whose last lines name no error (the
-# paste ended there, or the log's size limit did): what is known is where it was raised.
+# paste ended there, or the log's size limit did): what is known is where it was raised. Read,
+# weakly, as the code's: the likeliest of the errors it may hide (in the corpus, a third of such
+# logs, twice as many as those whose cause nobody found; the rest spread over the device's
+# memory, the data, CUDA and the network, none half as often).
 CUT_TRACEBACK = standin(
     "python.cut_traceback",
-    Category.UNKNOWN,
+    Category.USER_CODE,
     "The log ends inside a Python traceback, before its error line (the log or the "
-    "paste was cut there): the error itself is not in these lines; the quoted line is the "
-    "innermost frame, where it was raised.",
+    "paste was cut there): the error itself is not in these lines. Read as the training "
+    "code's, the likeliest (a third of such logs), but it may as well be a memory, data, CUDA "
+    "or network error; the quoted line is the innermost frame, where it was raised.",
     "Find the end of this traceback (the full log of this rank, or the job's stderr): "
     "its last line is the error; triage that log.",
     confidence=0.15,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import NamedTuple
 
 from babysit.records import Category
 from babysit.triage.anatomy import Anatomy, anatomy
@@ -85,6 +86,21 @@ _MESSAGE_SPAN = 64
 # How a pattern written for a bare AssertionError's statement starts (the statement as
 # cut_raise spells it: `AssertionError: assert not torch.isnan(loss).any()`).
 _ASSERTED = "^AssertionError: assert"
+# A class's name alone on its line, dotted by its module or not (see _bare).
+_DOTTED = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*$")
+
+
+class _At(NamedTuple):
+    """A line fed, as feed() took it apart: its file and number, its text, its body (without a
+    rank's or a logger's prefix), the body stripped, its anatomy, and its (file, rank)."""
+
+    file: int
+    line: int
+    text: str
+    body: str
+    stripped: str
+    a: Anatomy
+    tb_key: tuple[int, int | None]
 
 
 class Engine:
@@ -164,28 +180,7 @@ class Engine:
             and not stripped.startswith(TB_HEADS)
             and not GROUP_MARKS.match(stripped[: -len(GLUED_HEAD)])
         ):
-            # the words before it are a line of their own (`^C`, a progress bar's redraw);
-            # `text` may hold the header with colour codes in it, the body never does
-            cut = text.rfind(GLUED_HEAD)
-            before = text[:cut] if cut >= 0 else body[: body.rfind(GLUED_HEAD)]
-            original = before.rstrip().endswith("Original")
-            if original:
-                before = before.rstrip()[: -len("Original")]
-            reraised = (
-                tb is not None
-                and tb.func == "_process_next_batch"  # torch's own re-raise, not any wrapper's
-                and RERAISED.match(body[: body.rfind(GLUED_HEAD)].strip()) is not None
-            )
-            if reraised:
-                # An exception whose message is the traceback that follows: torch before 1.0
-                # re-raised a DataLoader worker's error so (`RuntimeError: Traceback (most recent
-                # call last):`, then the worker's frames and its own error). Its finding is held
-                # back as a wrapper's, which the worker's own error replaces (torch's later
-                # `Caught ... in DataLoader worker` and `Original Traceback` say the same).
-                original = self._reraising = True
-            self.feed(file, line, before)
-            self._reraising = False
-            stripped = ("Original " if original else "") + GLUED_HEAD
+            stripped = self._unglued(file, line, text, body, tb)
         if stripped.startswith(TB_HEADS):
             worker = stripped.startswith("Original") and tb_key in self._wrapper
             self._tb[tb_key] = Traceback([(line, stripped)], worker=worker)
@@ -203,23 +198,7 @@ class Engine:
             return False
         if tb is not None and body[:1] not in (" ", "\t"):
             body = unflattened(tb, stripped, body)
-        indent = len(body) - len(body.lstrip())
-        if (
-            tb is not None
-            and body[:1] in (" ", "\t")
-            # An exception line indented less than the frames ends them: torchrun's Root Cause
-            # block quotes the worker's traceback two spaces in, its frames four.
-            and not (0 < indent < tb.indent and EXC_LINE.match(stripped))
-        ):
-            fm = FRAME.match(body)
-            if fm:
-                tb.func = fm["func"]
-                tb.file = fm["file"]
-                tb.own = tb.own or own_file(fm["file"])
-                tb.indent = indent
-            tb.lines.append((line, body.rstrip()))
-            if len(tb.lines) > 64:
-                del tb.lines[2]  # keep the head and the innermost frames
+        if tb is not None and _framed(tb, line, body, stripped):
             return False
         if stripped.startswith(CHAIN):
             return False
@@ -233,69 +212,32 @@ class Engine:
             del self._tb[tb_key]
             frames = tuple(tb.lines[:2] + tb.lines[2:][-(MAXFRAMES - 2) :])
             if tb.func and exc_type is None:
-                exc_type = stripped.split(":", 1)[0][:80] if ":" in stripped else None
+                exc_type = (
+                    stripped.split(":", 1)[0][:80] if ":" in stripped else _bare(tb, stripped)
+                )
         hit = self._match(body)
         if tb is not None and not tb.worker and worker_quoted(tb):
             tb.worker = True  # its wrapper's `Caught ... in DataLoader worker` cut from the log
-        in_worker = tb is not None and tb.worker
-        if in_worker:
+        if tb is not None and tb.worker:
             self._wrapper.pop(tb_key, None)  # the worker's own error replaces its wrapper
+        at = _At(file, line, text, body, stripped, a, tb_key)
         if hit is None:
-            # `rain` first: every candidate line comes through here, few say training/Trainer
-            if "rain" in body and file not in self.training_done and TRAINING_DONE.search(body):
-                self.training_done[file] = (line, text)
-            if "Completed store-based barrier" in body:
-                self.barrier_passed.add(file)
-            if frames and exc_type is not None:  # an exception no rule knows, after its frames
-                rule = placed(UNCLASSIFIED, tb, exc_type, body)
-                pending: _Pending = (rule, None, file, line, text, body, a, frames, exc_type)
-                self._raised(tb_key, pending, tb, em is not None and not em["msg"])
-                return False
-            threw = self._threw.pop(tb_key, None)
-            if threw == "c10::Error" and stripped.startswith("what():") and stripped[7:].strip():
-                # The message of torch's C++ exception that ended the process (`terminate called
-                # after throwing an instance of 'c10::Error'`): a TORCH_CHECK's failure, a
-                # RuntimeError in Python, and read as one when no rule knows its words.
-                rule = self._rule_for(f"RuntimeError: {stripped[7:].strip()}")
-                self._emit(tb_key, (rule, None, file, line, text, body, a, (), "RuntimeError"))
-                return False
-            rep = EXC_REPR.match(stripped) if stripped.endswith(")") else None
-            if rep is not None:
-                # An exception quoted as its repr by what wrapped it: read as the exception line
-                # it stands for; weak, as a lone exception line is (its stand-in, when no rule
-                # knows its words).
-                rule = self._rule_for(f"{rep['type']}: {rep['msg']}")
-                if rule is UNCLASSIFIED:
-                    rule = LONE_EXCEPTION
-                quoted = dataclasses.replace(a, warning=True)
-                self._emit(tb_key, (rule, None, file, line, text, body, quoted, (), rep["type"]))
-                return False
-            if em is not None and em["msg"] and exc_type and exc_type.endswith(_LONE_ENDS):
-                # The same alone on its line (a big log's middle, where frames are not searched
-                # for; an excerpt that starts at it): weak, for the line may be one the program
-                # printed and went on after.
-                lone = dataclasses.replace(a, warning=True)
-                self._emit(
-                    tb_key, (LONE_EXCEPTION, None, file, line, text, body, lone, (), exc_type)
-                )
-                return False
-            if tb is None and exc_type is None and not a.warning:
-                # A program's own error line (see ERROR_RECORD): weak, and only in the set-up.
-                # Its repeats add nothing (a logger's complaint on every step): the scanner may
-                # skip them.
-                if stripped in self._recorded:
-                    return True
-                if error_record(text):
-                    if len(self._recorded) < _RECORDED_MAX:
-                        self._recorded.add(stripped)
-                    self._emit(tb_key, (ERROR_RECORD, None, file, line, text, body, a, (), None))
-                    return False
-            return (
-                tb is None
-                and exc_type is None
-                and self.launchers.block is None
-                and body[:1] not in (" ", "\t")
-            )
+            return self._unmatched(at, tb, frames, exc_type, em)
+        return self._matched(at, tb, frames, exc_type, em, hit)
+
+    def _matched(
+        self,
+        at: _At,
+        tb: Traceback | None,
+        frames: tuple[tuple[int, str], ...],
+        exc_type: str | None,
+        em: re.Match[str] | None,
+        hit: tuple[int, re.Match[str]],
+    ) -> bool:
+        """A line a rule knows (`hit`: the rule's index and its match): its finding, with the
+        rank, host and GPU the line or its launcher's block names, weak where it is a chatty
+        warning or a Python error's words not raised. True for noise outside a traceback."""
+        file, line, text, body, _, a, tb_key = at
         idx, m = hit
         rule = self.kb.rules[idx]
         if rule.role == "noise":
@@ -325,6 +267,98 @@ class Engine:
         found: _Pending = (rule, xid, file, line, text, body, anat, frames, exc_type)
         self._raised(tb_key, found, tb, em is not None and not em["msg"])
         return False
+
+    def _unmatched(
+        self,
+        at: _At,
+        tb: Traceback | None,
+        frames: tuple[tuple[int, str], ...],
+        exc_type: str | None,
+        em: re.Match[str] | None,
+    ) -> bool:
+        """A line no rule knows: the training's word that it is done, an exception no rule
+        knows after its frames (`em`: its exception line), the message of torch's C++
+        exception, an exception quoted as its repr, one alone on its line, a program's own error
+        record. True when it meant nothing and would mean nothing whatever came before it."""
+        file, line, text, body, stripped, a, tb_key = at
+        # `rain` first: every candidate line comes through here, few say training/Trainer
+        if "rain" in body and file not in self.training_done and TRAINING_DONE.search(body):
+            self.training_done[file] = (line, text)
+        if "Completed store-based barrier" in body:
+            self.barrier_passed.add(file)
+        if frames and exc_type is not None:  # an exception no rule knows, after its frames
+            rule = placed(UNCLASSIFIED, tb, exc_type, body)
+            pending: _Pending = (rule, None, file, line, text, body, a, frames, exc_type)
+            self._raised(tb_key, pending, tb, em is not None and not em["msg"])
+            return False
+        threw = self._threw.pop(tb_key, None)
+        if threw == "c10::Error" and stripped.startswith("what():") and stripped[7:].strip():
+            # The message of torch's C++ exception that ended the process (`terminate called
+            # after throwing an instance of 'c10::Error'`): a TORCH_CHECK's failure, a
+            # RuntimeError in Python, and read as one when no rule knows its words.
+            rule = self._rule_for(f"RuntimeError: {stripped[7:].strip()}")
+            self._emit(tb_key, (rule, None, file, line, text, body, a, (), "RuntimeError"))
+            return False
+        rep = EXC_REPR.match(stripped) if stripped.endswith(")") else None
+        if rep is not None:
+            # An exception quoted as its repr by what wrapped it: read as the exception line
+            # it stands for; weak, as a lone exception line is (its stand-in, when no rule
+            # knows its words).
+            rule = self._rule_for(f"{rep['type']}: {rep['msg']}")
+            if rule is UNCLASSIFIED:
+                rule = LONE_EXCEPTION
+            quoted = dataclasses.replace(a, warning=True)
+            self._emit(tb_key, (rule, None, file, line, text, body, quoted, (), rep["type"]))
+            return False
+        if em is not None and em["msg"] and exc_type and exc_type.endswith(_LONE_ENDS):
+            # The same alone on its line (a big log's middle, where frames are not searched
+            # for; an excerpt that starts at it): weak, for the line may be one the program
+            # printed and went on after.
+            lone = dataclasses.replace(a, warning=True)
+            self._emit(tb_key, (LONE_EXCEPTION, None, file, line, text, body, lone, (), exc_type))
+            return False
+        if tb is None and exc_type is None and not a.warning:
+            # A program's own error line (see ERROR_RECORD): weak, and only in the set-up.
+            # Its repeats add nothing (a logger's complaint on every step): the scanner may
+            # skip them.
+            if stripped in self._recorded:
+                return True
+            if error_record(text):
+                if len(self._recorded) < _RECORDED_MAX:
+                    self._recorded.add(stripped)
+                self._emit(tb_key, (ERROR_RECORD, None, file, line, text, body, a, (), None))
+                return False
+        return (
+            tb is None
+            and exc_type is None
+            and self.launchers.block is None
+            and body[:1] not in (" ", "\t")
+        )
+
+    def _unglued(self, file: int, line: int, text: str, body: str, tb: Traceback | None) -> str:
+        """A traceback's header glued to the end of other words: the words before it are fed as
+        a line of their own (`^C`, a progress bar's redraw); the header is what is left.
+        `text` may hold the header with colour codes in it, the body never does."""
+        cut = text.rfind(GLUED_HEAD)
+        before = text[:cut] if cut >= 0 else body[: body.rfind(GLUED_HEAD)]
+        original = before.rstrip().endswith("Original")
+        if original:
+            before = before.rstrip()[: -len("Original")]
+        reraised = (
+            tb is not None
+            and tb.func == "_process_next_batch"  # torch's own re-raise, not any wrapper's
+            and RERAISED.match(body[: body.rfind(GLUED_HEAD)].strip()) is not None
+        )
+        if reraised:
+            # An exception whose message is the traceback that follows: torch before 1.0
+            # re-raised a DataLoader worker's error so (`RuntimeError: Traceback (most recent
+            # call last):`, then the worker's frames and its own error). Its finding is held
+            # back as a wrapper's, which the worker's own error replaces (torch's later
+            # `Caught ... in DataLoader worker` and `Original Traceback` say the same).
+            original = self._reraising = True
+        self.feed(file, line, before)
+        self._reraising = False
+        return ("Original " if original else "") + GLUED_HEAD
 
     def _raised(
         self, tb_key: tuple[int, int | None], args: _Pending, tb: Traceback | None, empty: bool
@@ -506,3 +540,48 @@ class Engine:
             self.groups[key] = group
         else:
             group.add(f)
+
+
+def _framed(tb: Traceback, line: int, body: str, stripped: str) -> bool:
+    """Whether the line is one of the traceback's frames (or a frame's source line), and if so
+    it is kept in it: an indented line. An exception line indented less than the frames ends
+    them: torchrun's Root Cause block quotes the worker's traceback two spaces in, its frames
+    four."""
+    indent = len(body) - len(body.lstrip())
+    if body[:1] not in (" ", "\t") or (0 < indent < tb.indent and EXC_LINE.match(stripped)):
+        return False
+    fm = FRAME.match(body)
+    if fm:
+        tb.func = fm["func"]
+        tb.file = fm["file"]
+        tb.own = tb.own or own_file(fm["file"])
+        tb.indent = indent
+    tb.lines.append((line, body.rstrip()))
+    if len(tb.lines) > 64:
+        del tb.lines[2]  # keep the head and the innermost frames
+    return True
+
+
+def _bare(tb: Traceback, stripped: str) -> str | None:
+    """The class of an exception raised without arguments, which Python prints alone on its
+    line, ending the frames (`nflows.transforms.base.InputOutsideDomain` after `raise
+    InputOutsideDomain()`): read as one where the innermost statement raises that very class;
+    not in the standard library, whose bare raises are its callers' to handle or wrap (`raise
+    Empty` in multiprocessing's queues, under the DataLoader's `worker exited unexpectedly`).
+    None for any other line."""
+    if _DOTTED.match(stripped) is None or not tb.lines or _stdlib(tb.file):
+        return None
+    name = stripped.rsplit(".", 1)[-1]
+    said = tb.lines[-1][1].strip()
+    if said.startswith("raise ") and re.match(rf"(?:[\w.]+\.)?{name}\b", said[6:]):
+        return stripped[:80]
+    return None
+
+
+def _stdlib(path: str | None) -> bool:
+    return (
+        path is not None
+        and not own_file(path)
+        and "site-packages" not in path
+        and "dist-packages" not in path
+    )

@@ -21,6 +21,7 @@ import re
 from babysit.durations import format_duration
 from babysit.records import Category, Diagnosis, Suspect
 from babysit.triage.lossjump import Jump
+from babysit.triage.nanend import NanEnd
 from babysit.triage.stall import Ending, LockWait, Loop, Stall
 
 _QUOTE_MAX = 220
@@ -102,7 +103,8 @@ def nothing_found(
     long after its last training step (`ending`, a Stall from triage/stall.py). A log that ends
     retrying or waiting, one line again and again (`ending`, a Loop), waits for something that
     never came: `network` when the line names a server or a connection, else `hang`. A training
-    loss that jumped before the log ended (`ending`, a Jump) is `numerical`, weak. A watchdog
+    loss that jumped before the log ended (`ending`, a Jump) is `numerical`, weak; so are values
+    that went NaN in its last lines (`ending`, a NanEnd), not transient. A watchdog
     or NCCL timeout, or stacks earlier in the log, are a rule's finding and never come here.
     A log that stops where torch loads a JIT-built extension, no log showing its build
     (`ending`, a LockWait), waits for the build's lock: `hang`, weak, and not transient (a lock
@@ -123,6 +125,21 @@ def nothing_found(
         summary = f"nothing to triage: {where} holds no text"
     elif not last_line:
         summary = f"no error found in {counted} of {where}: they hold only blank lines"
+    elif isinstance(ending, NanEnd):
+        # As numerical.nan's: a plain restart meets the same NaN at the same data. Before the
+        # run's word that it finished: one that finished at NaN trained to nothing.
+        category, confidence, transient = Category.NUMERICAL, 0.3, False
+        summary = (
+            f"no error found in {counted} of {where}, but {ending.count} of its last lines show "
+            "the training's values at NaN: the loss (or a metric) went NaN and stayed so to the "
+            f"end of the log; the last: {quote(ending.line)}"
+        )
+        action = (
+            "Roll back to a checkpoint from before the first NaN and lower the learning rate (or "
+            "use bf16, or clip the gradients); if it comes back at the same step, look at that "
+            "batch. If the job was killed instead, ask the scheduler why (sacct -j JOBID -o "
+            "State,ExitCode,Reason)."
+        )
     elif _FINISHED.search(last_line):
         summary = (
             f"no error found in {counted} of {where}, and the run says it finished: "
@@ -247,5 +264,6 @@ def nothing_found(
     if note:
         summary += f" ({note})"
     kinds = {Category.NETWORK: "network", Category.NUMERICAL: "numerics"}
-    suspect = Suspect("config" if transient is False else kinds.get(category, "unknown"))
+    named = kinds.get(category)
+    suspect = Suspect(named or ("config" if transient is False else "unknown"))
     return Diagnosis(category, transient, suspect, summary, action, confidence=confidence)

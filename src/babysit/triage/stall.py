@@ -5,6 +5,7 @@
   not up yet. Retrying in 2.0 seconds...`), for something that never came;
 - a lock wait: the log ends where torch loads a JIT-built extension, and no rank's log shows the
   build (its lock, left behind by a build that was killed, keeps every rank waiting);
+- values gone NaN in its last lines (triage/nanend.py), or a loss that jumped (lossjump.py);
 - quiet: no log's last lines hold a word of an ending (an exit, a signal, a kill, an error), so
   its process had not ended where the log stops, as far as it shows.
 
@@ -29,6 +30,7 @@ from babysit.triage.anatomy import anatomy
 from babysit.triage.blocks import first_progress
 from babysit.triage.engine import TRAINING_DONE
 from babysit.triage.lossjump import Jump, jump_of
+from babysit.triage.nanend import NanEnd, nan_end_of
 
 # The least time the log must go on after its last step: longer than a slow step, a checkpoint
 # save or an evaluation between two steps usually takes, and than NCCL's timeout (10 to 30 min)
@@ -223,16 +225,17 @@ def lock_wait_of(tails: Sequence[Sequence[str]]) -> LockWait | None:
 
 
 # How a run's logs end, where triage found no error (triage/silence.py says it).
-Ending = Stall | Loop | Jump | LockWait
+Ending = Stall | Loop | NanEnd | Jump | LockWait
 
 
 def ending_of(tails: Sequence[Sequence[str]]) -> Ending | None:
     """How a run's logs end, where triage found no error: a stall (the stalled log's own retry
-    loop, when it ends in one, says what it waited for), else a retry loop, else a jump of the
-    training loss (triage/lossjump.py), else a wait for an extension build's lock, else None."""
+    loop, when it ends in one, says what it waited for), else a retry loop, else values gone NaN
+    (triage/nanend.py), else a jump of the training loss (triage/lossjump.py), else a wait for an
+    extension build's lock, else None."""
     found = _stalled_log(tails)
     if found is None:
-        return loop_of(tails) or jump_of(tails) or lock_wait_of(tails)
+        return loop_of(tails) or nan_end_of(tails) or jump_of(tails) or lock_wait_of(tails)
     stall, tail = found
     return looping(tail) or stall
 

@@ -118,6 +118,11 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"not enough memory",
     b"] **********",  # TensorFlow's BFC allocator's map of its memory, printed when it fails
     b"help memory",  # MATLAB out of host memory: `Out of memory. Type HELP MEMORY for your ...`
+    b"dynet is out of memory",  # DyNet's memory pool: `try increasing with --dynet-mem`
+    b"is not invertible",  # TensorFlow's MatrixInverse: `Invalid argument: Input is not ...`
+    b"mpi_err_count",  # Open MPI's error class: `*** MPI_ERR_COUNT: invalid count argument`
+    b"couldn't open file: ",  # Darknet's file_error(): a path it could not open, then exit
+    b"etcd.etcd",  # torch elastic's etcd rendezvous: `etcd.EtcdKeyNotFound: Key not found`
     b"memory usage. pausing worker",  # a Dask worker at its pause threshold
     b"not available in this library",  # libtpu's loader, on a function its build lacks
     b"' not found (required by",  # the dynamic linker: a binary needs a newer glibc or libstdc++

@@ -180,6 +180,30 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zzzzx_databricksrepos/002-mmdetection-colab-gdrive-symlink.log",
     ),
     (
+        "code.mpi_args",
+        "Fatal error in PMPI_Irecv: Invalid count, error stack:",
+        "zzzzzh_distgnnrepos/007-parmetis-pm-dglpart-mpi-negative-count.log",
+    ),
+    (
+        "code.darknet_file",
+        "Couldn't open file: backup#directorytostoreweights/yolov4-obj_final.weights",
+        "zr_nonpy/027-darknet-obj-data-inline-comment-backup-path.log",
+    ),
+    (
+        "code.marian_abort",
+        "[2019-10-22 17:37:57] Error: Aborted from marian::Expr marian::Logits::applyLossFunction("
+        "const Words&, const std::function<std::shared_ptr<marian::Chainable<std::shared_ptr<"
+        "marian::TensorBase> > >(std::shared_ptr<marian::Chainable<std::shared_ptr<marian::"
+        "TensorBase> > >, std::shared_ptr<marian::Chainable<std::shared_ptr<marian::TensorBase> > "
+        ">)>&) const in /users/tiedeman/projappl/marian-dev/src/layers/generic.cpp:26",
+        "zx_mt/009-marian-dev-workspace-over-26000-labels-logits-shape-abort.log",
+    ),
+    (
+        "code.matlab_error",
+        "Error using cnn_train (line 157)",
+        "zzzzw_matlabrepos/007-matconvnet-multigpu-worker-index-exceeds.log",
+    ),
+    (
         "code.lua_error",
         "/home/beichao/torch/install/bin/luajit: ./onmt/modules/LSTM.lua:41: attempt to perform "
         "arithmetic on local 'layers' (a nil value)",
@@ -4505,6 +4529,28 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "exhausted: failed to allocate memory", "cuda.oom_bfc_map"),
         # MATLAB out of host memory, after its own `Error:`
         ("Error: Out of memory. Type HELP MEMORY for your options.", "host.matlab_oom"),
+        # torch elastic's etcd rendezvous that lost its state; Qlib's epoch line gone NaN (zzzzzh_)
+        ("etcd.EtcdKeyNotFound: Key not found : /torchelastic/p2p/run_c63361db-da0b-40ca-90a6-"
+         "a59be99e2a0b/rdzv/next_strategy", "net.rendezvous"),
+        ("[37672:MainThread](2024-01-16 23:59:58,968) INFO - qlib.LSTM - [pytorch_lstm_ts.py:254] "
+         "- train nan, valid nan", "numerical.nan"),
+        # a socket's and an RPC client's timeout; TensorFlow's inverse of a singular matrix
+        # (Glow); DyNet's memory pool on the GPU (zzzzzh_)
+        ("TimeoutError: timed out", "net.http"),
+        ("msgpackrpc.error.TimeoutError: Request timed out", "net.http"),
+        ("tensorflow.python.framework.errors_impl.InvalidArgumentError: Input is not invertible.",
+         "numerical.linalg"),
+        ("  (0) Invalid argument: Input is not invertible.", "numerical.linalg"),
+        ("dynet is out of memory, try increasing with --dynet-mem (current capacity: 1746927616)",
+         "cuda.oom"),
+        # Open MPI's words for the same refusal; torch's check of a CUDA driver call (zzzzzh_)
+        ("*** MPI_ERR_COUNT: invalid count argument", "code.mpi_args"),
+        ("RuntimeError: CUDA driver error: invalid argument", "cuda.driver_error"),
+        # MATLAB's call stack under the error, and its error in a parallel pool's worker
+        ("Error in vl_simplenn (line 306)", "code.matlab_error"),
+        ("    Error using cnn_train>accumulateGradients (line 469)", "code.matlab_error"),
+        # HugeCTR's check, alone on its line before its file, expression and hint
+        ("Check Failed!", "code.native_assert"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -4964,6 +5010,24 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
          "InUse at 7f0a2e000000 of size 1280 next 1", "cuda.oom_bfc_map"),
         # a script's own message built from the words, not diffvg's check of a call
         ("print('CUDA Runtime Error: ' + msg)", "cuda.driver_error"),
+        # an epoch's scores that are finite, or NaN in only one of them; etcd's key found
+        ("[pytorch_lstm_ts.py:254] - train 0.412301, valid 0.433107", "numerical.nan"),
+        ("train: nanoGPT-124M, val: nanoGPT-124M", "numerical.nan"),
+        ("INFO etcd.EtcdResult key=/torchelastic/p2p/run_1/rdzv/active_version", "net.rendezvous"),
+        # MPI's error of the transport, and of a root that is right on one node (zy_horovod)
+        ("Fatal error in PMPI_Allreduce: Other MPI error, error stack:", "code.mpi_args"),
+        ("[g2-nasp:24252] *** MPI_ERR_ROOT: invalid root", "code.mpi_args"),
+        # a script's own words about a file it will create; Marian's reason, before its abort
+        ("Couldn't open file, creating a new one", "code.darknet_file"),
+        ("[2019-10-22 17:37:57] Error: Labels not matching logits shape??", "code.marian_abort"),
+        ("[check] 12 passed, 0 Check Failed!", "code.native_assert"),
+        # a script's words about an error, not MATLAB's report of one
+        ("Error in the config: using defaults", "code.matlab_error"),
+        ("warning: Error using the fast path, falling back", "code.matlab_error"),
+        # any wait's timeout in its own words; UCX's status for a transfer, not a disk's
+        ("TimeoutError: Timed out waiting for the barrier", "net.http"),
+        ("0: [1576565271.426547] [cgpu06:45376:0]       ucp_rkey.c:250  UCX  ERROR Failed to "
+         "unpack remote key from remote md[4]: Input/output error", "fs.eio"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

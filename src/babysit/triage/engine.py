@@ -22,7 +22,7 @@ from babysit.triage.anatomy import Anatomy, anatomy
 from babysit.triage.collectives import WORLD_HINTS, Collectives
 from babysit.triage.cuts import cut_rule
 from babysit.triage.findings import Finding, Group
-from babysit.triage.frames import FRAME, cut_net, cut_raise, own_file
+from babysit.triage.frames import FRAME, cut_net, cut_raise
 from babysit.triage.frames import frames as frames_of
 from babysit.triage.knowledge import Knowledge, Rule, Xid
 from babysit.triage.launchers import Launchers
@@ -48,6 +48,8 @@ from babysit.triage.tracebacks import (
     TB_HEADS,
     WORKER_WRAPPER,
     Traceback,
+    argless,
+    framed,
     unflattened,
     worker_quoted,
 )
@@ -86,8 +88,6 @@ _MESSAGE_SPAN = 64
 # How a pattern written for a bare AssertionError's statement starts (the statement as
 # cut_raise spells it: `AssertionError: assert not torch.isnan(loss).any()`).
 _ASSERTED = "^AssertionError: assert"
-# A class's name alone on its line, dotted by its module or not (see _bare).
-_DOTTED = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*$")
 
 
 class _At(NamedTuple):
@@ -198,7 +198,7 @@ class Engine:
             return False
         if tb is not None and body[:1] not in (" ", "\t"):
             body = unflattened(tb, stripped, body)
-        if tb is not None and _framed(tb, line, body, stripped):
+        if tb is not None and framed(tb, line, body, stripped):
             return False
         if stripped.startswith(CHAIN):
             return False
@@ -213,7 +213,7 @@ class Engine:
             frames = tuple(tb.lines[:2] + tb.lines[2:][-(MAXFRAMES - 2) :])
             if tb.func and exc_type is None:
                 exc_type = (
-                    stripped.split(":", 1)[0][:80] if ":" in stripped else _bare(tb, stripped)
+                    stripped.split(":", 1)[0][:80] if ":" in stripped else argless(tb, stripped)
                 )
         hit = self._match(body)
         if tb is not None and not tb.worker and worker_quoted(tb):
@@ -236,7 +236,8 @@ class Engine:
     ) -> bool:
         """A line a rule knows (`hit`: the rule's index and its match): its finding, with the
         rank, host and GPU the line or its launcher's block names, weak where it is a chatty
-        warning or a Python error's words not raised. True for noise outside a traceback."""
+        warning or a Python error's words not raised. True for noise outside a traceback and a
+        launcher's block."""
         file, line, text, body, _, a, tb_key = at
         idx, m = hit
         rule = self.kb.rules[idx]
@@ -540,48 +541,3 @@ class Engine:
             self.groups[key] = group
         else:
             group.add(f)
-
-
-def _framed(tb: Traceback, line: int, body: str, stripped: str) -> bool:
-    """Whether the line is one of the traceback's frames (or a frame's source line), and if so
-    it is kept in it: an indented line. An exception line indented less than the frames ends
-    them: torchrun's Root Cause block quotes the worker's traceback two spaces in, its frames
-    four."""
-    indent = len(body) - len(body.lstrip())
-    if body[:1] not in (" ", "\t") or (0 < indent < tb.indent and EXC_LINE.match(stripped)):
-        return False
-    fm = FRAME.match(body)
-    if fm:
-        tb.func = fm["func"]
-        tb.file = fm["file"]
-        tb.own = tb.own or own_file(fm["file"])
-        tb.indent = indent
-    tb.lines.append((line, body.rstrip()))
-    if len(tb.lines) > 64:
-        del tb.lines[2]  # keep the head and the innermost frames
-    return True
-
-
-def _bare(tb: Traceback, stripped: str) -> str | None:
-    """The class of an exception raised without arguments, which Python prints alone on its
-    line, ending the frames (`nflows.transforms.base.InputOutsideDomain` after `raise
-    InputOutsideDomain()`): read as one where the innermost statement raises that very class;
-    not in the standard library, whose bare raises are its callers' to handle or wrap (`raise
-    Empty` in multiprocessing's queues, under the DataLoader's `worker exited unexpectedly`).
-    None for any other line."""
-    if _DOTTED.match(stripped) is None or not tb.lines or _stdlib(tb.file):
-        return None
-    name = stripped.rsplit(".", 1)[-1]
-    said = tb.lines[-1][1].strip()
-    if said.startswith("raise ") and re.match(rf"(?:[\w.]+\.)?{name}\b", said[6:]):
-        return stripped[:80]
-    return None
-
-
-def _stdlib(path: str | None) -> bool:
-    return (
-        path is not None
-        and not own_file(path)
-        and "site-packages" not in path
-        and "dist-packages" not in path
-    )

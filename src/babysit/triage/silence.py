@@ -2,7 +2,9 @@
 to read, a run that says it finished, a log that ends without a word), or `hang` where the log
 shows one without an error line (its dated lines going on long after the last training step,
 or the stacks of stuck processes at its end), and a weak `hang` where its last lines show no
-sign at all that its process ended (stall.quiet).
+sign at all that its process ended (stall.quiet); a weak `numerical` where its training's values
+went NaN and stayed (nanend.py) or its loss jumped (lossjump.py), `network` or `hang` where it
+ends retrying (stall.py).
 
     nothing_found(["rank0.log"], 12_000, "step 900 | loss 2.1")
     # -> Diagnosis(category=Category.UNKNOWN, summary="no error found in 12,000 lines of
@@ -78,8 +80,8 @@ _RANK_PREFIX = re.compile(r"^(?:\[[A-Za-z_]*\d+\]: ?|\[\d+,\d+\]<std(?:out|err)>
 
 def ending_tells(last_line: str, ending: Ending | None) -> bool:
     """Whether the log's end says more than that it ends (what nothing_found reads from it): the
-    run says it finished, it ends in stacks, a stall, a loop of one line, a loss that jumped, a
-    wait for an extension build's lock (the last four: `ending`)."""
+    run says it finished, it ends in stacks, or `ending` (stall.ending_of: a stall, a loop of one
+    line, values gone NaN, a loss that jumped, a wait for an extension build's lock)."""
     return (
         ending is not None
         or bool(_FINISHED.search(last_line))
@@ -104,7 +106,7 @@ def nothing_found(
     retrying or waiting, one line again and again (`ending`, a Loop), waits for something that
     never came: `network` when the line names a server or a connection, else `hang`. A training
     loss that jumped before the log ended (`ending`, a Jump) is `numerical`, weak; so are values
-    that went NaN in its last lines (`ending`, a NanEnd), not transient. A watchdog
+    that went NaN in its last lines and stayed (`ending`, a NanEnd), not transient. A watchdog
     or NCCL timeout, or stacks earlier in the log, are a rule's finding and never come here.
     A log that stops where torch loads a JIT-built extension, no log showing its build
     (`ending`, a LockWait), waits for the build's lock: `hang`, weak, and not transient (a lock
@@ -127,7 +129,10 @@ def nothing_found(
         summary = f"no error found in {counted} of {where}: they hold only blank lines"
     elif isinstance(ending, NanEnd):
         # As numerical.nan's: a plain restart meets the same NaN at the same data. Before the
-        # run's word that it finished: one that finished at NaN trained to nothing.
+        # run's word that it finished: one that finished at NaN trained to nothing. (A log that
+        # shows no step is read so too: most such logs print their steps in shapes that
+        # blocks.first_progress does not know; a table of a dataframe's missing values at the end
+        # of a set-up reads so as well, weakly, and never decides under `babysit run`: no rule.)
         category, confidence, transient = Category.NUMERICAL, 0.3, False
         summary = (
             f"no error found in {counted} of {where}, but {ending.count} of its last lines show "

@@ -6,8 +6,10 @@ without their indentation.
     if any(text.startswith(h) for h in TB_HEADS): tb = Traceback([(line, text)])
     m = EXC_LINE.match("KeyError: 'label'")  # m["type"] == "KeyError"
     body = unflattened(tb, stripped, body)  # `File "..."` indented again
+    framed(tb, 12, '  File "train.py", line 9, in main', ...)  # True: kept as tb's frame
+    argless(tb, "nflows.transforms.base.InputOutsideDomain")  # its class, after `raise ...()`
 
-Pure: patterns and a record, no state of the engine's.
+Pure: patterns and a record (which framed() adds to), no state of the engine's.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from babysit.triage.frames import FRAME
+from babysit.triage.frames import FRAME, frames, own_file
 
 EXC_LINE = re.compile(
     r"^(?:[A-Za-z_]\w*\.)*(?P<type>[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Fault|Invalid|"
@@ -107,3 +109,54 @@ def unflattened(tb: Traceback, stripped: str, body: str) -> str:
     if last.startswith('  File "') or (last.startswith("    ") and _CARETS.match(stripped)):
         return "    " + stripped
     return body
+
+
+def framed(tb: Traceback, line: int, body: str, stripped: str) -> bool:
+    """Whether the line is one of the traceback's frames (or a frame's code line, its carets),
+    and if so it is kept in it: an indented line. An exception line indented less than the
+    frames ends them: torchrun's Root Cause block quotes the worker's traceback two spaces in,
+    its frames four."""
+    indent = len(body) - len(body.lstrip())
+    if body[:1] not in (" ", "\t") or (0 < indent < tb.indent and EXC_LINE.match(stripped)):
+        return False
+    fm = FRAME.match(body)
+    if fm:
+        tb.func = fm["func"]
+        tb.file = fm["file"]
+        tb.own = tb.own or own_file(fm["file"])
+        tb.indent = indent
+    tb.lines.append((line, body.rstrip()))
+    if len(tb.lines) > 64:
+        del tb.lines[2]  # keep the head and the innermost frames
+    return True
+
+
+def argless(tb: Traceback, stripped: str) -> str | None:
+    """The class of an exception raised without arguments, which Python prints alone on its
+    line, ending the frames (`nflows.transforms.base.InputOutsideDomain` after `raise
+    InputOutsideDomain()`): read as one where the innermost frame's statement raises that very
+    class (`if bad: raise InputOutsideDomain()` too); not in the standard library, whose bare
+    raises are its callers' to handle or wrap (`raise Empty` in multiprocessing's queues, under
+    the DataLoader's `worker exited unexpectedly`). None for any other line."""
+    if ":" in stripped or EXC_LIKE.match(stripped) is None or _stdlib(tb.file):
+        return None
+    where = frames(tb.lines)
+    said = where[-1][2] if where else ""  # (not the carets Python 3.11+ prints under it)
+    name = stripped.rsplit(".", 1)[-1]
+    if re.search(rf"\braise\s+(?:[\w.]+\.)?{re.escape(name)}\b", said):
+        return stripped[:80]
+    return None
+
+
+# The standard library's own files, by the interpreter's install layout (`/usr/lib/python3.11/`,
+# `/lib64/python3.6/`, Windows' `...\Python311\lib\`), not an installed package's (site-packages,
+# dist-packages) nor a project's own `lib` directory (`C:\proj\lib\model.py`).
+_STDLIB = re.compile(r"[/\\]lib(?:64)?[/\\]python\d|(?i:python[\d.]*[/\\]lib[/\\])")
+
+
+def _stdlib(path: str) -> bool:
+    return (
+        "site-packages" not in path
+        and "dist-packages" not in path
+        and _STDLIB.search(path) is not None
+    )

@@ -185,6 +185,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zzzzzh_distgnnrepos/007-parmetis-pm-dglpart-mpi-negative-count.log",
     ),
     (
+        "cuda.dynet_pool",
+        "dynet is out of memory, try increasing with --dynet-mem (current capacity: 1746927616)",
+        "zzzzzh_cntkrepos/004-dynet-nmt-gpu-out-of-memory.log",
+    ),
+    (
         "code.darknet_file",
         "Couldn't open file: backup#directorytostoreweights/yolov4-obj_final.weights",
         "zr_nonpy/027-darknet-obj-data-inline-comment-backup-path.log",
@@ -4535,17 +4540,19 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("[37672:MainThread](2024-01-16 23:59:58,968) INFO - qlib.LSTM - [pytorch_lstm_ts.py:254] "
          "- train nan, valid nan", "numerical.nan"),
         # a socket's and an RPC client's timeout; TensorFlow's inverse of a singular matrix
-        # (Glow); DyNet's memory pool on the GPU (zzzzzh_)
+        # (Glow) (zzzzzh_)
         ("TimeoutError: timed out", "net.http"),
         ("msgpackrpc.error.TimeoutError: Request timed out", "net.http"),
         ("tensorflow.python.framework.errors_impl.InvalidArgumentError: Input is not invertible.",
          "numerical.linalg"),
         ("  (0) Invalid argument: Input is not invertible.", "numerical.linalg"),
-        ("dynet is out of memory, try increasing with --dynet-mem (current capacity: 1746927616)",
-         "cuda.oom"),
         # Open MPI's words for the same refusal; torch's check of a CUDA driver call (zzzzzh_)
         ("*** MPI_ERR_COUNT: invalid count argument", "code.mpi_args"),
         ("RuntimeError: CUDA driver error: invalid argument", "cuda.driver_error"),
+        # (and the errors other rules name, in the driver's spelling)
+        ("RuntimeError: CUDA driver error: no CUDA-capable device is detected", "gpu.lost"),
+        ("RuntimeError: CUDA driver error: initialization error", "cuda.fork"),
+        ("Error in cnn_train_dag>(spmd) (line 492)", "code.matlab_error"),
         # MATLAB's call stack under the error, and its error in a parallel pool's worker
         ("Error in vl_simplenn (line 306)", "code.matlab_error"),
         ("    Error using cnn_train>accumulateGradients (line 469)", "code.matlab_error"),
@@ -5023,11 +5030,14 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ("[check] 12 passed, 0 Check Failed!", "code.native_assert"),
         # a script's words about an error, not MATLAB's report of one
         ("Error in the config: using defaults", "code.matlab_error"),
-        ("warning: Error using the fast path, falling back", "code.matlab_error"),
-        # any wait's timeout in its own words; UCX's status for a transfer, not a disk's
+        ("Error using flash attention, falling back to SDPA", "code.matlab_error"),
+        # any wait's timeout in its own words; UCX's status for a transfer, not a disk's (nor a
+        # reachability's: the crash or the kill after it says more, as in zzzzzh_ucxrepos/001)
         ("TimeoutError: Timed out waiting for the barrier", "net.http"),
         ("0: [1576565271.426547] [cgpu06:45376:0]       ucp_rkey.c:250  UCX  ERROR Failed to "
          "unpack remote key from remote md[4]: Input/output error", "fs.eio"),
+        ("0: [1576565271.426547] [cgpu06:45376:0]       ucp_rkey.c:250  UCX  ERROR Failed to "
+         "unpack remote key from remote md[4]: Input/output error", "mpi.ucx"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

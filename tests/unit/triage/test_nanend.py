@@ -36,6 +36,10 @@ def test_one_nan_or_words_that_only_hold_it_are_no_nan_end() -> None:
         "step 12 | model: nanoGPT-124M | loss: 2.2",
         "step 13 | x = torch.nan_to_num(x, 0.0)",
         "step 14 | fill value np.nan for 3 columns",
+        # a path's or a host's part, a key named so (a counter of NaNs, at zero)
+        "[/home/nan/proj/train.py:45] step 3 loss 2.1",
+        "nan-gpu01: step 4 | loss 2.0",
+        "step 5 | nan: 0 | NaN/Inf: 0",
         "loss: nan",  # no digit: a line that is not a step's
         "loss: nan",
         "loss: nan",
@@ -44,6 +48,11 @@ def test_one_nan_or_words_that_only_hold_it_are_no_nan_end() -> None:
     # NaN only earlier than the last lines read
     early = ["step 1 | loss: nan"] * 5 + [f"step {i} | loss: 2.0" for i in range(2, 40)]
     assert nan_end(early) is None
+    # a run that came back: the same metrics line finite after the NaNs (not another line)
+    back = ["10 nan", "11 nan", "12 nan", "13 2.3000"]
+    assert nan_end(back) is None
+    n = nan_end(["10 nan", "11 nan", "12 nan", "2024-01-01 12:00:00 saving checkpoint"])
+    assert n is not None and n.line == "12 nan"
 
 
 def test_real_healthy_curves_never_end_at_nan_and_the_curves_that_went_nan_do() -> None:

@@ -256,7 +256,7 @@ def test_a_cut_traceback_naming_no_error_is_weakly_the_codes_and_says_where_it_w
         "Traceback (most recent call last):", '  File "/w/train.py", line 60, in main',
         "    loss = model(batch)",
     ]])
-    assert named.rule != "python.cut_traceback"
+    assert (named.rule, named.category) == ("net.peer_closed", Category.NETWORK)
 
 
 def test_a_cut_traceback_before_the_first_step_is_the_set_up_which_a_restart_repeats() -> None:
@@ -1866,21 +1866,26 @@ def test_an_exception_raised_without_arguments_ends_its_frames_as_any_other() ->
     assert d.rule == "python.unclassified" and "InputOutsideDomain" in d.summary
     # a word that is not the class the statement raises is no exception of its
     assert triage([*frames, "nflows.transforms.base.Other"]).rule is None
+    # Python 3.11+ prints carets under the statement, which may raise after a condition
+    carets = [*frames[:2], "    if bad: raise InputOutsideDomain()  # out of the spline's domain",
+              "            ^^^^^^^^^^^^^^^^^^^^^^^^^^"]  # fmt: skip
+    d = triage([*carets, "nflows.transforms.base.InputOutsideDomain"])
+    assert d.rule == "python.unclassified" and "InputOutsideDomain" in d.summary
     # the standard library's bare raise is its caller's to handle or wrap: the DataLoader's
     # worker that died, not the queue that stayed empty
     d = triage([
         "Traceback (most recent call last):",
-        '  File "D:\\py\\lib\\site-packages\\torch\\utils\\data\\dataloader.py", line 724, '
+        '  File "D:\\Python38\\lib\\site-packages\\torch\\utils\\data\\dataloader.py", line 724, '
         "in _try_get_data",
         "    data = self._data_queue.get(timeout=timeout)",
-        '  File "D:\\py\\lib\\multiprocessing\\queues.py", line 105, in get',
+        '  File "D:\\Python38\\lib\\multiprocessing\\queues.py", line 105, in get',
         "    raise Empty",
         "_queue.Empty",
         "",
         "During handling of the above exception, another exception occurred:",
         "",
         "Traceback (most recent call last):",
-        '  File "D:\\py\\lib\\site-packages\\torch\\utils\\data\\dataloader.py", line 737, '
+        '  File "D:\\Python38\\lib\\site-packages\\torch\\utils\\data\\dataloader.py", line 737, '
         "in _try_get_data",
         "    raise RuntimeError('DataLoader worker (pid(s) {}) exited unexpectedly'.format(pids))",
         "RuntimeError: DataLoader worker (pid(s) 18360) exited unexpectedly",

@@ -92,7 +92,9 @@ _ASSERTED = "^AssertionError: assert"
 
 class _At(NamedTuple):
     """A line fed, as feed() took it apart: its file and number, its text, its body (without a
-    rank's or a logger's prefix), the body stripped, its anatomy, and its (file, rank)."""
+    rank's or a logger's prefix), the body stripped, its anatomy, its (file, rank); the
+    traceback it ends, if any, with the frames kept of it, the exception's type and its line's
+    match (EXC_LINE)."""
 
     file: int
     line: int
@@ -101,6 +103,10 @@ class _At(NamedTuple):
     stripped: str
     a: Anatomy
     tb_key: tuple[int, int | None]
+    tb: Traceback | None
+    frames: tuple[tuple[int, str], ...]
+    exc_type: str | None
+    em: re.Match[str] | None
 
 
 class Engine:
@@ -220,25 +226,15 @@ class Engine:
             tb.worker = True  # its wrapper's `Caught ... in DataLoader worker` cut from the log
         if tb is not None and tb.worker:
             self._wrapper.pop(tb_key, None)  # the worker's own error replaces its wrapper
-        at = _At(file, line, text, body, stripped, a, tb_key)
-        if hit is None:
-            return self._unmatched(at, tb, frames, exc_type, em)
-        return self._matched(at, tb, frames, exc_type, em, hit)
+        at = _At(file, line, text, body, stripped, a, tb_key, tb, frames, exc_type, em)
+        return self._unmatched(at) if hit is None else self._matched(at, hit)
 
-    def _matched(
-        self,
-        at: _At,
-        tb: Traceback | None,
-        frames: tuple[tuple[int, str], ...],
-        exc_type: str | None,
-        em: re.Match[str] | None,
-        hit: tuple[int, re.Match[str]],
-    ) -> bool:
+    def _matched(self, at: _At, hit: tuple[int, re.Match[str]]) -> bool:
         """A line a rule knows (`hit`: the rule's index and its match): its finding, with the
         rank, host and GPU the line or its launcher's block names, weak where it is a chatty
         warning or a Python error's words not raised. True for noise outside a traceback and a
         launcher's block."""
-        file, line, text, body, _, a, tb_key = at
+        file, line, text, body, _, a, tb_key, tb, frames, exc_type, em = at
         idx, m = hit
         rule = self.kb.rules[idx]
         if rule.role == "noise":
@@ -269,19 +265,12 @@ class Engine:
         self._raised(tb_key, found, tb, em is not None and not em["msg"])
         return False
 
-    def _unmatched(
-        self,
-        at: _At,
-        tb: Traceback | None,
-        frames: tuple[tuple[int, str], ...],
-        exc_type: str | None,
-        em: re.Match[str] | None,
-    ) -> bool:
+    def _unmatched(self, at: _At) -> bool:
         """A line no rule knows: the training's word that it is done, an exception no rule
-        knows after its frames (`em`: its exception line), the message of torch's C++
+        knows after its frames, the message of torch's C++
         exception, an exception quoted as its repr, one alone on its line, a program's own error
         record. True when it meant nothing and would mean nothing whatever came before it."""
-        file, line, text, body, stripped, a, tb_key = at
+        file, line, text, body, stripped, a, tb_key, tb, frames, exc_type, em = at
         # `rain` first: every candidate line comes through here, few say training/Trainer
         if "rain" in body and file not in self.training_done and TRAINING_DONE.search(body):
             self.training_done[file] = (line, text)

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 NAN_LINES = 3
-QUIET_LINES = 30  # as stall.QUIET_LINES (not imported: stall imports this module)
+QUIET_LINES = 30  # the last lines of each log (not blank) read here and by stall.quiet
 _NAN = re.compile(
     r"(?i)(?:^|(?<=[\s:=|,\[(]))(?<!number of )nan"
     r"(?=$|[\s,;|)\]}])(?!\s*[:=])(?!\s+iterations?\b)"

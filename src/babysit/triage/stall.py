@@ -30,7 +30,7 @@ from babysit.triage.anatomy import anatomy
 from babysit.triage.blocks import first_progress
 from babysit.triage.engine import TRAINING_DONE
 from babysit.triage.lossjump import Jump, jump_of
-from babysit.triage.nanend import NanEnd, nan_end_of
+from babysit.triage.nanend import QUIET_LINES, NanEnd, nan_end_of
 
 # The least time the log must go on after its last step: longer than a slow step, a checkpoint
 # save or an evaluation between two steps usually takes, and than NCCL's timeout (10 to 30 min)
@@ -87,9 +87,13 @@ def stalled(lines: Sequence[str]) -> Stall | None:
     exact = own is not None and own[1] == kind
     # The step has no date of its own (Megatron's iteration lines): from the first dated line
     # after it, which came later than the step did.
-    start = own if exact else next(
-        (d for i in range(last_step + 1, end_at) if (d := _dated(lines[i])) and d[1] == kind),
-        None,
+    start = (
+        own
+        if exact
+        else next(
+            (d for i in range(last_step + 1, end_at) if (d := _dated(lines[i])) and d[1] == kind),
+            None,
+        )
     )
     if start is None:
         return None
@@ -250,7 +254,6 @@ _ENDING_WORDS = re.compile(
     r"timed? ?out|segmentation|\bstop|hangup|alarm clock|limit exceeded|shut ?down|closed by|"
     r"\bdied\b|evict|preempt|\boom|logout|^\[\d+\][+-]?\s+(?:Done|Exit)"
 )
-QUIET_LINES = 30  # the last lines of each log (not blank) that quiet() reads
 
 
 def quiet(tails: Sequence[Sequence[str]]) -> bool:

@@ -21,13 +21,11 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import threading
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from babysit.act.echo import Echo
 from babysit.config import Config
 from babysit.detect.evidence import weigh
 from babysit.detect.vitals import CLIENT_SOURCE, VitalsRules
@@ -47,12 +45,12 @@ from babysit.records import (
     RunState,
 )
 from babysit.sources.follow import Follower
-from babysit.sources.tensorboard import TensorBoardSource
-from babysit.store.writes import AddAttempt, AddIncident, AddMetrics, UpdateAttempt
-from babysit.supervise.cadence import read_cadence, save_cadence
+from babysit.store.writes import AddAttempt, AddIncident, UpdateAttempt
+from babysit.supervise.cadence import read_cadence
+from babysit.supervise.channels import Channels
 from babysit.supervise.context import RunContext
 from babysit.supervise.forensics import Forensics
-from babysit.supervise.live import RANK_HOSTS_S, Live, StatusSink
+from babysit.supervise.live import Live, StatusSink
 from babysit.supervise.nodes import Nodes
 from babysit.supervise.pipeline import Pipeline, ban_evidence
 from babysit.supervise.prepare import attempt_env, build_argv, recovery_env, resolve_path
@@ -60,9 +58,6 @@ from babysit.supervise.rollback import Rollbacks
 from babysit.supervise.saves import SaveWatch
 from babysit.supervise.telemetry import Telemetry
 
-PROGRESS_FLUSH_S = 2.0  # how often the last step, log offsets and metrics are committed
-RANK_HOSTS_MAX_S = 320.0  # ... at most, while the refreshes learn nothing (each doubles it)
-TENSORBOARD_S = 2.0  # how often the TensorBoard event files are read
 LOW_DISK_BYTES = 1 << 30
 CLIENT_METRICS = "metrics.jsonl"  # in the attempt's directory: what babysit.client writes
 
@@ -88,41 +83,9 @@ class Attempts:
         self.telemetry = telemetry
         self.pipeline = Pipeline(vitals_rules(ctx.cfg), ctx.cfg.straggler)
         self.rules = ctx.cfg.rules
-        self.echo: dict[str, Echo] = {}
-        self.tensorboard: TensorBoardSource | None = None
-        self._tensorboard_at = 0.0
+        self.channels = Channels(ctx)  # echo, TensorBoard, rank map, progress flushes
         self.saves = SaveWatch(ctx, rollbacks.checkpoint_pattern)
-        self._failures_told = 0  # pipeline failures already reported to the operator
         self.status: StatusSink | None = None  # `babysit run`'s status line, when it has one
-
-    def open_tensorboard(self) -> None:
-        """The run's TensorBoard directory as a source (raises when tensorboard is missing)."""
-        if self.cfg.run.tensorboard:
-            path = resolve_path(self.cfg.run.tensorboard, self.ctx.cwd)
-            self.tensorboard = TensorBoardSource(path)
-
-    def open_echo(self) -> None:
-        """The echo of the run's output; with a status line, writes to the terminal share
-        one lock with it (views/console.py), and it draws only between whole sequences."""
-        seams = self.ctx.seams
-        lock = threading.Lock() if self.status is not None else None
-        self.echo = {
-            "stdout": Echo(seams.stdout, lock=lock),
-            "stderr": Echo(seams.stderr, lock=lock),
-        }
-        if self.status is not None and lock is not None:
-            echoes = list(self.echo.values())
-            self.status.share_terminal(lock, lambda: all(e.clean for e in echoes))
-
-    def close_echo(self) -> None:
-        for echo in self.echo.values():
-            echo.close()
-            if echo.dropped:
-                self.ctx.say(
-                    Level.WARN,
-                    f"the terminal was too slow: {echo.dropped} bytes of output "
-                    "were not shown here (the log files have them all)",
-                )
 
     # -- launching -----------------------------------------------------------------------------
 
@@ -262,16 +225,16 @@ class Attempts:
                 problem = f.take_problem()  # a FIFO given as --metrics-file: said once
                 if problem is not None:
                     self.ctx.say(Level.WARN, problem)
-                if chunk.data and self.cfg.run.echo and f.stream in self.echo:
-                    self.echo[f.stream].write(chunk.data)
-                if chunk.data and self.status is not None and f.stream in self.echo:
+                if chunk.data:
+                    self.channels.echo(f.stream, chunk.data)
+                if chunk.data and self.status is not None and self.channels.echoed(f.stream):
                     self.status.output(chunk.data)  # a progress bar's N/M gives the total
                 for inc in live.pipeline.lines(chunk.lines):
                     self.incident(live, inc)
                 if not final or not chunk.data:
                     break
-        if final or self.ctx.seams.monotonic() - live.flushed_at >= PROGRESS_FLUSH_S:
-            self._flush_progress(live)
+        if final or self.channels.flush_due(live):
+            self.channels.flush_progress(live)
         if self.status is not None:  # only copies a few values: the drawing is its own thread
             self.status.progress(live.number, live.last_step, live.pipeline.latest)
 
@@ -333,73 +296,6 @@ class Attempts:
         if self.status is not None:
             self.status.incident(number, inc.kind.value, inc.message, inc.step)
 
-    def _flush_progress(self, live: Live) -> None:
-        ctx = self.ctx
-        live.flushed_at = ctx.seams.monotonic()
-        fields: dict[str, Any] = {
-            "first_step": live.first_step,
-            "last_step": live.last_step,
-            "stdout_offset": live.followers[0].consumed,
-            "stderr_offset": live.followers[1].consumed,
-        }
-        pid = ctx.engine.main_pid(live.handle)
-        if pid is not None:
-            fields["pid"] = pid
-        number = live.number
-        ctx.journal.write(UpdateAttempt(ctx.name, number, fields))
-        live.cadence_saved = save_cadence(
-            live.handle.attempt_dir, live.pipeline.hang.learned_timeout_s(), live.cadence_saved
-        )
-        p = live.pipeline
-        if p.failures > self._failures_told:
-            # Skipped lines used to vanish silently: say so (rarely, at most every 2 s).
-            ctx.say(
-                Level.WARN,
-                f"{p.failures - self._failures_told} output line(s) could not be parsed and were "
-                f"skipped (last: {p.last_failure}); supervision goes on. Please report the line "
-                f"(its file is in {live.handle.attempt_dir}).",
-            )
-            self._failures_told = p.failures
-        if p.latest and p.metric_records != live.metrics_flushed:
-            live.metrics_flushed = p.metric_records
-            sample = (ctx.seams.wall(), p.latest_step, dict(p.latest))
-            ctx.journal.write(AddMetrics(ctx.name, number, *sample), droppable=True)
-
-    def _map_ranks(self, live: Live) -> None:
-        """A multi-node engine's rank -> node map for the straggler detector (Slurm learns it
-        from srun's lines as they come), refreshed every RANK_HOSTS_S while ranks lack one,
-        less often (up to RANK_HOSTS_MAX_S) while refreshes learn nothing: a rank whose node no
-        line names would otherwise have the attempt's output reread every 10 s for the whole
-        run; a re-attached attempt's too."""
-        det = live.pipeline.straggler
-        seams = self.ctx.seams
-        if det is None or not self.ctx.engine.remote or seams.monotonic() < live.mapped_at:
-            return
-        live.mapped_at = seams.monotonic() + live.map_every
-        unmapped = [r for r in det.ranks if r not in det.hosts]
-        if not unmapped:
-            return
-        try:
-            found = self.ctx.engine.rank_hosts(live.handle, unmapped)
-        except Exception as exc:  # a map is a nicety: never in the way of the supervision
-            self.ctx.say(Level.WARN, f"could not map ranks to nodes ({exc}); stragglers unnamed")
-            live.mapped_at = float("inf")
-            return
-        if found:
-            live.pipeline.set_hosts({**det.hosts, **found}, det.host)
-            live.map_every = RANK_HOSTS_S
-        else:
-            live.map_every = min(2 * live.map_every, RANK_HOSTS_MAX_S)
-        live.mapped_at = seams.monotonic() + live.map_every
-
-    def _poll_tensorboard(self, live: Live) -> None:
-        seams = self.ctx.seams
-        if self.tensorboard is None or seams.monotonic() - self._tensorboard_at < TENSORBOARD_S:
-            return
-        self._tensorboard_at = seams.monotonic()
-        for inc in live.pipeline.metrics(self.tensorboard.poll(seams.wall())):
-            self.incident(live, inc)
-
     def watch(self, live: Live) -> ExitStatus | None:
         """Follow the attempt until it ends (its exit status) or the operator stops it (None)."""
         ctx, engine = self.ctx, self.ctx.engine
@@ -414,8 +310,9 @@ class Attempts:
             if ctx.stop_signals:
                 return None
             self.saves.look(live)
-            self._map_ranks(live)
-            self._poll_tensorboard(live)
+            self.channels.map_ranks(live)
+            for inc in self.channels.tensorboard_metrics(live):
+                self.incident(live, inc)
             for inc in self.telemetry.poll(live.number):
                 self.incident(live, inc)
             for inc in live.pipeline.tick(ctx.seams.wall()):

@@ -131,7 +131,7 @@ class Supervisor:
         for warning in store.warnings:
             self.say(Level.WARN, warning)
         ctx.open_journal(store)
-        self.attempts.open_echo()
+        self.attempts.channels.open_echo(self.attempts.status)
         lock = None
         umask = set_umask(store.mode)  # what babysit writes in the home is private too
         try:
@@ -148,7 +148,7 @@ class Supervisor:
             try:
                 self.stops.close()
                 self.telemetry.stop()
-                self.attempts.close_echo()
+                self.attempts.channels.close_echo()
                 if lock is not None:
                     self.journal.write(ReleaseRun(self.name))
                     self.journal.flush()
@@ -192,7 +192,7 @@ class Supervisor:
         if ghost is not None:
             rows, every = rows[:-1], [a for a in every if a.number != ghost]
         check_checkpoint_glob(cfg.checkpoint.glob, ctx.command, cfg.run.resume_args, ctx.cwd)
-        self.attempts.open_tensorboard()
+        self.attempts.channels.open_tensorboard()
         # Kept redacted (secrets in flags); relaunches use ctx.command, never the store's.
         store.start_run(
             self.name, redact_argv(ctx.command), str(ctx.cwd), config_document(cfg)

@@ -65,7 +65,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NEVER_TRANSIENT = {"user_code", "data", "cuda_oom"}
 # Bugs called transient where the log shows nothing but what a transient cause leaves as well, and
 # only the thread knew the bug: a launcher hung up on (SIGHUP, sent by an accelerate release;
-# four times the terminal the job ran in, closed: the threads' fix was to start it detached
+# six times the terminal the job ran in, closed: the threads' fix was to start it detached
 # (once nohup had not been enough: tmux or setsid), a change of the launch, where the log reads
 # as any SIGHUP and a restart resumes); the Hub
 # unreachable in the message's own words (the thread found a wrong path).
@@ -82,6 +82,8 @@ LOG_CANNOT_TELL = frozenset(
         "real/zz_launch/019-distributed-launch-sighup-after-hour.log",
         "real/zzt_stackex/001-yolov8-ddp-sighup-terminal-closed.log",
         "real/zzzv_domainllmrepos/001-chinese-llama3-sighup-nohup.log",
+        "real/zzzzzi_signalsrepos/001-vrt-torchrun-sighup-death-signal.log",
+        "real/zzzzzi_signalsrepos/010-firefly-torchrun-sighup-multi-gpu.log",
     }
 )
 

@@ -530,4 +530,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     # Lua's runtime errors, by the file and line they name (`luajit: ./onmt/modules/LSTM.lua:41:
     # attempt to perform arithmetic on local 'layers' (a nil value)`): one needle for every kind
     b".lua:",
+    # multiprocessing's words under spawn for a script without a main guard, wrapped so that
+    # the line that says it holds none of the common needles
+    b"bootstrapping phase",
 )

@@ -72,9 +72,10 @@ def test_the_logs_whose_bug_only_the_thread_knew_are_few_and_in_the_corpus() -> 
     # failures read as a restart's among 64 ranks that had trained); 4 of about 4500 once a
     # collective's timeout stopped promising a restart; 5 of about 5900 with a third terminal that
     # closed under its job (zzt_stackex/001); 6 of about 7000 with a fourth (nohup did not
-    # shield torchrun's agent: zzzv_domainllmrepos/001)
+    # shield torchrun's agent: zzzv_domainllmrepos/001); 8 of about 9400 with two more, from
+    # the batch collected on signals (zzzzzi_signalsrepos)
     files = {str(c["file"]) for c in CASES}
-    assert files >= BENCH.LOG_CANNOT_TELL and len(BENCH.LOG_CANNOT_TELL) <= 6
+    assert files >= BENCH.LOG_CANNOT_TELL and len(BENCH.LOG_CANNOT_TELL) <= 8
 
 
 def test_a_mix_keeps_the_phase_of_the_log_it_hides(tmp_path: Path) -> None:

@@ -209,6 +209,16 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zzzzw_matlabrepos/007-matconvnet-multigpu-worker-index-exceeds.log",
     ),
     (
+        "code.pickle",
+        "AttributeError: Can't pickle local object 'Worker.do.<locals>.job'",
+        "zzzzzi_mprocrepos/001-channel-pruning-windows-spawn-pickle-local-object.log",
+    ),
+    (
+        "code.spawn_main_guard",
+        "        current process has finished its bootstrapping phase.",
+        "zzzzzi_mprocrepos/005-pytorch-image-classification-spawn-bootstrapping-phase.log",
+    ),
+    (
         "code.lua_error",
         "/home/beichao/torch/install/bin/luajit: ./onmt/modules/LSTM.lua:41: attempt to perform "
         "arithmetic on local 'layers' (a nil value)",
@@ -2374,6 +2384,13 @@ def test_a_dataset_without_what_the_code_asks_is_data(kb: Knowledge, line: str) 
          "launcher.hangup"),
         ("torch.distributed.elastic.multiprocessing.api.SignalException: Process 6 got signal: 15",
          "sched.death_signal"),
+        # ... or interrupted (2 is SIGINT): Ctrl-C in its terminal, most often at a stuck run
+        ("^CW0616 16:14:04.056000 3791882 site-packages/torch/distributed/elastic/agent/server/"
+         "api.py:739] Received 2 death signal, shutting down workers", "hang.interrupted"),
+        ("^C[2024-04-23 22:04:33,011] torch.distributed.elastic.agent.server.api: [WARNING] "
+         "Received Signals.SIGINT death signal, shutting down workers", "hang.interrupted"),
+        ("torch.distributed.elastic.multiprocessing.api.SignalException: Process 6 got signal: 2",
+         "hang.interrupted"),
         # DeepSpeed's fp16 scaler reaching its floor (a run of OVERFLOW lines ends there)
         ("[2023-11-13 16:59:54,783] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] "
          "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 2, reducing to 1",
@@ -4558,6 +4575,39 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("    Error using cnn_train>accumulateGradients (line 469)", "code.matlab_error"),
         # HugeCTR's check, alone on its line before its file, expression and hint
         ("Check Failed!", "code.native_assert"),
+        # Windows' words for a reset connection; zsh's job table for a background job's abort
+        ("ConnectionResetError: [WinError 10054] An existing connection was forcibly closed by "
+         "the remote host", "net.peer_closed"),
+        ("[1]    56605 abort (core dumped)  CUDA_VISIBLE_DEVICES=0 python train_alae.py -c "
+         "configs/flood-param.yaml", "segfault.aborted"),
+        # RAFT's check of an NCCL call (cuML's comms), its reason cut by the paste
+        ('Exception: RuntimeError("Exception occured! '
+         'file=/home/qanthony/cuml-work/cuml/cpp/comms/std/src/cuML_std_comms_impl.cpp '
+         "line=451: ERROR: NCCL call='ncclBroadcast(buff, buff, count, "
+         "getNCCLDatatype(datatype), root, _nccl_comm, stream)'. Reason:invalid argument",
+         "nccl.error"),
+        # aws-ofi-nccl's old WARN lines (no libfabric provider; its failure code); S3's refusal
+        # of a payload whose checksum did not match
+        ("10.3.35.83: WARN: Function: find_ofi_provider Line: 543: NET/OFI Couldn't find any "
+         "optimal provider", "nccl.error"),
+        ("10.3.35.83: WARN: Function: main Line: 66: NET/OFI OFI NCCL failure: 2", "nccl.error"),
+        ("`XAmzContentSHA256Mismatch: Unable to parse ExceptionName: XAmzContentSHA256Mismatch "
+         "Message: The provided 'x-amz-content-sha256' header does not match what was computed.",
+         "fs.object_store"),
+        # gRPC's unavailable of an OS error; MinIO's full disk
+        ("tensorflow.python.framework.errors_impl.UnavailableError: OS Error",
+         "net.grpc_unavailable"),
+        ("minio.error.ResponseError: ResponseError: code: XMinioStorageFull, message: Storage "
+         "backend has reached its minimum free disk threshold. Please delete a few objects to "
+         "proceed.", "fs.nospace"),
+        # pickle's other words for an object it cannot serialize (old and new Pythons)
+        ("TypeError: can't pickle _thread.RLock objects", "code.pickle"),
+        ("TypeError: cannot pickle '_thread.RLock' object", "code.pickle"),
+        ("_pickle.PicklingError: Can't pickle <function <lambda> at 0x7f2b3c1d0e50>: attribute "
+         "lookup <lambda> on __main__ failed", "code.pickle"),
+        # multiprocessing's message on one line, as some tracebacks print it
+        ("RuntimeError: An attempt has been made to start a new process before the current "
+         "process has finished its bootstrapping phase.", "code.spawn_main_guard"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -5038,6 +5088,19 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
          "unpack remote key from remote md[4]: Input/output error", "fs.eio"),
         ("0: [1576565271.426547] [cgpu06:45376:0]       ucp_rkey.c:250  UCX  ERROR Failed to "
          "unpack remote key from remote md[4]: Input/output error", "mpi.ucx"),
+        # the unpickler's errors (a file cut short or not a pickle: the checkpoint's); a count
+        # that only ends in `abort`
+        ("_pickle.UnpicklingError: invalid load key, 'v'.", "code.pickle"),
+        ("Parameter 'function'=<function <lambda> at 0x7f> of the transform "
+         "datasets.arrow_dataset.Dataset._map_single couldn't be hashed properly, a random hash "
+         "was used instead. Make sure your transforms and parameters are serializable with "
+         "pickle or dill", "code.pickle"),
+        ("step 120 | abort_ratio 0.01 | loss 2.31", "segfault.aborted"),
+        # an interrupt is not the scheduler's stop (nor a quit or a term an interrupt)
+        ("WARNING:torch.distributed.elastic.agent.server.api:Received 2 death signal, shutting "
+         "down workers", "sched.death_signal"),
+        ("WARNING:torch.distributed.elastic.agent.server.api:Received 15 death signal, shutting "
+         "down workers", "hang.interrupted"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

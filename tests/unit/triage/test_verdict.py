@@ -2045,7 +2045,7 @@ def test_a_spawned_childs_traceback_interleaved_with_its_parents_is_still_an_orp
         "    return _default_context.get_context().Process._Popen(process_obj)",
         "AttributeError: Can't pickle local object 'data_provider.<locals>.<lambda>'",
     ])  # fmt: skip
-    assert d.category == Category.USER_CODE and d.rule == "python.bug"
+    assert d.category == Category.USER_CODE and d.rule == "code.pickle"  # the parent's error
     # Python 3.11 puts carets under the statement
     d = triage([
         "Traceback (most recent call last):",

@@ -10,7 +10,11 @@ committed to the store every PROGRESS_FLUSH_S.
     channels.flush_progress(live)              # last step, offsets, metrics to the store
     channels.close_echo()
 
-Each is a nicety around the supervision: a failure here is said and never ends the attempt.
+None of them decides anything: TensorBoard's values go to the pipeline, whose incidents the
+attempt's loop acts on. A rank map that cannot be had is said and given up (stragglers go
+unnamed); the store's writes go through the journal, which never stops the run; only
+open_tensorboard raises, before the first attempt, when the config names TensorBoard and it is
+missing.
 """
 
 from __future__ import annotations

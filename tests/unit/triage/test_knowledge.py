@@ -5096,6 +5096,8 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
          "was used instead. Make sure your transforms and parameters are serializable with "
          "pickle or dill", "code.pickle"),
         ("step 120 | abort_ratio 0.01 | loss 2.31", "segfault.aborted"),
+        ("UserWarning: cannot pickle the tokenizer's cache; it will be rebuilt in each worker",
+         "code.pickle"),
         # an interrupt is not the scheduler's stop (nor a quit or a term an interrupt)
         ("WARNING:torch.distributed.elastic.agent.server.api:Received 2 death signal, shutting "
          "down workers", "sched.death_signal"),

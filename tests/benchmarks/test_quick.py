@@ -71,6 +71,10 @@ def params() -> list[object]:
     out: list[object] = []
     for script in SCRIPTS:
         marks = [pytest.mark.torch] if script in NEEDS_TORCH else []
+        if script in TIMEOUT_S_FOR:
+            # pytest's own limit (300 s in pyproject.toml) must not end it before its cap: chaos
+            # takes about 290 s of it on a slow day of a 2-core machine
+            marks.append(pytest.mark.timeout(TIMEOUT_S_FOR[script] + 60))
         out.append(pytest.param(script, marks=marks, id=script.removesuffix(".py")))
     return out
 

@@ -121,8 +121,9 @@ def test_a_mix_hides_a_log_as_the_rank_its_own_lines_name(tmp_path: Path) -> Non
 def test_category_accuracy_and_never_a_fatal_cause_called_transient(rare: bool | None) -> None:
     # Floors below which a change is a regression (the figures, with the issues' targets, are
     # benchmarks/quality_triage.py's): the corpus doubled with logs no rule was written for.
-    # The big-log path greps each log as a file (two passes, a process each): every other log.
-    r = BENCH.evaluate(RULE_WRITING if rare is None else RULE_WRITING[::2], rare, False)
+    # The big-log path greps each log as a file (two passes, a process each): every fourth log
+    # (every other one until CI neared its 40 minutes; quality_triage.py reads them all).
+    r = BENCH.evaluate(RULE_WRITING if rare is None else RULE_WRITING[::4], rare, False)
     assert r["accuracy"] >= (0.77 if rare is None else 0.69), r["wrong"]
     assert r["transient_violations"] == []
 

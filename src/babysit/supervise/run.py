@@ -49,6 +49,7 @@ from babysit.supervise import judge
 from babysit.supervise.attempt import Attempts
 from babysit.supervise.context import RunContext, Seams
 from babysit.supervise.doctor import targets_from_config, training_python
+from babysit.supervise.endings import cancelled, cannot_start, decided, gave_up
 from babysit.supervise.forensics import Forensics
 from babysit.supervise.injob import InJobPreflight
 from babysit.supervise.journal import Journal
@@ -244,11 +245,7 @@ class Supervisor:
                 except StopRequested:  # told to stop while validating a checkpoint
                     return self._stopped(None)
                 except NodesExhausted as exc:
-                    msg = f"giving up: {exc} (exit code {int(ExitCode.BUDGET_EXHAUSTED)})"
-                    self.say(Level.ERROR, msg)
-                    self.journal.event(EventKind.GAVE_UP, str(exc), exit_code=4)
-                    self.journal.state(RunState.FAILED, str(exc), ExitCode.BUDGET_EXHAUSTED)
-                    return ExitCode.BUDGET_EXHAUSTED
+                    return gave_up(self.journal, self.say, str(exc), ExitCode.BUDGET_EXHAUSTED)
                 except LaunchError as exc:
                     if ctx.stop_signals:  # stopped while the launch waited (a Slurm queue)
                         return self._stopped(None)
@@ -260,9 +257,10 @@ class Supervisor:
                 return self._stopped(live)
             sick, gated = self.injob.results(live)  # a job per attempt checks its nodes
             if _cancelled_outside(live, status):  # a human's scancel (Slurm): an operator stop
-                return self._cancelled(live, status)
+                return cancelled(self.journal, self.say, self.name, live, status)
             if (status.scheduler_state or "").startswith(CANNOT_START):
-                return self._cannot_start(live, status)  # no restart can help: say why
+                # no restart can help: say why
+                return cannot_start(self.journal, self.say, self.name, live, status)
             if sick and gated and status.exit_code == EXIT_SICK:
                 decision, record = self.injob.stopped(live, status, sick, self.history)
                 self.history = [a for a in self.history if a.number != live.number] + [record]
@@ -334,76 +332,12 @@ class Supervisor:
             return None
         return self.ctx.engine.host_of_rank(live.handle, d.suspect.rank)
 
-    def _cancelled(self, live: Live, status: ExitStatus) -> ExitCode:
-        """The job was cancelled outside babysit (`scancel` by a human): an operator stop."""
-        who = status.scheduler_state or "CANCELLED"
-        msg = f"attempt {live.number} stopped by the operator: Slurm job {who} (scancel)"
-        self.journal.write(
-            UpdateAttempt(
-                self.name,
-                live.number,
-                {
-                    "ended": status.ended,
-                    "outcome": Outcome.STOPPED,
-                    "exit_code": status.exit_code,
-                    "signal": status.signal,
-                    "summary": msg,
-                },
-            )
-        )
-        self.journal.event(EventKind.STOPPED, msg, live.number, scheduler_state=who)
-        self.journal.state(RunState.STOPPED, msg, ExitCode.STOPPED)
-        self.say(Level.INFO, msg)
-        return ExitCode.STOPPED
-
-    def _cannot_start(self, live: Live, status: ExitStatus) -> ExitCode:
-        """The scheduler will never start the job as asked (more nodes than the partition
-        has, ...): a human must change the request; restarting would only queue it again."""
-        why = (status.scheduler_state or "").partition(":")[2].strip() or "no reason given"
-        msg = f"Slurm cannot start attempt {live.number}'s job: {why}"
-        fields = {"ended": status.ended, "outcome": Outcome.FAILED, "summary": msg}
-        self.journal.write(UpdateAttempt(self.name, live.number, fields))
-        code = ExitCode.NEEDS_HUMAN
-        self.say(Level.ERROR, f"giving up: {msg} (change the request; exit code {int(code)})")
-        self.journal.event(EventKind.GAVE_UP, msg, live.number, exit_code=int(code))
-        self.journal.state(RunState.FAILED, msg, code)
-        return code
-
     def _decided(self, decision: Decision) -> ExitCode | None:
-        """Record and announce the decision; the exit code when the run is over."""
-        if decision.kind == DecisionKind.SUCCEED:
-            self.say(Level.OK, decision.reason)
-            self.journal.event(EventKind.SUCCEEDED, decision.reason)
-            self.journal.state(RunState.SUCCEEDED, decision.reason, ExitCode.OK)
-            return ExitCode.OK
-        if decision.kind in (DecisionKind.RESTART, DecisionKind.ROLLBACK):
-            self.say(Level.WARN, decision.reason)
-            rollback = decision.kind == DecisionKind.ROLLBACK
-            self.journal.event(
-                EventKind.ROLLBACK if rollback else EventKind.RESTART_SCHEDULED,
-                decision.reason,
-                delay_s=decision.delay_s,
-                before_step=decision.before_step,
-                skip_steps=decision.skip_steps,
-                lr_scale=decision.lr_scale,
-                counts=decision.counts,
-            )
-            self.journal.state(RunState.BACKOFF, decision.reason)
-            self.pending_rollback = decision if rollback else None
-            return None
-        code = (
-            ExitCode.NEEDS_HUMAN
-            if decision.kind == DecisionKind.GIVE_UP_NEEDS_HUMAN
-            else ExitCode.BUDGET_EXHAUSTED
-        )
-        advice = (
-            "a human must fix this before the next try; do not requeue as is"
-            if code == ExitCode.NEEDS_HUMAN
-            else "the failures looked transient; a requeue (on other nodes?) may help"
-        )
-        self.say(Level.ERROR, f"giving up: {decision.reason} ({advice}; exit code {int(code)})")
-        self.journal.event(EventKind.GAVE_UP, decision.reason, exit_code=int(code), advice=advice)
-        self.journal.state(RunState.FAILED, decision.reason, code)
+        """Record and announce the decision (endings.decided); the exit code when the run is
+        over, else what the next launch must do."""
+        code = decided(self.journal, self.say, decision)
+        if code is None:
+            self.pending_rollback = decision if decision.kind == DecisionKind.ROLLBACK else None
         return code
 
     def _resume_unfinished(self, rows: list[dict[str, Any]]) -> Live | None:

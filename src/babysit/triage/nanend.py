@@ -12,7 +12,9 @@ after `number of nan` by a wrap). A line counts when it holds one and a digit (a
 step, an epoch, the other values); the log's last QUIET_LINES lines that are not blank must hold
 NAN_LINES of them, and no line after the last of them may be one of theirs with its values
 finite (`13 2.3000` after `12 nan`: the run came back): one NaN may be a step that the loss scaler
-skipped, a run of them to the end is a training whose numbers went NaN and stayed.
+skipped, a run of them to the end is a training whose numbers went NaN and stayed. One alone counts
+where it is the log's last line that is not blank: the last values the run printed were NaN, and
+it said nothing after them.
 Pure: no I/O, no clock.
 """
 
@@ -42,10 +44,10 @@ class NanEnd:
 def nan_end(lines: Sequence[str]) -> NanEnd | None:
     """Whether `lines` (a log's last lines, oldest first) end with values at NaN: NAN_LINES or
     more of the last QUIET_LINES lines that are not blank hold one, with a digit, and none of
-    them comes back finite after the last."""
+    them comes back finite after the last; or the last line that is not blank holds one."""
     said = [line for line in lines if line.strip()][-QUIET_LINES:]
     found = [i for i, line in enumerate(said) if _NAN.search(line) and _DIGIT.search(line)]
-    if len(found) < NAN_LINES:
+    if len(found) < NAN_LINES and not (found and found[-1] == len(said) - 1):
         return None
     shapes = {_shape(said[i]) for i in found}
     if any(_shape(line) in shapes for line in said[found[-1] + 1 :]):

@@ -55,6 +55,17 @@ def test_one_nan_or_words_that_only_hold_it_are_no_nan_end() -> None:
     assert n is not None and n.line == "12 nan"
 
 
+def test_one_nan_counts_when_it_is_the_last_thing_the_run_printed() -> None:
+    # (a real shape: Keras' progress bar with a metric at NaN)
+    bar = " 115/6740 ━━━━━━━━━━━━━━━━━━━━ 2:01:30 1s/step - iou: nan - loss: 0.0234"
+    last = ["Epoch 1/20", bar, ""]
+    n = nan_end(last)
+    assert n is not None and n.count == 1 and "iou: nan" in n.line
+    # one NaN with a line after it, or one without a digit, is still none
+    assert nan_end(["step 7 | loss: nan", "2024-01-01 12:00:00 saving checkpoint"]) is None
+    assert nan_end(["step 6 | loss: 2.0", "loss: nan"]) is None
+
+
 def test_real_healthy_curves_never_end_at_nan_and_the_curves_that_went_nan_do() -> None:
     # the tiny GPT's real curves (benchmarks/quality_vitals.py's labelled set): the runs that
     # went NaN print it from then on

@@ -1598,6 +1598,12 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "RuntimeError: generator raised StopIteration`",
         "zzzzj_enhancerepos/006-colorizing-with-gans-generator-raised-stopiteration.log",
     ),
+    (
+        "sched.time_limit_final",
+        "submitit.core.utils.UncompletedJobError: Job not requeued because: timed-out and not "
+        "checkpointable.",
+        "zzzzzj_timelimitrepos/001-cc-net-submitit-timed-out-not-checkpointable.log",
+    ),
 ]
 
 
@@ -3944,11 +3950,12 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("RuntimeError: named symbol not found", "cuda.driver_error"),
         ("libfabric:718892:1658904526::efa:mr:efa_mr_regattr():632<warn> Unable to register MR: "
          "Cannot allocate memory", "nccl.net_plugin"),
-        # Volcano's eviction, submitit's time limit, YARN's and Cloud ML Engine's refusals
+        # Volcano's eviction, submitit's time limit it would not requeue after, YARN's and Cloud
+        # ML Engine's refusals
         ("I0502 job_controller.go:305] Try to handle request <Queue: , Job: default/hvd-job, "
          "Task:horovod-worker, Event:PodEvicted, ExitCode:0>", "sched.preempted"),
-        ("submitit.core.utils.UncompletedJobError: Job not requeued because: timed-out and not "
-         "checkpointable.", "sched.time_limit"),
+        ("submitit.core.utils.UncompletedJobError: Job not requeued because: timed-out too many "
+         "times.", "sched.time_limit_final"),
         ("Error org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException: Invalid "
          "resource request, requested memory < 0, or requested memory > max configured, "
          "requestedMemory=15360, maxMemory=12288", "sched.request_invalid"),

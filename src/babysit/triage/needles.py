@@ -533,4 +533,9 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     # multiprocessing's words under spawn for a script without a main guard, wrapped so that
     # the line that says it holds none of the common needles
     b"bootstrapping phase",
+    # NumPy's refusal of a file that is no array, printed by a loader that names no error
+    # (nnU-Net's background workers: `Exception in background worker 7:` then the message)
+    b"pickled data when allow_pickle",
+    # TensorFlow's cuDNN older than its build, logged without a level by old versions
+    b"loaded runtime cudnn library",
 )

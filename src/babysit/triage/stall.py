@@ -245,14 +245,17 @@ def ending_of(tails: Sequence[Sequence[str]]) -> Ending | None:
 
 
 # Words of a process that ended or failed (an exit, a signal by its name or the shell's words for
-# it, a kill, an error, a stop, a shutdown, an eviction, the shell's report of a finished job): a
-# log whose last lines hold none of them shows no sign that its process ended where it stops.
+# it, a kill, an error, a stop, a shutdown, an eviction, the shell's report of a finished job,
+# Jupyter's server restarting a kernel that died: `KernelRestarter: restarting kernel (1/5)`,
+# `kernel e2dcf2e8-... restarted`): a log whose last lines hold none of them shows no sign that
+# its process ended where it stops.
 # Not an error metric's name (`val_error: 0.12`, `error_rate`), nor `sigma` or `signature`.
 _ENDING_WORDS = re.compile(
     r"(?i)\bkill|exit|signal|(?-i:\bSIG[A-Z]{2,}\b)|terminat|core dump|non-zero|"
     r"error(?!_?rate\b|\s*[:=]\s*-?[\d.])|exception|traceback|fail|abort|cancel|\^C|interrupt|"
     r"timed? ?out|segmentation|\bstop|hangup|alarm clock|limit exceeded|shut ?down|closed by|"
-    r"\bdied\b|evict|preempt|\boom|logout|^\[\d+\][+-]?\s+(?:Done|Exit)"
+    r"\bdied\b|evict|preempt|\boom|logout|^\[\d+\][+-]?\s+(?:Done|Exit)|"
+    r"restarting kernel\b|\bkernel [\w-]+ restarted\b"
 )
 
 

@@ -1599,10 +1599,40 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zzzzj_enhancerepos/006-colorizing-with-gans-generator-raised-stopiteration.log",
     ),
     (
+        "data.placeholder_file",
+        "_pickle.UnpicklingError: invalid load key, '<'.",
+        "zzzzzj_notwhatrepos/002-fast-neural-style-vgg-weights-html.log",
+    ),
+    (
+        "cuda.cudnn_version",
+        "Loaded runtime CuDNN library: 5005 (compatibility version 5000) but source was compiled "
+        "with 5105 (compatibility version 5100).  If using a binary install, upgrade your CuDNN "
+        "library to match.  If building from sources, make sure the library loaded at runtime "
+        "matches a compatible version specified during compile configuration.",
+        "zzzzzj_envvarrepos/001-tensorflow-old-cudnn-dll-on-path.log",
+    ),
+    (
+        "code.external_tool",
+        "subprocess.CalledProcessError: Command '['git', 'rev-parse', '--short', 'HEAD']' returned "
+        "non-zero exit status 128.",
+        "zzzzzj_exttoolrepos/006-maskpls-git-rev-parse-not-a-git-repo.log",
+    ),
+    (
         "sched.time_limit_final",
         "submitit.core.utils.UncompletedJobError: Job not requeued because: timed-out and not "
         "checkpointable.",
         "zzzzzj_timelimitrepos/001-cc-net-submitit-timed-out-not-checkpointable.log",
+    ),
+    (
+        "net.hub_gated",
+        "OSError: You are trying to access a gated repo.",
+        "zzzzzj_hubdownrepos/002-tinyllava-openelm-gated-llama2-401.log",
+    ),
+    (
+        "net.download_checksum",
+        "AssertionError: Checksum from dl.fbaipublicfiles.com/mmf/data/datasets/textvqa/defaults/"
+        "features.tar.gz does not match the expected checksum. Please try again.",
+        "zzzzzj_hubdownrepos/001-mmf-textvqa-features-checksum-mismatch.log",
     ),
 ]
 
@@ -2820,7 +2850,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("UnexpectedStatusException: Error for Training job hf-2021-05-31: Failed. Reason: "
          "ClientError: Artifact upload failed:Insufficient disk space", "fs.nospace"),
         ("2021-12-14 13:30:57.846447: E tensorflow/stream_executor/cuda/cuda_dnn.cc:359] Loaded "
-         "runtime CuDNN library: 8.0.5 but source was compiled with: 8.1.0.", "code.gpu_library"),
+         "runtime CuDNN library: 8.0.5 but source was compiled with: 8.1.0.",
+         "cuda.cudnn_version"),
         ("    CUDA Setup failed despite GPU being available. Inspect the CUDA SETUP outputs "
          "aboveto fix your environment!", "code.gpu_library"),
         ("Hold reason: Error from slot1_7@gpulab2002.chtc.wisc.edu: Docker job has gone over "
@@ -3711,8 +3742,9 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
          "REQUEUE ***", "sched.preempted"),
         ("sagemaker.exceptions.UnexpectedStatusException: Error for Processing job p-1: Failed. "
          "Reason: AlgorithmError: See job logs for more information", "launcher.child_failed"),
-        # a torch.load of a file that is no pickle (a Git LFS pointer)
-        ("WeightsUnpickler error: Unsupported operand 118", "fs.checkpoint_corrupt"),
+        # a torch.load of a file that is no pickle (a Git LFS pointer), or one zeroed or cut
+        ("WeightsUnpickler error: Unsupported operand 118", "data.placeholder_file"),
+        ("_pickle.UnpicklingError: invalid load key, '\\x00'.", "fs.checkpoint_corrupt"),
         ("FileNotFoundError: [Errno 2] No such file or directory: "
          "'saves/sft/tmp-checkpoint-1000/trainer_state.json'", "code.checkpoint_rename"),
         # torch's DataLoader(timeout=...) for a batch its workers never delivered
@@ -4615,6 +4647,25 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # multiprocessing's message on one line, as some tracebacks print it
         ("RuntimeError: An attempt has been made to start a new process before the current "
          "process has finished its bootstrapping phase.", "code.spawn_main_guard"),
+        # the Hub's refusal of a gated model in requests' words; another download's checksum
+        ("requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: "
+         "https://huggingface.co/meta-llama/Llama-2-7b-hf/resolve/main/config.json",
+         "net.hub_gated"),
+        ("Exception: Checksum of downloaded file 0c2808134496aacb6ec775d74cf86090 does not match "
+         "expected checksum 244a559a6062bbec5c9cb49af036ff7d.", "net.download_checksum"),
+        # TensorFlow's cuBLAS launch and torch's cuDNN without an algorithm
+        ("tensorflow.python.framework.errors_impl.InternalError: Blas GEMM launch failed : "
+         "a.shape=(4, 1024), b.shape=(4, 3072), m=1024, n=3072, k=4", "cuda.library"),
+        ("RuntimeError: Unable to find a valid cuDNN algorithm to run convolution",
+         "cuda.library"),
+        # librosa's reader with no decoder for a file; NumPy on an .npy that is none; Intel
+        # OpenMP's own assertion
+        ("audioread.NoBackendError_", "data.audio"),
+        (" Cannot load file containing pickled data when allow_pickle=False", "data.truncated"),
+        ("OMP: Error #13: Assertion failure at z_Linux_util.cpp(2361).", "segfault.abort"),
+        # Kaldi's words for every GPU taken by another process
+        ("ERROR (nnet3-chain-train[5.4]:SelectGpuId():cu-device.cc:160) Failed to create CUDA "
+         "context, no more unused GPUs?", "gpu.busy"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -5110,6 +5161,15 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
          "down workers", "sched.death_signal"),
         ("WARNING:torch.distributed.elastic.agent.server.api:Received 15 death signal, shutting "
          "down workers", "hang.interrupted"),
+        # a launcher's child, or a download tool's, through subprocess
+        ("subprocess.CalledProcessError: Command '['/usr/bin/python', 'train.py']' returned "
+         "non-zero exit status 1.", "code.external_tool"),
+        ("subprocess.CalledProcessError: Command '['wget', '-q', 'https://example.com/a.zip']' "
+         "returned non-zero exit status 4.", "code.external_tool"),
+        # a download verified, a token accepted
+        ("Using downloaded and verified file: ./data/cifar-10-python.tar.gz",
+         "net.download_checksum"),
+        ("Token is valid (permission: read).", "net.hub_gated"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

@@ -780,6 +780,15 @@ def test_only_the_last_lines_tell_whether_a_silent_log_ended() -> None:
     assert not quiet([])  # no log read: nothing is known of how it ends
     # a metric named error, a sigma, a signature: no ending
     assert quiet([[*steps, "val_error: 0.12 error_rate=0.3", "sigma=0.5 signature ok"]])
+    # Jupyter's server restarting the kernel that ran the training: that process ended
+    assert not quiet(
+        [[*steps, "[I 13:31:37.030 NotebookApp] KernelRestarter: restarting kernel (1/5), keep "
+          "random ports", "[D 13:31:37.031 NotebookApp] Starting kernel: ['python3', '-m', "
+          "'ipykernel_launcher']"]]
+    )
+    assert not quiet([[*steps, "[W 2023-08-25 17:12:15.769 ServerApp] kernel "
+                       "e2dcf2e8-1352-4305-957d-eedf1d33904a restarted"]])
+    assert quiet([[*steps, "[I 17:10:01 ServerApp] Kernel started: e2dcf2e8-1352"]])
 
 
 def test_a_log_read_only_in_part_is_no_hang(tmp_path: Path) -> None:

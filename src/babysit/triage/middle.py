@@ -161,6 +161,12 @@ MIDDLE_NEEDLES: tuple[bytes, ...] = (
     # tied weights at a checkpoint
     b"input ran out of data",
     b"some tensors share memory",
+    # the terminal's Ctrl-C, echoed where the run was interrupted (the launcher and the ranks'
+    # shutdown may print on after it); TensorFlow's BFC allocator, whose map of the memory it
+    # holds (`bfc_allocator.cc:279] ****...`, no letter after the file's name) it prints only
+    # when an allocation failed
+    b"^c",
+    b"bfc_allocator.cc:",
 )
 
 

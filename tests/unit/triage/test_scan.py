@@ -955,6 +955,11 @@ def test_a_big_file_is_searched_for_rare_needles_in_its_middle_by_grep(
         "A module that was compiled using NumPy 1.x cannot be run in",
         "misc/nvmlwrap.cc:183 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA "
         "device 1a000",
+        # the terminal's Ctrl-C; TensorFlow's allocator map, printed only when it failed
+        "^C",
+        "2018-05-16 14:46:52.011159: W tensorflow/core/common_runtime/bfc_allocator.cc:279] "
+        "*************************************************************************************"
+        "************___",
     ],
 )
 def test_kinds_of_evidence_without_a_common_needle_are_found_in_a_big_logs_middle(

@@ -1,11 +1,13 @@
 """How a supervised run ends, in the store and in babysit's words: a decision carried out (it
 succeeded, it restarts, it gives up), a job cancelled outside babysit, a job the scheduler can
-never start, and the one way every give-up is told.
+never start, the one way every give-up is told, and the one way an attempt is recorded as
+stopped (an operator's stop, a scancel, a preflight that found a sick node).
 
     code = decided(journal, say, decision)     # None: the run goes on (restart or roll back)
     code = gave_up(journal, say, "no healthy nodes left", ExitCode.BUDGET_EXHAUSTED)
     code = cancelled(journal, say, name, live, status)     # a human's scancel
     code = cannot_start(journal, say, name, live, status)  # more nodes than the partition has
+    record_stopped(journal, name, number, status, summary)  # the attempt's record only
 
 The caller (supervise/run.py) returns the exit code; what happens next is its own.
 """
@@ -79,18 +81,26 @@ def decided(journal: Journal, say: Say, decision: Decision) -> ExitCode | None:
     return gave_up(journal, say, decision.reason, code, hint=advice, advice=advice)
 
 
-def cancelled(journal: Journal, say: Say, name: str, live: Live, status: ExitStatus) -> ExitCode:
-    """The job was cancelled outside babysit (`scancel` by a human): an operator stop."""
-    who = status.scheduler_state or "CANCELLED"
-    msg = f"attempt {live.number} stopped by the operator: Slurm job {who} (scancel)"
+def record_stopped(
+    journal: Journal, name: str, number: int, status: ExitStatus, summary: str
+) -> None:
+    """The attempt recorded as stopped (an operator's stop, a scancel, a preflight's): how it
+    ended, with its exit code, its signal and `summary`; no failure of the run's."""
     fields = {
         "ended": status.ended,
         "outcome": Outcome.STOPPED,
         "exit_code": status.exit_code,
         "signal": status.signal,
-        "summary": msg,
+        "summary": summary,
     }
-    journal.write(UpdateAttempt(name, live.number, fields))
+    journal.write(UpdateAttempt(name, number, fields))
+
+
+def cancelled(journal: Journal, say: Say, name: str, live: Live, status: ExitStatus) -> ExitCode:
+    """The job was cancelled outside babysit (`scancel` by a human): an operator stop."""
+    who = status.scheduler_state or "CANCELLED"
+    msg = f"attempt {live.number} stopped by the operator: Slurm job {who} (scancel)"
+    record_stopped(journal, name, live.number, status, msg)
     journal.event(EventKind.STOPPED, msg, live.number, scheduler_state=who)
     journal.state(RunState.STOPPED, msg, ExitCode.STOPPED)
     say(Level.INFO, msg)

@@ -24,8 +24,8 @@ from babysit.records import (
     Level,
     Outcome,
 )
-from babysit.store.writes import UpdateAttempt
 from babysit.supervise.context import RunContext
+from babysit.supervise.endings import record_stopped
 from babysit.supervise.live import Live
 from babysit.supervise.nodes import Nodes
 
@@ -67,14 +67,7 @@ class InJobPreflight:
         names = ", ".join(sick)
         what = "; ".join(f"{host}: {why}" for host, why in sick.items())
         summary = f"{PREFLIGHT_STOP} {what}"
-        fields = {
-            "ended": status.ended,
-            "outcome": Outcome.STOPPED,
-            "exit_code": status.exit_code,
-            "signal": status.signal,
-            "summary": summary,
-        }
-        ctx.journal.write(UpdateAttempt(ctx.name, live.number, fields))
+        record_stopped(ctx.journal, ctx.name, live.number, status, summary)
         ctx.journal.event(
             EventKind.ATTEMPT_ENDED,
             f"attempt {live.number} {summary}",

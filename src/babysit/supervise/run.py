@@ -37,19 +37,18 @@ from babysit.records import (
     ExitCode,
     ExitStatus,
     Level,
-    Outcome,
     RunState,
     Say,
 )
 from babysit.redact import redact_argv
 from babysit.store import Store
 from babysit.store.home import restore_umask, set_umask
-from babysit.store.writes import ReleaseRun, SetBudgetFrom, UpdateAttempt
+from babysit.store.writes import ReleaseRun, SetBudgetFrom
 from babysit.supervise import judge
 from babysit.supervise.attempt import Attempts
 from babysit.supervise.context import RunContext, Seams
 from babysit.supervise.doctor import targets_from_config, training_python
-from babysit.supervise.endings import cancelled, cannot_start, decided, gave_up
+from babysit.supervise.endings import cancelled, cannot_start, decided, gave_up, record_stopped
 from babysit.supervise.forensics import Forensics
 from babysit.supervise.injob import InJobPreflight
 from babysit.supervise.journal import Journal
@@ -412,15 +411,8 @@ class Supervisor:
         status, forced = self.attempts.terminate(live, sig, "stopped", sent=True)
         # The launcher keeps its own grace timer, and may have SIGKILLed the command itself.
         forced = forced or status.signal == signal.SIGKILL
-        fields = {
-            "ended": status.ended,
-            "outcome": Outcome.STOPPED,
-            "exit_code": status.exit_code,
-            "signal": status.signal,
-            "summary": f"stopped by the operator ({name})",
-        }
         number = live.number
-        self.journal.write(UpdateAttempt(self.name, number, fields))
+        record_stopped(self.journal, self.name, number, status, f"stopped by the operator ({name})")
         msg = f"attempt {number} stopped by the operator ({name})" + (
             " after SIGKILL" if forced else ""
         )

@@ -224,6 +224,11 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"memory object allocation failure",  # OpenCL's device out of memory
     b"bufferassignment oom",  # XLA's
     b"enough gpu memory",  # a trainer's own words (faceswap)
+    b"exc_bad_access",  # lldb's stop on a native crash (macOS)
+    b"tcl_asyncdelete",  # Tcl's panic: a Tk object freed on another thread
+    b"could not initialize egl",  # headless rendering (code.headless_render)
+    b"glfw library is not initialized",
+    b"response executing graphql",  # wandb's GraphQL client on a server's 5xx
     # Windows' exit statuses of a native crash, each as hex, unsigned and signed, and the name
     # Windows gives it: an access violation (0xC0000005), a stack overflow (0xC00000FD; its name
     # holds `overflow`, a needle above), a fail-fast abort (0xC0000409), an integer division by

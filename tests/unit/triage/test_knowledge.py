@@ -1624,6 +1624,11 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zzzzzj_timelimitrepos/001-cc-net-submitit-timed-out-not-checkpointable.log",
     ),
     (
+        "code.headless_render",
+        "OpenGL.raw.EGL._errors.EGLError: EGLError(",
+        "zzzzzk_renderrepos/001-robomimic-egl-not-initialized-train-exit.log",
+    ),
+    (
         "net.hub_gated",
         "OSError: You are trying to access a gated repo.",
         "zzzzzj_hubdownrepos/002-tinyllava-openelm-gated-llama2-401.log",
@@ -4666,6 +4671,44 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # Kaldi's words for every GPU taken by another process
         ("ERROR (nnet3-chain-train[5.4]:SelectGpuId():cu-device.cc:160) Failed to create CUDA "
          "context, no more unused GPUs?", "gpu.busy"),
+        # decord on a video it cannot open or find a stream in
+        ("[10:21:05] /github/workspace/src/video/video_reader.cc:83: ERROR opening: /data/video-"
+         "llama2/VideoLLaMA2-main/datasets/videollava_sft/videochatgpt_tune/v_B7Ddfw2PXOI.mp4, "
+         "Invalid data found when processing input", "data.audio"),
+        ("Last error: [22:51:43] /github/workspace/src/video/video_reader.cc:151: Check failed: "
+         "st_nb >= 0 (-1128613112 vs. 0) ERROR cannot find video stream with wanted index: -1",
+         "data.audio"),
+        # tcmalloc's heap check; Windows' stack overflow; lldb's bad access; Tcl's panic
+        ("src/tcmalloc.cc:283] Attempt to free invalid pointer 0xc22f88e4c3381656 ",
+         "segfault.heap"),
+        ("CNTK: Caught Win32 exception 0xc00000fd: Stack overflow.", "segfault.segv"),
+        ("* thread #28, queue = 'metal gpu stream', stop reason = EXC_BAD_ACCESS (code=1, "
+         "address=0xbeaddc3f8010)", "segfault.segv"),
+        ("Tcl_AsyncDelete: async handler deleted by the wrong thread", "segfault.abort"),
+        # Triton's kernel for another GPU; MLX's Metal library without a kernel; MindSpore's graph
+        # failing on an Ascend device
+        ("RuntimeError: Triton Error [CUDA]: device kernel image is invalid",
+         "cuda.no_kernel_image"),
+        ("RuntimeError: [metal::Device] Unable to load function "
+         "steel_attention_float32_bq32_bk16_bd128_wm4_wn1_maskbfloat16", "accel.runtime_error"),
+        ("RuntimeError: Run task for graph:kernel_graph_37 error! The details refer to 'Ascend "
+         "Error Message'.", "accel.runtime_error"),
+        # HF datasets' reader wrapping a cast error; MosaicML streaming's short shard
+        ("Failed to read file '/home/haoyu_wang/trainLLM/data/pt/artificial_intelligence_machine_"
+         "learning/chinese/high/rank_00012.parquet' with error <class 'datasets.table.CastError'>: "
+         "Couldn't cast", "data.arrow"),
+        ("IndexError: Relative sample index 85 is not present in the 17/shard.00085.mds file.",
+         "data.truncated"),
+        # wandb's API and GraphQL client on a server's 5xx; its init giving up on its process
+        ("wandb: ERROR Error while calling W&B API: OOM command not allowed when used memory > "
+         "'maxmemory'. (<Response [500]>)", "net.http"),
+        ("500 response executing GraphQL.", "net.http"),
+        ("wandb.errors.CommError: Error communicating with wandb process, exiting...",
+         "net.retrying"),
+        # headless rendering: PyOpenGL's EGL error, EGL or GLFW that would not start
+        ("OpenGL.raw.EGL._errors.EGLError: EGLError(", "code.headless_render"),
+        ("Could not initialize EGL", "code.headless_render"),
+        ("[w] b'The GLFW library is not initialized'", "code.headless_render"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -5170,6 +5213,14 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ("Using downloaded and verified file: ./data/cifar-10-python.tar.gz",
          "net.download_checksum"),
         ("Token is valid (permission: read).", "net.hub_gated"),
+        # a request that succeeded; EGL's loader and Mesa's warning on a node that renders fine
+        ("wandb: ERROR Error while calling W&B API: anaconda 400 error: {\"code\":400,"
+         "\"message\":\"TypeError: bad operand type for unary -: 'NoneType'\"} (<Response [500]>)",
+         "net.http"),
+        ("wandb: Waiting for W&B process to finish... (success).", "net.retrying"),
+        ("20221220_030409|DBG|OpenGL.platform.ctypesloader@65: Loaded libEGL.so => libEGL.so.1",
+         "code.headless_render"),
+        ("libEGL warning: DRI2: failed to create dri screen", "code.headless_render"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

@@ -4709,6 +4709,22 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("OpenGL.raw.EGL._errors.EGLError: EGLError(", "code.headless_render"),
         ("Could not initialize EGL", "code.headless_render"),
         ("[w] b'The GLFW library is not initialized'", "code.headless_render"),
+        # OpenCV's resize given the None of an image it did not read; libpng's decoder;
+        # SimpleITK on a file no reader knows
+        ("cv2.error: /io/opencv/modules/imgproc/src/resize.cpp:4044: error: (-215) ssize.width > "
+         "0 && ssize.height > 0 in function resize", "data.image"),
+        ("libpng error: IDAT: CRC error", "data.image"),
+        ("sitk::ERROR: Unable to determine ImageIO reader for \"/home/mchangaf/nnUNetFrame/"
+         "DATASET/nnUNet_raw/nnUNet_raw_data/", "data.image"),
+        # ND4J's device memory; .NET's host memory; pygame's crash handler; Go's runtime panic
+        ("Exception in thread \"ADSI prefetch thread\" java.lang.RuntimeException: java.lang."
+         "RuntimeException: Failed to allocate 140713104 bytes from DEVICE [0] memory",
+         "cuda.oom"),
+        ("Exception during AutoML iteration: System.OutOfMemoryException: Exception of type "
+         "'System.OutOfMemoryException' was thrown.", "host.memory_error"),
+        ("Fatal Python error: (pygame parachute) Segmentation Fault", "segfault.segv"),
+        ("Epoch 0 1 / 600    0.17% 1d7h32m03spanic: runtime error: index out of range [2] with "
+         "length 2", "code.native_panic"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -5221,6 +5237,10 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ("20221220_030409|DBG|OpenGL.platform.ctypesloader@65: Loaded libEGL.so => libEGL.so.1",
          "code.headless_render"),
         ("libEGL warning: DRI2: failed to create dri screen", "code.headless_render"),
+        # libpng's warning on a PNG it reads anyway; .NET's array too big for its limits
+        ("libpng warning: iCCP: known incorrect sRGB profile", "data.image"),
+        ("System.OutOfMemoryException: Array dimensions exceeded supported range.",
+         "host.memory_error"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

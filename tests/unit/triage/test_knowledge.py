@@ -4713,6 +4713,8 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # SimpleITK on a file no reader knows
         ("cv2.error: /io/opencv/modules/imgproc/src/resize.cpp:4044: error: (-215) ssize.width > "
          "0 && ssize.height > 0 in function resize", "data.image"),
+        ("cv2.error: OpenCV(4.5.5) /io/opencv/modules/imgproc/src/resize.cpp:4052: error: "
+         "(-215:Assertion failed) !ssize.empty() in function 'resize'", "data.image"),
         ("libpng error: IDAT: CRC error", "data.image"),
         ("sitk::ERROR: Unable to determine ImageIO reader for \"/home/mchangaf/nnUNetFrame/"
          "DATASET/nnUNet_raw/nnUNet_raw_data/", "data.image"),

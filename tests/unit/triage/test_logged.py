@@ -20,6 +20,9 @@ from babysit.triage.logged import error_record, went_on
         # c10's (torch's and Caffe2's C++): the level and the source in brackets
         "[E net_dag.cc:188] Exception from operator chain starting at '' (type 'Conv')",
         "[F init.cpp:82] Could not open the plan file /plans/a.bin",
+        # TensorFlow's C++ (XLA's, TPU runtime's): the date first, then the level
+        "2023-09-19 02:13:08.192277: F tensorflow/tsl/platform/statusor.cc:33] Attempting to "
+        "fetch value instead of handling error UNKNOWN: TPU initialization failed",
         # R's, naming the call that failed (keras for R through reticulate)
         "Error in py_call_impl(callable, dots$args, dots$keywords) : ValueError: bad shape",
         # and its message on the next line when the call is long (MXNet's R package)
@@ -64,6 +67,9 @@ def test_an_error_a_logger_wrote_is_one(line: str) -> None:
         "Error in epoch 3 : ",  # words, not a call: R puts a long call's message on the next line
         "[W socket.cpp:464] [c10d] The server socket has failed to bind to [::]:29500",  # warning
         "[I debug.cpp:49] [c10d] The debug level is set to DETAIL.",  # information
+        # TensorFlow's E lines at start-up: chatter, not the run's failure
+        "2024-03-01 10:00:00.123456: E external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc:"
+        "9261] Unable to register cuDNN factory: Attempting to register factory for plugin cuDNN",
         "[rank2]:wandb: ERROR Error while calling W&B API: context deadline exceeded",  # labelled
     ],
 )

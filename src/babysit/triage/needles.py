@@ -174,6 +174,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"must match the size of tensor",  # a shape mismatch printed without its RuntimeError
     b"shapes cannot be multiplied",  # the same (`mat1 and mat2 shapes cannot be multiplied`)
     b"split_sizes to sum exactly",  # the same (a debugger's paste puts RuntimeError above it)
+    b"does not require grad and",  # autograd's, under a debugger's `Exception has occurred:`
     b"must have the same size and shape",  # TensorFlow's Select on two shapes, its op name first
     b"negative dimension size",  # TensorFlow's conv larger than its input, pasted alone
     b"channels, but got",  # torch's conv given another channel count, pasted without its class

@@ -4727,6 +4727,42 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("Fatal Python error: (pygame parachute) Segmentation Fault", "segfault.segv"),
         ("Epoch 0 1 / 600    0.17% 1d7h32m03spanic: runtime error: index out of range [2] with "
          "length 2", "code.native_panic"),
+        # NaN in a trainer's or a library's own words: wav2letter's fatal check, icefall's
+        # optimizer, GluonTS, fairchem
+        ("F0723 11:44:54.493821  2870 Train.cpp:616] Loss has NaN values. Samples - "
+         "train-clean-100-4014-186175-0018", "numerical.nan"),
+        ("RuntimeError: Too many grads were not finite", "numerical.nan"),
+        ("gluonts.core.exception.GluonTSUserError: Got NaN in first epoch. Try reducing initial "
+         "learning rate.", "numerical.nan"),
+        ("WARNING:root:Found nans while computing loss", "numerical.nan"),
+        # c10d's store polled in vain; the OpenAI client on a server's 5xx
+        ("waitForInput: poll for socket SocketImpl(fd=66, addr=[::ffff:10.164.0.78]:50434, "
+         "remote=[::ffff:10.164.0.78]:29500) returned 0, likely a timeout", "net.store"),
+        ("Failure: Error code: 503", "net.http"),
+        # XGBoost's softmax objective; instant-ngp's empty dataset; pydantic 2's pointer under an
+        # error it lists; XLA's cuBLAS call that failed; Ray's wrapper of an actor that died
+        ("Error in xgb.iter.update(bst$handle, dtrain, iteration - 1, obj) : [12:23:02] "
+         "amalgamation/../src/objective/multiclass_obj.cu:110: SoftmaxMultiClassObj: label must "
+         "be in [0, num_class).", "data.label_range"),
+        ("20:03:30 ERROR    Uncaught exception: No training images were found for NeRF "
+         "training!", "data.empty"),
+        ("    For further information visit https://errors.pydantic.dev/2.12/v/missing",
+         "code.cli_config"),
+        ("023-10-16 13:55:17.319037: E external/xla/xla/pjrt/pjrt_stream_executor_client.cc:2716] "
+         "Execution of replica 0 failed: INTERNAL: cublasLtMatmul( blas_lt_ref_.blas_lt_.get(), "
+         "op_desc_.get(), alpha, a.opaque(), a_desc_.get(), b.opaque(), b_desc_.get(), beta, "
+         "c.opaque(), c_desc_.get(), d.opaque(), d_de", "cuda.library"),
+        ("ray.exceptions.RayTaskError(ActorDiedError): ray::TaskRunner.run() (pid=16209, "
+         "ip=10.96.200.252, actor_id=af67a3a6fa70baaa8f2d6ff301000000, repr=<main_ppo.TaskRunner "
+         "object at 0x7ecf611e7670>)", "ray.system_error"),
+        # autograd's words alone on their line, under a debugger's `Exception has occurred:`
+        ("element 0 of tensors does not require grad and does not have a grad_fn", "code.shapes"),
+        # a platform's report of a pod's OOM kill; ROCm's torch seeing no GPU; zsh's words for a
+        # child killed by SIGFPE
+        ("> **Restart Reason**: OOMKill (memory exceeded limit, SIGKILL)", "host.oom_killer"),
+        ("what():  HIP error: hipErrorNoDevice", "cuda.driver_init"),
+        ("zsh: floating point exception  ./darknet detector train ../od-yolo/training/"
+         "top_20_1000.data   -gpus 6,7 -ma", "segfault.sigfpe"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -5243,6 +5279,19 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ("libpng warning: iCCP: known incorrect sRGB profile", "data.image"),
         ("System.OutOfMemoryException: Array dimensions exceeded supported range.",
          "host.memory_error"),
+        # the OpenAI client on a request the server refused (the request's fault, a 4xx); a
+        # status line that goes on to other words; pydantic's migration guide in a deprecation
+        # warning
+        ("openai.BadRequestError: Error code: 400 - {'error': {'message': 'max_tokens is too "
+         "large'}}", "net.http"),
+        ("Error code: 500 documented in the table below", "net.http"),
+        ("PydanticDeprecatedSince20: Support for class-based `config` is deprecated, use "
+         "ConfigDict instead. See Pydantic V2 Migration Guide at https://errors.pydantic.dev/2.5/"
+         "migration/", "code.cli_config"),
+        # a NaN a trainer skips or a run goes on after
+        ("Got NaN in loss at step 120, skipping this batch", "numerical.nan"),
+        # Docker's setting, not a kill
+        ("    \"OOMKillDisable\": false,", "host.oom_killer"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

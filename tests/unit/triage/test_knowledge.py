@@ -5288,8 +5288,6 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ("PydanticDeprecatedSince20: Support for class-based `config` is deprecated, use "
          "ConfigDict instead. See Pydantic V2 Migration Guide at https://errors.pydantic.dev/2.5/"
          "migration/", "code.cli_config"),
-        # a NaN a trainer skips or a run goes on after
-        ("Got NaN in loss at step 120, skipping this batch", "numerical.nan"),
         # Docker's setting, not a kill
         ("    \"OOMKillDisable\": false,", "host.oom_killer"),
     ],

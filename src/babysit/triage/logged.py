@@ -22,19 +22,21 @@ from babysit.triage.anatomy import ANSI, LAUNCHER_PREFIX, RAY_LABEL
 # ...`, `Fatal error: ...`, `Error running job: ...`, `Training error: ...`; not a metric's
 # `Validation error: 0.12`, nor a setting's `error handling: strict`). glog since 0.6 puts the
 # year first: `F20220801 07:29:34.701110 ...]`. c10's (torch's and Caffe2's C++) puts the level
-# and the source in brackets: `[E net_dag.cc:188] Exception from operator chain ...`. TensorFlow's
-# C++ (and XLA's) puts the date first: `2023-09-19 02:13:08.192277: F tensorflow/tsl/platform/
-# statusor.cc:33] ...`, its fatal lines only (its `E` lines are mostly start-up chatter: `Unable to
-# register cuDNN factory`). R names the
-# call that failed: `Error in nn_mse_loss(output, target) : unused argument (target)`, and when the
-# call is long, alone on its line with the message on the next (`Error in mxnet::mx.mlp(data = x,
-# label = y, ...  : `, then `  object 'mx.metric.accuracy' not found`): _R_CALL, a call being
-# what it names (a bracket, a `$` or a `::`), not words (`Error in epoch 3 :`).
+# and the source in brackets: `[E net_dag.cc:188] Exception from operator chain ...`; k2's (under
+# icefall) the level alone: `[F] /k2/k2/csrc/host_shim.cu:31:k2host::Fsa ... Check failed: ...`.
+# TensorFlow's C++ (and XLA's) puts the date first: `2023-09-19 02:13:08.192277: F tensorflow/tsl/
+# platform/statusor.cc:33] ...`, its fatal lines only (its `E` lines are mostly start-up chatter:
+# `Unable to register cuDNN factory`). R names the call that failed: `Error in nn_mse_loss(output,
+# target) : unused argument (target)`, and when the call is long, alone on its line with the
+# message on the next (`Error in mxnet::mx.mlp(data = x, label = y, ...  : `, then `  object
+# 'mx.metric.accuracy' not found`): _R_CALL, a call being what it names (a bracket, a `$` or a
+# `::`), not words (`Error in epoch 3 :`).
 _LEVEL = re.compile(
     r"(?:^\s*|[\[|\t]|[\w\]):.]\s|\s-\s)(?:ERROR|FATAL|CRITICAL)"
     r"(?![\w./'\")=-]| (?:rate|count|metric)\b)"
     r"|^\W{0,3}[EF](?:(?:19|20)\d\d)?(?:0[1-9]|1[0-2])\d\d \d\d:\d\d:\d\d"
     r"|^\W{0,3}\[[EF] [\w./+-]+\.\w{1,4}:\d+\] "
+    r"|^\W{0,3}\[[EF]\] [\w./+-]+\.\w{1,4}:\d+:"
     r"|^\W{0,3}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?: F [\w./+-]+\.\w{1,4}:\d+\] "
     r"|^\W{0,3}Error in \S[^\n]{0,200}? : \S"
     r"|(?:^|[\]:]\s*)Check [Ff]ailed\b"

@@ -20,6 +20,9 @@ from babysit.triage.logged import error_record, went_on
         # c10's (torch's and Caffe2's C++): the level and the source in brackets
         "[E net_dag.cc:188] Exception from operator chain starting at '' (type 'Conv')",
         "[F init.cpp:82] Could not open the plan file /plans/a.bin",
+        # k2's (icefall's C++): the level alone in brackets, then the source and the function
+        "[F] /k2/k2/csrc/host_shim.cu:31:k2host::Fsa k2::FsaVecToHostFsa(k2::FsaVec&, int32_t) "
+        "Check failed: fsa_vec.Context()->GetDeviceType() == kCpu (kCuda vs. kCpu) ",
         # TensorFlow's C++ (XLA's, TPU runtime's): the date first, then the level
         "2023-09-19 02:13:08.192277: F tensorflow/tsl/platform/statusor.cc:33] Attempting to "
         "fetch value instead of handling error UNKNOWN: TPU initialization failed",

@@ -700,6 +700,11 @@ def test_a_ray_actor_whose_constructor_raised_is_its_code_unless_the_error_says_
     )
     alone = _triage([head])
     assert alone.category is Category.USER_CODE and alone.transient is False
+    # under Ray's wrapper of the task that called the dead actor, the same; the wrapper alone is
+    # an actor that died of nothing of its own that the log shows
+    wrapper = "ray.exceptions.RayTaskError(ActorDiedError): ray::TaskRunner.run() (pid=7)"
+    assert _triage([wrapper, head]).category is Category.USER_CODE
+    assert _triage([wrapper]).category is Category.UNKNOWN
     oom = _triage(
         [
             head,

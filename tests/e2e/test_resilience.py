@@ -83,16 +83,19 @@ def test_babysit_killed_mid_stop_launcher_finishes_the_stop(workdir: Path) -> No
 
 
 def test_requeue_after_a_stop_is_not_a_success(workdir: Path) -> None:
-    home, stop = workdir / "h", workdir / "stop"
+    home, stop, saved = workdir / "h", workdir / "stop", workdir / "saved"
     args = ("run", "--home", str(home), "--backoff", "0", "--name", "p", "--", PY,
-            fixture("polite.py"), str(stop))
+            fixture("polite.py"), str(stop), str(saved))
     proc = start_babysit(*args, cwd=workdir, stderr_path=workdir / "b1.err")
     attempt = home / "runs/p/attempt-0001"
     wait_for(lambda: "step 3" in file_text(attempt / "stdout.log"), what="progress")
     proc.send_signal(signal.SIGTERM)
     wait_for(lambda: "SIGTERM received" in file_text(workdir / "b1.err"), what="the stop")
-    proc.kill()  # babysit dies mid-stop; the trainer saves and exits 0 on its SIGTERM
+    # babysit dies mid-stop: the trainer's save lasts until `saved` exists, so that babysit cannot
+    # record the stop itself first, however fast the machine; then the trainer exits 0
+    proc.kill()
     proc.wait(timeout=10)
+    saved.write_text("")
     wait_for((attempt / "exit.json").exists, what="the trainer to exit")
     stop.write_text("")  # the requeued attempt will finish
     res = run_babysit(*args, cwd=workdir)

@@ -454,7 +454,11 @@ class Engine:
                 self._add(rule, None, file, number, body, body.strip(), anat, frames, None)
         for key, args in list(self._wrapper.items()):
             del self._wrapper[key]
-            self._add(worker_cut(args[0], args[8], request=key in requests), *args[1:])
+            # (the type as the wrapper names it, where its line was not read as an exception's:
+            # a harness's summary quoting it, `* 1 x [rank0]: FileNotFoundError: Caught ...`)
+            caught = WORKER_WRAPPER.search(args[5])
+            exc_type = args[8] or (caught["type"] if caught else None)
+            self._add(worker_cut(args[0], exc_type, request=key in requests), *args[1:])
 
     def _cut_known(self, file: int, rank: int | None, tb: Traceback) -> bool:
         """A traceback cut before its exception line: a rule for one of its last lines (`raise

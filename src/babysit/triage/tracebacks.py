@@ -60,8 +60,9 @@ EXC_REPR = re.compile(
 # torch re-raising a DataLoader worker's exception in the main process; the worker's own
 # traceback follows (`Original Traceback (most recent call last):`) and ends in the real error.
 # The line may be cut (a capped log line, a paste): torch's words up to "DataLoader worker".
+# `type`: the worker's exception, as the wrapper names it.
 WORKER_WRAPPER = re.compile(
-    r"Caught [\w.]+ in (?:DataLoader worker\b|pin memory thread for device \d+)"
+    r"Caught (?P<type>[\w.]+) in (?:DataLoader worker\b|pin memory thread for device \d+)"
 )
 
 

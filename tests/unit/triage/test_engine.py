@@ -267,6 +267,12 @@ def test_a_file_a_worker_did_not_find_its_own_error_cut_is_the_samples_not_the_c
     denied = ["PermissionError: Caught PermissionError in DataLoader worker process 0.",
               *WORKER_HEAD[1:3]]  # fmt: skip
     assert _triage(denied).rule == "python.config_path"
+    # the wrapper quoted by a harness's summary of its ranks' errors, its worker's traceback
+    # cut (milabench's `* 1 x [rank0]: ...`): the wrapper's own words name the type
+    summary = ["  * 3 exceptions found",
+               "    * 1 x [rank0]: FileNotFoundError: Caught FileNotFoundError in DataLoader "
+               "worker process 2."]  # fmt: skip
+    assert _triage(summary).rule == "data.worker_missing_file"
 
 
 def test_a_cut_workers_wrapper_stands_for_its_error_by_kind() -> None:

@@ -4763,6 +4763,21 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("what():  HIP error: hipErrorNoDevice", "cuda.driver_init"),
         ("zsh: floating point exception  ./darknet detector train ../od-yolo/training/"
          "top_20_1000.data   -gpus 6,7 -ma", "segfault.sigfpe"),
+        # RMM's CNMeM pool out of GPU memory (HugeCTR); bitsandbytes' check of its operands'
+        # devices; numpy's np.save that wrote nothing (a full disk); scikit-learn's metric given
+        # NaN scores; CUDA's device linker older than the cubin XLA gave it
+        ("  what():  std::bad_alloc: CNMEM error at: /opt/conda/envs/rapids/include/rmm/mr/"
+         "device/cnmem_memory_resource.hpp168: CNMEM_STATUS_OUT_OF_MEMORY", "cuda.oom"),
+        ("RuntimeError: Input tensors need to be on the same GPU, but found the following "
+         "tensor and device combinations:", "code.shapes"),
+        ("> OSError: 49252324 requested and 0 written", "fs.nospace"),
+        ("ValueError: Input contains NaN.", "numerical.nan"),
+        ("ValueError: Input contains NaN, infinity or a value too large for dtype('float64').",
+         "numerical.nan"),
+        ("UnfilteredStackTrace: jaxlib.xla_extension.XlaRuntimeError: INTERNAL: nvlink exited "
+         "with non-zero error code 256,output: nvlink fatal  : Input file '/tmp/tempfile-llpc-"
+         "cab04a7-18966-5fd3b5872b691.cubin' newer than toolkit (118 vs114)",
+         "cuda.no_kernel_image"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -5290,6 +5305,10 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
          "migration/", "code.cli_config"),
         # Docker's setting, not a kill
         ("    \"OOMKillDisable\": false,", "host.oom_killer"),
+        # CUDA's device linker (the tool nvlink) failing a build, not the NVLink interconnect
+        ("nvlink error   : Undefined reference to '_Z6kernelPf' in 'build/main.o'",
+         "gpu.nvlink"),
+        ("RuntimeError: nvlink exited with non-zero error code 255", "gpu.nvlink"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

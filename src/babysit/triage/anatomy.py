@@ -7,6 +7,7 @@ Prefixes come stacked in every order the launchers produce them: torchrun's `[ra
 `[default0]:`, srun `--label` (`3: `), mpirun (`[1,3]<stderr>:`), pdsh/DeepSpeed
 (`worker-1: `), NCCL's `host:pid:tid [gpu] NCCL WARN`, glog (`E1206 18:44:12.715298 ...]`),
 vLLM's logger (`ERROR 06-10 10:55:03 [core.py:459] `), Ray's actors (`(TaskRunner pid=7) `),
+Determined's trial logs (`[2024-02-27T21:35:28Z] fa88a9df [rank=4] || `),
 ISO and Python-logging timestamps, Slurm's `[2024-01-02T03:04:05.123]`, syslog
 (`Jan  2 03:04:05 gpu-17 kernel: `) and dmesg (`[ 123.456789] `); and the marks of markdown that a
 log pasted into an issue keeps (a quote's `> `, code's backticks around the line). Pure and
@@ -63,6 +64,10 @@ _VLLM = re.compile(
     r"(?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d(?:\.\d+)?) \[?[\w./-]+\.py:\d+\] ?"
 )
 _RAY_CPP = re.compile(r"(?P<level>[DIWEF]) \d+ \d+\] ")  # the level, pid and tid
+# Determined's (HPE MLDE) trial logs, after their timestamp: the container's short id, the rank
+# when the trial runs several, then `|| ` and the line as the process printed it
+# (`[2024-02-27T21:35:28.893536Z] fa88a9df [rank=4] ||   File "train.py", line 3, in <module>`).
+_DETERMINED = re.compile(r"[0-9a-f]{8}(?: \[rank=(?P<rank>\d{1,6})\])? \|\| ")
 # Ray's label of the process that printed a line: an actor's or a task's, its name optional
 # and holding colons or parentheses (`(MegatronTrainRayActor pid=19450, ip=10.0.0.7) `,
 # `(pid=8848) `, `(ServeReplica:app:Model pid=7) `, `(MapBatches(fn) pid=7, ip=10.0.0.7) `,
@@ -252,6 +257,13 @@ def anatomy(text: str) -> Anatomy:
             m = _RAY_CPP.match(text, pos)
             if m:
                 warning = warning or m["level"] == "W"
+                logged = True
+                pos = m.end()
+                continue
+        if kind == "iso" and c in "0123456789abcdef":
+            m = _DETERMINED.match(text, pos)
+            if m:
+                rank = int(m["rank"]) if m["rank"] is not None else rank
                 logged = True
                 pos = m.end()
                 continue

@@ -548,6 +548,18 @@ def test_ray_s_cpp_log_prefix_is_read_and_its_warnings_marked() -> None:
     assert anatomy("2024-01-01 10:00:00 E 5 stays").body == "E 5 stays"
 
 
+def test_determined_s_trial_log_prefix_is_read_and_the_line_keeps_its_indentation() -> None:
+    # the container's short id, the rank where the trial runs several, `|| `, then the line
+    a = anatomy('[2024-02-27T21:35:28.893536Z] fa88a9df [rank=4] ||   File "train.py", line 3')
+    assert (a.body, a.rank) == ('  File "train.py", line 3', 4) and a.ts is not None
+    b = anatomy('[2021-04-27T01:17:09Z] 18c36ccc ||     raise ValueError("no rendezvous")')
+    assert (b.body, b.rank) == ('    raise ValueError("no rendezvous")', None)
+    assert anatomy("[2021-04-27T01:17:09Z] 18c36ccc || [rank3]: RuntimeError: x").rank == 3
+    # not without the timestamp before it, nor a word of eight letters
+    assert anatomy("deadbeef || x").body == "deadbeef || x"
+    assert anatomy("[2021-04-27T01:17:09Z] deadbeef is a word").body == "deadbeef is a word"
+
+
 def test_a_consoles_table_of_log_events_is_read_for_its_time() -> None:
     # CloudWatch's console copied as a table (SageMaker's logs): its time column is the line's
     a = anatomy("  | 2024-11-28T07:42:14.532Z | algo-1:17773:17846 [0] NCCL INFO Connected all")

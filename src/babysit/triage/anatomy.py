@@ -36,6 +36,13 @@ LAUNCHER_PREFIX = re.compile(
         "|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern) for p in (_TORCHRUN, _MPI, _SRUN))
     )
 )
+# A paste's indentation before torchrun's or mpirun's label (a log quoted in an issue as an
+# indented block: `\t[rank1]:   File "..."`): the label is the launcher's all the same.
+_INDENTED_LABEL = re.compile(
+    r"[ \t]{{1,8}}(?={}|{})".format(
+        *(re.sub(r"\(\?P<\w+>", "(?:", p.pattern) for p in (_TORCHRUN, _MPI))
+    )
+)
 # A pdsh/DeepSpeed host label: must hold a digit or a hyphen, so `RuntimeError: ` is no host.
 # Nor is an exception class whose name holds a digit (boto3's S3UploadFailedError), nor a network
 # interface (`ib0: link down`), nor an Ascend CANN, HCCL or HCCP error code (`EZ9999: Inner
@@ -175,6 +182,11 @@ def anatomy(text: str) -> Anatomy:
         if pos >= len(text):
             break
         c = text[pos]
+        if pos == 0 and c in " \t":
+            m = _INDENTED_LABEL.match(text)
+            if m:
+                pos = m.end()
+                continue
         if c == ">" and text.startswith("> ", pos):  # a markdown quote's mark, pasted with it
             pos += 2
             continue

@@ -385,6 +385,16 @@ def test_torchrun_python_prefix_space(line: str, body: str) -> None:
     assert anatomy(line).body == body
 
 
+def test_a_pastes_indentation_before_a_launchers_label_is_no_part_of_the_line() -> None:
+    # a log quoted in an issue as an indented block: the label is still torchrun's or mpirun's
+    a = anatomy('\t[rank1]:   File "/opt/ds/partition.py", line 284, in free_param')
+    assert (a.body, a.rank) == ('  File "/opt/ds/partition.py", line 284, in free_param', 1)
+    assert anatomy("  [1,3]<stderr>:RuntimeError: y").rank == 3
+    # not a bracket in a frame's code, nor a label after other words
+    assert anatomy("        x = a[rank1]").body == "        x = a[rank1]"
+    assert anatomy("    foo [rank1]: x").rank is None
+
+
 # -- lines that are no prefix --------------------------------------------------------------------
 
 

@@ -50,6 +50,7 @@ from babysit.triage.tracebacks import (
     Traceback,
     argless,
     framed,
+    glued_exception,
     unflattened,
     worker_quoted,
 )
@@ -181,6 +182,11 @@ class Engine:
             # A SyntaxError raised while compiling the script has frames but no header; so has
             # a log that begins inside a traceback (an excerpt, a rotated log: its head cut).
             tb = self._tb[tb_key] = Traceback([], headed=first and line <= 2)
+        if tb is not None and body[:1] in (" ", "\t"):
+            glued = glued_exception(tb, line, body)
+            if glued is not None:  # read as the line of its own it was: it ends the frames
+                body = stripped = glued
+                a = dataclasses.replace(a, body=body)
         if (
             stripped.endswith(GLUED_HEAD)
             and not stripped.startswith(TB_HEADS)

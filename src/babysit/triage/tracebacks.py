@@ -132,6 +132,26 @@ def framed(tb: Traceback, line: int, body: str, stripped: str) -> bool:
     return True
 
 
+# An exception glued to the end of a frame's code line, its newline lost (streams interleaved,
+# a paste): `    return value.xlogy(rate) - (value + 1).lgamma()RuntimeError: CUDA out of
+# memory. ...`. Only after a call's or a subscript's closing bracket, where code cannot go on
+# with a class's name and a colon.
+_GLUED_EXC = re.compile(r"[)\]](?=(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt): )")
+
+
+def glued_exception(tb: Traceback, line: int, body: str) -> str | None:
+    """The exception glued to the end of a frame's code line (see _GLUED_EXC), the code kept in
+    the traceback's frames; None for any other line."""
+    if "Error: " not in body and "Exception: " not in body and "Interrupt: " not in body:
+        return None
+    g = _GLUED_EXC.search(body)
+    if g is None or FRAME.match(body):
+        return None
+    code = body[: g.end()]
+    framed(tb, line, code, code.strip())
+    return body[g.end() :]
+
+
 def argless(tb: Traceback, stripped: str) -> str | None:
     """The class of an exception raised without arguments, which Python prints alone on its
     line, ending the frames (`nflows.transforms.base.InputOutsideDomain` after `raise

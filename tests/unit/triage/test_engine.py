@@ -1254,3 +1254,28 @@ def test_a_warning_s_advice_comes_after_what_the_phase_says_of_either_fix(tmp_pa
         "Warned in the log: The job runs the deprecated image v41. Use image v42. "
         "Otherwise: Check the mount."
     )
+
+
+def test_an_exception_glued_to_its_frames_code_line_still_ends_the_traceback() -> None:
+    # a newline lost between a frame's code and the exception (streams interleaved, a paste)
+    head = [
+        "Traceback (most recent call last):",
+        f'  File "{_TORCH}/distributions/poisson.py", line 63, in log_prob',
+    ]
+    oom = "RuntimeError: CUDA out of memory. Tried to allocate 9.28 GiB (GPU 0; 31.75 GiB total)"
+    chained = [
+        "",
+        "During handling of the above exception, another exception occurred:",
+        "",
+        "Traceback (most recent call last):",
+        '  File "run.py", line 7, in <module>',
+        "    assert exit_code == 0",
+        "AssertionError",
+    ]
+    d = _triage([*head, f"    return value.xlogy(rate) - (value + 1).lgamma(){oom}", *chained])
+    assert (d.category, d.rule) == (Category.CUDA_OOM, "cuda.oom")
+    # code that names an exception, no bracket glued to it, is the frame's code: the
+    # exception line after it ends the frames
+    for code in ('    raise RuntimeError("no")', "    except KeyError: pass", "    f(x)[0]"):
+        d = _triage([*head, code, "ValueError: bad value"])
+        assert "ValueError: bad value" in d.summary, code

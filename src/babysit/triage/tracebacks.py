@@ -19,9 +19,11 @@ from dataclasses import dataclass
 
 from babysit.triage.frames import FRAME, frames, own_file
 
+# (and TensorFlow 1's words for the error a session's run raised, its op's traceback printed
+# before: `InvalidArgumentError (see above for traceback): assertion failed: ...`)
 EXC_LINE = re.compile(
     r"^(?:[A-Za-z_]\w*\.)*(?P<type>[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Fault|Invalid|"
-    r"Warning)|Exception)(?::\s?(?P<msg>.*))?$"
+    r"Warning)|Exception)(?: \(see above for traceback\))?(?::\s?(?P<msg>.*))?$"
 )
 CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
 

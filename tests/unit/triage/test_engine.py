@@ -1279,3 +1279,13 @@ def test_an_exception_glued_to_its_frames_code_line_still_ends_the_traceback() -
     for code in ('    raise RuntimeError("no")', "    except KeyError: pass", "    f(x)[0]"):
         d = _triage([*head, code, "ValueError: bad value"])
         assert "ValueError: bad value" in d.summary, code
+
+
+def test_tensorflow_1s_words_for_a_sessions_error_are_an_exception_line() -> None:
+    # `X (see above for traceback): message`, the op's own traceback printed before it
+    d = _triage([
+        "InvalidArgumentError (see above for traceback): assertion failed: [] [Condition x == y "
+        "did not hold element-wise:] [x (model/inference/strided_slice_5:0) = ] [12032]",
+        "\t [[Node: model/inference/assert_equal/Assert/Assert = Assert[T=[DT_STRING]]]]",
+    ])
+    assert d.rule == "python.unclassified_line" and "assertion failed" in d.summary

@@ -4781,6 +4781,10 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         # Determined's harness, its trial's containers never all connected
         ('    raise ValueError("Ran out of events without finding rendezvous message")',
          "net.rendezvous"),
+        # TensorFlow 1's input queue that its readers closed empty
+        ("OutOfRangeError (see above for traceback): FIFOQueue '_1_create_inputs/batch/"
+         "fifo_queue' is closed and has insufficient elements (requested 10, current size 0)",
+         "data.empty"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(

@@ -147,7 +147,7 @@ def glued_exception(tb: Traceback, line: int, body: str) -> str | None:
     if "Error: " not in body and "Exception: " not in body and "Interrupt: " not in body:
         return None
     g = _GLUED_EXC.search(body)
-    if g is None or FRAME.match(body):
+    if g is None:
         return None
     code = body[: g.end()]
     framed(tb, line, code, code.strip())

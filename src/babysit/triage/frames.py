@@ -379,3 +379,15 @@ def spawn_start(
         return True
     where = frames(lines)
     return bool(where) and where[-1][2].endswith("reduction.pickle.load(from_parent)")
+
+
+_CONNECTION_FILE = re.compile(r"[/\\]multiprocessing[/\\]connection\.py$")
+_RECEIVE = frozenset({"recv", "recv_bytes", "_recv_bytes", "_recv"})
+
+
+def pipe_closed(path: str, func: str | None, exc_type: str | None) -> bool:
+    """Whether a traceback (its innermost frame's `path` and `func`) is a process finding its pipe
+    to another process closed as it waited for a message (`EOFError` raised by multiprocessing's
+    Connection.recv): the process at the other end (a vectorised environment's worker, a pool's
+    worker, the parent) had died."""
+    return exc_type == "EOFError" and func in _RECEIVE and bool(_CONNECTION_FILE.search(path))

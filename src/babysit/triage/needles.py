@@ -292,6 +292,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"encountered nan",
     b"'nan'",
     b"nan in ",
+    b"nan at ",  # a trainer's own check naming the step: `NaN at step 1558`
     b"preempt",
     b"cancel",
     b"abort",

@@ -27,6 +27,7 @@ from babysit.triage.frames import (
     fetched,
     frames,
     importing,
+    pipe_closed,
     printed,
     spawn_start,
     writing,
@@ -241,6 +242,24 @@ SPAWN_ORPHAN = standin(
 )
 
 
+# A process that waited on its pipe to another process for a message and found it closed
+# (`EOFError` raised by multiprocessing's Connection.recv: Stable-Baselines3's SubprocVecEnv,
+# gymnasium's AsyncVectorEnv, a pool's worker, or a worker reading its parent's commands): the
+# process at the other end died first, and its own error says why.
+PIPE_CLOSED = standin(
+    "launcher.pipe_closed",
+    Category.UNKNOWN,
+    "A process waited on its pipe to another process (a vectorised environment's worker, a "
+    "pool's worker, or its parent) and found it closed: the other process had died first.",
+    "Find the other process's own error (above, or in its own log: an environment that "
+    "crashed, a worker killed for memory, by the OOM killer or a signal); this one follows "
+    "from it. Run the environment in the main process (DummyVecEnv, num_envs=1) to see it.",
+    confidence=0.3,
+    role="consequence",
+    phase=(False, None),  # before the first training step: an environment's set-up, every time
+)
+
+
 # An I/O error (EIO) raised by a print to the terminal: the terminal the job was started from (an
 # ssh session, a window) is gone, and the job wrote to it; no disk is involved. Python raises
 # `OSError: [Errno 5] Input/output error` from the print that follows the hang-up.
@@ -298,6 +317,8 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
     """The rule of an exception that ends traceback `tb`, knowing where it was raised:
     - any exception in a process that spawn was starting: its parent's closed pipe
       (SPAWN_ORPHAN, not a checkpoint's `Ran out of input`);
+    - an EOFError raised as a process waited on its pipe to another: the other's death
+      (PIPE_CLOSED);
     - a Ctrl-C in a wait: a run stuck there (INTERRUPTED_WAIT); anywhere else, a run stopped by
       hand (INTERRUPTED);
     - an I/O error raised by a print to the terminal: a terminal that is gone (TERMINAL_GONE),
@@ -314,6 +335,8 @@ def placed(rule: Rule, tb: Raised | None, exc_type: str | None, body: str) -> Ru
     chain = frames(tb.lines)
     if spawn_start(tb.file, tb.func, exc_type, body, tb.lines):
         return SPAWN_ORPHAN
+    if pipe_closed(tb.file, tb.func, exc_type):
+        return PIPE_CLOSED
     if exc_type == "KeyboardInterrupt":
         return INTERRUPTED_WAIT if cut_wait(chain) else INTERRUPTED
     if rule.id == "fs.eio" and _EIO_ALONE.search(body) and printed(chain):

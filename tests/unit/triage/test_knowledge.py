@@ -1589,6 +1589,18 @@ MESSAGES: list[tuple[str, str, str | None]] = [
         "zzzzj_qarepos/007-rnet-embedding-lookup-index-out-of-range.log",
     ),
     (
+        "data.template_mismatch",
+        "WARNING: tokenization mismatch: 385 vs. 399. (ignored)",
+        "zzzzzn_llavaforksrepos/002-llava-v16-34b-tokenization-mismatch.log",
+    ),
+    (
+        "data.series_short",
+        "AssertionError: no valid patch size candidates for time series shape: (6, 48), freq: H, "
+        "patch_sizes: [8, 16, 32, 64, 128], constraints: range(32, 33), min_time_patches: 2, "
+        "patch_size_ceil: 24",
+        "zzzzzn_tsfm26repos/002-uni2ts-no-valid-patch-size-short-series.log",
+    ),
+    (
         "data.random_range",
         "ValueError: empty range for randrange() (0,-60, -60)",
         "zzzzj_enhancerepos/002-enlightengan-randrange-crop-larger-than-image.log",
@@ -4785,6 +4797,18 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("OutOfRangeError (see above for traceback): FIFOQueue '_1_create_inputs/batch/"
          "fifo_queue' is closed and has insufficient elements (requested 10, current size 0)",
          "data.empty"),
+        # verl's actor on a policy loss gone NaN; a trainer's own NaN check naming the step
+        ("(WorkerDict pid=8874) WARN: rank 1 non-finite policy loss. pg_loss_finite=False "
+         "ppo_kl_finite=False.", "numerical.nan"),
+        ("NaN at step 1558", "numerical.nan"),
+        # Time-MoE's launcher script re-raising torchrun's failure
+        ("RuntimeError: Error occurred when execute: torchrun --master_addr=localhost "
+         "--master_port=9899 --node_rank=0 --nproc_per_node=2 --nnodes=1 main.py -d SWH2.jsonl",
+         "launcher.child_failed"),
+        # Moirai's patching of a series too short for any patch size
+        ("AssertionError: no valid patch size candidates for time series shape: (6, 48), freq: "
+         "H, patch_sizes: [8, 16, 32, 64, 128], constraints: range(32, 33), min_time_patches: 2, "
+         "patch_size_ceil: 24", "data.series_short"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -5316,6 +5340,11 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ("nvlink error   : Undefined reference to '_Z6kernelPf' in 'build/main.o'",
          "gpu.nvlink"),
         ("RuntimeError: nvlink exited with non-zero error code 255", "gpu.nvlink"),
+        # a check that reports none, a loss's guard that is no NaN, a NaN column's header
+        ("No NaN at step 1558", "numerical.nan"),
+        ("nan at step column", "numerical.nan"),
+        ("WARN: skipping non-finite checks at step 3", "numerical.nan"),
+        ("Error occurred when executing the callback on_step_end", "launcher.child_failed"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

@@ -2067,6 +2067,59 @@ def test_a_spawned_childs_traceback_interleaved_with_its_parents_is_still_an_orp
     assert d.rule == "launcher.spawn_orphan"
 
 
+def test_a_stream_of_llava_tokenization_mismatches_is_the_template_not_one_sample() -> None:
+    steps = ["{'loss': 0.0, 'grad_norm': 0.0, 'learning_rate': 2e-05, 'epoch': 0.01}"]
+    stream = [f"WARNING: tokenization mismatch: {n} vs. {n + 4}. (ignored)" for n in (96, 113, 127)]
+    d = triage([*stream, *steps])
+    assert d.category == Category.DATA and d.rule == "data.template_mismatch"
+    assert d.transient is False
+    # one sample now and then is that sample's; the crash the log names is the story
+    assert triage([stream[0], *steps]).rule != "data.template_mismatch"
+    crash = ["Traceback (most recent call last):", '  File "/w/train.py", line 9, in <module>',
+             "    loss.backward()", "TypeError: backward() got an unexpected keyword argument 'x'"]
+    assert triage([*stream, *crash]).category == Category.USER_CODE
+
+
+def test_a_process_finding_its_pipe_to_another_closed_is_the_others_death() -> None:
+    # Stable-Baselines3's SubprocVecEnv: the parent waits on each environment's worker, and one
+    # died; the EOFError is no bug of the training code's
+    closed = [
+        "Traceback (most recent call last):",
+        '  File "/w/train.py", line 65, in train_agent',
+        "    model.learn(total_timesteps=100000)",
+        '  File "/env/site-packages/stable_baselines3/common/vec_env/subproc_vec_env.py", line '
+        "145, in reset",
+        "    results = [remote.recv() for remote in self.remotes]",
+        '  File "/usr/lib/python3.12/multiprocessing/connection.py", line 250, in recv',
+        "    buf = self._recv_bytes()",
+        '  File "/usr/lib/python3.12/multiprocessing/connection.py", line 430, in _recv_bytes',
+        "    buf = self._recv(4)",
+        '  File "/usr/lib/python3.12/multiprocessing/connection.py", line 399, in _recv',
+        "    raise EOFError",
+        "EOFError",
+    ]  # fmt: skip
+    d = triage(closed)
+    assert d.category == Category.UNKNOWN and d.rule == "launcher.pipe_closed"
+    assert d.transient is not True  # the other's death, not this one, says whether to restart
+    # the worker's own error, above, is the story
+    crashed = [
+        "Process ForkServerProcess-2:",
+        "Traceback (most recent call last):",
+        '  File "/w/envs/building.py", line 88, in step',
+        "    obs = self.sim.read(self.sensors)",
+        "KeyError: 'zone_temp'",
+    ]  # fmt: skip
+    assert triage([*crashed, *closed]).category == Category.USER_CODE
+    # an EOFError that a file's end raised elsewhere is not a closed pipe
+    eof = [
+        "Traceback (most recent call last):",
+        '  File "/w/train.py", line 12, in <module>',
+        "    data = pickle.load(f)",
+        "EOFError: Ran out of input",
+    ]  # fmt: skip
+    assert triage(eof).rule != "launcher.pipe_closed"
+
+
 def test_nccls_teardown_alone_is_a_generic_nccl_failure() -> None:
     d = triage(["step 10 loss 2.3", "[rank0]: RuntimeError: NCCL communicator was aborted."])
     assert d.category == Category.NCCL_ERROR and d.rule == "nccl.watchdog_teardown"

@@ -5343,6 +5343,7 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         # a check that reports none, a loss's guard that is no NaN, a NaN column's header
         ("No NaN at step 1558", "numerical.nan"),
         ("nan at step column", "numerical.nan"),
+        ("NaN at step 12, skipping this batch", "numerical.nan"),
         ("WARN: skipping non-finite checks at step 3", "numerical.nan"),
         ("Error occurred when executing the callback on_step_end", "launcher.child_failed"),
     ],

@@ -5340,7 +5340,8 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ("nvlink error   : Undefined reference to '_Z6kernelPf' in 'build/main.o'",
          "gpu.nvlink"),
         ("RuntimeError: nvlink exited with non-zero error code 255", "gpu.nvlink"),
-        # a check that reports none, a loss's guard that is no NaN, a NaN column's header
+        # a check that reports none, a NaN column's header, a NaN batch skipped and gone past, a
+        # check switched off; a callback's error, no launcher's
         ("No NaN at step 1558", "numerical.nan"),
         ("nan at step column", "numerical.nan"),
         ("NaN at step 12, skipping this batch", "numerical.nan"),

@@ -29,20 +29,21 @@ _TORCHRUN = re.compile(
 )
 _MPI = re.compile(r"\[\d+,(?P<rank>\d{1,6})\]<std(?:out|err)>:")
 _SRUN = re.compile(r" {0,6}(?P<rank>\d{1,6}): ")
+
+
+def _unnamed(p: re.Pattern[str]) -> str:
+    """A pattern's text with its groups unnamed, to repeat it inside another."""
+    return re.sub(r"\(\?P<\w+>", "(?:", p.pattern)
+
+
 # The same three at a line's start, stacked (`[rank3]:`, `[1,3]<stderr>:`, `3: `): a launcher's
 # label on what a rank printed, not the rank's own words (their groups unnamed, to repeat them).
 LAUNCHER_PREFIX = re.compile(
-    "(?:(?:{}) ?)+".format(
-        "|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern) for p in (_TORCHRUN, _MPI, _SRUN))
-    )
+    "(?:(?:{}) ?)+".format("|".join(_unnamed(p) for p in (_TORCHRUN, _MPI, _SRUN)))
 )
 # A paste's indentation before torchrun's or mpirun's label (a log quoted in an issue as an
 # indented block: `\t[rank1]:   File "..."`): the label is the launcher's all the same.
-_INDENTED_LABEL = re.compile(
-    r"[ \t]{{1,8}}(?={}|{})".format(
-        *(re.sub(r"\(\?P<\w+>", "(?:", p.pattern) for p in (_TORCHRUN, _MPI))
-    )
-)
+_INDENTED_LABEL = re.compile(rf"[ \t]{{1,8}}(?={_unnamed(_TORCHRUN)}|{_unnamed(_MPI)})")
 # A pdsh/DeepSpeed host label: must hold a digit or a hyphen, so `RuntimeError: ` is no host.
 # Nor is an exception class whose name holds a digit (boto3's S3UploadFailedError), nor a network
 # interface (`ib0: link down`), nor an Ascend CANN, HCCL or HCCP error code (`EZ9999: Inner

@@ -77,10 +77,23 @@ _RECORDED_MAX = 4096  # different error records remembered, to skip their repeat
 # log that shows no training step at all (with steps in it, the line may be one the program
 # printed and went on after: diagnose() knows it by its id).
 LONE_EXCEPTION = dataclasses.replace(UNCLASSIFIED, id=LONE_ID)
-# The arguments of Engine._add for a finding held back.
-_Pending = tuple[
-    Rule, Xid | None, int, int, str, str, Anatomy, tuple[tuple[int, str], ...], str | None
-]
+
+
+class _Pending(NamedTuple):
+    """A finding not yet added: _add's arguments, held while its message or its worker's own
+    error may still come."""
+
+    rule: Rule
+    xid: Xid | None
+    file: int
+    line: int
+    text: str
+    body: str
+    anat: Anatomy
+    frames: tuple[tuple[int, str], ...]
+    exc_type: str | None
+
+
 # A held exception line: its finding, its traceback, its place in the order of findings.
 _Held = tuple[_Pending, Traceback | None, int]
 # How many lines later a rank-labelled exception line's message may come (other ranks' lines
@@ -206,7 +219,7 @@ class Engine:
             # the finding, when the log holds it): weak, the exception's type alone.
             rule = self._rule_for(f"{ipy['type']}: ")
             head = dataclasses.replace(a, warning=True)
-            self._emit(tb_key, (rule, None, file, line, text, body, head, (), ipy["type"]))
+            self._emit(tb_key, _Pending(rule, None, file, line, text, body, head, (), ipy["type"]))
             return False
         if tb is not None and body[:1] not in (" ", "\t"):
             body = unflattened(tb, stripped, body)
@@ -267,7 +280,7 @@ class Engine:
         )
         anat = Anatomy(body, rank, host, gpu, a.ts, a.ts_kind, weak, a.kernel)
         rule = placed(rule, tb, exc_type, body)
-        found: _Pending = (rule, xid, file, line, text, body, anat, frames, exc_type)
+        found = _Pending(rule, xid, file, line, text, body, anat, frames, exc_type)
         self._raised(tb_key, found, tb, em is not None and not em["msg"])
         return False
 
@@ -284,7 +297,7 @@ class Engine:
             self.barrier_passed.add(file)
         if frames and exc_type is not None:  # an exception no rule knows, after its frames
             rule = placed(UNCLASSIFIED, tb, exc_type, body)
-            pending: _Pending = (rule, None, file, line, text, body, a, frames, exc_type)
+            pending = _Pending(rule, None, file, line, text, body, a, frames, exc_type)
             self._raised(tb_key, pending, tb, em is not None and not em["msg"])
             return False
         threw = self._threw.pop(tb_key, None)
@@ -293,7 +306,7 @@ class Engine:
             # after throwing an instance of 'c10::Error'`): a TORCH_CHECK's failure, a
             # RuntimeError in Python, and read as one when no rule knows its words.
             rule = self._rule_for(f"RuntimeError: {stripped[7:].strip()}")
-            self._emit(tb_key, (rule, None, file, line, text, body, a, (), "RuntimeError"))
+            self._emit(tb_key, _Pending(rule, None, file, line, text, body, a, (), "RuntimeError"))
             return False
         rep = EXC_REPR.match(stripped) if stripped.endswith(")") else None
         if rep is not None:
@@ -304,14 +317,18 @@ class Engine:
             if rule is UNCLASSIFIED:
                 rule = LONE_EXCEPTION
             quoted = dataclasses.replace(a, warning=True)
-            self._emit(tb_key, (rule, None, file, line, text, body, quoted, (), rep["type"]))
+            self._emit(
+                tb_key, _Pending(rule, None, file, line, text, body, quoted, (), rep["type"])
+            )
             return False
         if em is not None and em["msg"] and exc_type and exc_type.endswith(_LONE_ENDS):
             # The same alone on its line (a big log's middle, where frames are not searched
             # for; an excerpt that starts at it): weak, for the line may be one the program
             # printed and went on after.
             lone = dataclasses.replace(a, warning=True)
-            self._emit(tb_key, (LONE_EXCEPTION, None, file, line, text, body, lone, (), exc_type))
+            self._emit(
+                tb_key, _Pending(LONE_EXCEPTION, None, file, line, text, body, lone, (), exc_type)
+            )
             return False
         if tb is None and exc_type is None and not a.warning:
             # A program's own error line (see ERROR_RECORD): weak, and only in the set-up.
@@ -322,7 +339,9 @@ class Engine:
             if error_record(text):
                 if len(self._recorded) < _RECORDED_MAX:
                     self._recorded.add(stripped)
-                self._emit(tb_key, (ERROR_RECORD, None, file, line, text, body, a, (), None))
+                self._emit(
+                    tb_key, _Pending(ERROR_RECORD, None, file, line, text, body, a, (), None)
+                )
                 return False
         return (
             tb is None
@@ -362,7 +381,7 @@ class Engine:
         """A finding, held back (see _bare) when it is a generic exception's that ends its
         frames with nothing after the colon (`empty`: its exception line has no message); not
         torch's old re-raise, `RuntimeError: Traceback ...`, whose message is the frames."""
-        if empty and args[7] and args[0].id in GENERIC_IDS and not self._reraising:
+        if empty and args.frames and args.rule.id in GENERIC_IDS and not self._reraising:
             self._seq += 1  # its place in the order of findings is where it was raised
             self._bare[tb_key] = (args, tb, self._seq)
         else:
@@ -378,7 +397,7 @@ class Engine:
         if held is None:
             return
         args = held[0]
-        where = frames_of(list(args[7])) if args[8] == "AssertionError" else []
+        where = frames_of(list(args.frames)) if args.exc_type == "AssertionError" else []
         said = cut_raise(where[-1][2], where[-1][1]) if where else None
         hit = self._match(said) if said is not None else None
         if (
@@ -395,10 +414,10 @@ class Engine:
         system is too old`) and found so, in place of the generic finding. Not a line of its
         own kind: another exception, a frame, a header, a logger's timestamped line."""
         args = held[0]
-        exc_type = args[8] or ""
+        exc_type = args.exc_type or ""
         span = 1 if a.rank is None else _MESSAGE_SPAN
         if (
-            not 0 < line - args[3] <= span
+            not 0 < line - args.line <= span
             or stripped.startswith(TB_HEADS)
             or stripped.startswith(CHAIN)
             or EXC_LINE.match(stripped) is not None
@@ -417,17 +436,17 @@ class Engine:
         rule = self._rule_for(said)
         if rule is UNCLASSIFIED or rule.id in GENERIC_IDS or rule.role != "cause":
             return False
-        exc_type = args[8] or ""
+        exc_type = args.exc_type or ""
         rule = placed(rule, tb, exc_type, said)
-        anat = dataclasses.replace(args[6], body=said)
-        line, text = (line, text) if line else (args[3], args[4])
-        self._add(rule, None, args[2], line, text, said, anat, args[7], exc_type, seq=seq)
+        anat = dataclasses.replace(args.anat, body=said)
+        line, text = (line, text) if line else (args.line, args.text)
+        self._add(rule, None, args.file, line, text, said, anat, args.frames, exc_type, seq=seq)
         return True
 
     def _emit(self, tb_key: tuple[int, int | None], args: _Pending) -> None:
         """A finding, or for a DataLoader worker's wrapper, a finding held back until the
         worker's own error comes (which replaces it: the innermost cause wins)."""
-        if self._reraising or WORKER_WRAPPER.search(args[5]):
+        if self._reraising or WORKER_WRAPPER.search(args.body):
             old = self._wrapper.pop(tb_key, None)
             if old is not None:  # an earlier wrapper whose worker's error never came
                 self._add(*old)
@@ -462,9 +481,9 @@ class Engine:
             del self._wrapper[key]
             # (the type as the wrapper names it, where its line was not read as an exception's:
             # a harness's summary quoting it, `* 1 x [rank0]: FileNotFoundError: Caught ...`)
-            caught = WORKER_WRAPPER.search(args[5])
-            exc_type = args[8] or (caught["type"] if caught else None)
-            self._add(worker_cut(args[0], exc_type, request=key in requests), *args[1:])
+            caught = WORKER_WRAPPER.search(args.body)
+            exc_type = args.exc_type or (caught["type"] if caught else None)
+            self._add(worker_cut(args.rule, exc_type, request=key in requests), *args[1:])
 
     def _cut_known(self, file: int, rank: int | None, tb: Traceback) -> bool:
         """A traceback cut before its exception line: a rule for one of its last lines (`raise

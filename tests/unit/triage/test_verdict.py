@@ -2078,6 +2078,11 @@ def test_a_stream_of_llava_tokenization_mismatches_is_the_template_not_one_sampl
     crash = ["Traceback (most recent call last):", '  File "/w/train.py", line 9, in <module>',
              "    loss.backward()", "TypeError: backward() got an unexpected keyword argument 'x'"]
     assert triage([*stream, *crash]).category == Category.USER_CODE
+    segv = ["Segmentation fault (core dumped)"]
+    assert triage([*stream, *segv]).category == Category.SEGFAULT
+    unknown = ["Traceback (most recent call last):", '  File "/w/train.py", line 9, in <module>',
+               "    step()", "zmq.error.ZMQError: Operation cannot be accomplished now"]
+    assert triage([*stream, *unknown]).rule != "data.template_mismatch"
 
 
 def test_a_process_finding_its_pipe_to_another_closed_is_the_others_death() -> None:

@@ -379,6 +379,16 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     "rocessus arrêté".encode(),
     "iolación de segmento".encode(),
     "セグメンテーション違反".encode(),
+    b"naruszenie ochrony pami",  # pl: `Naruszenie ochrony pamięci`
+    # and SIGILL's (segfault.sigill): de, fr, es, pt, ru, zh, ja, pl
+    b"maschinenbefehl",
+    "instruction illégale".encode(),
+    "instrucción ilegal".encode(),
+    "instrução ilegal".encode(),
+    "едопустимая инструкция".encode(),
+    "非法指令".encode(),
+    "不正な命令".encode(),
+    "błędna instrukcja".encode(),
     b"return code",
     b"exit code",
     b"exitcode",

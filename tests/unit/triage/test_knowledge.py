@@ -4809,6 +4809,14 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("AssertionError: no valid patch size candidates for time series shape: (6, 48), freq: "
          "H, patch_sizes: [8, 16, 32, 64, 128], constraints: range(32, 33), min_time_patches: 2, "
          "patch_size_ceil: 24", "data.series_short"),
+        # the shell's SIGILL in other locales: alone (Polish, as pix2pix's user pasted it), and in
+        # a bash job's report (German)
+        ("Błędna instrukcja (zrzut pamięci)", "segfault.sigill"),
+        ("/usr/share/playonlinux/bash/find_python: Zeile 58:  9558 Ungültiger Maschinenbefehl   "
+         "\"$POL_PYTHON\" \"$POLDIR/python/check_python.py\"", "segfault.sigill"),
+        ("Naruszenie ochrony pamięci", "segfault.segv"),
+        # joblib's loky executor naming its killed workers' signal
+        ("The exit codes of the workers are {SIGKILL(-9)}", "host.sigkill"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -5347,6 +5355,11 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ("NaN at step 12, skipping this batch", "numerical.nan"),
         ("WARN: skipping non-finite checks at step 3", "numerical.nan"),
         ("Error occurred when executing the callback on_step_end", "launcher.child_failed"),
+        # a program's own message in Polish that means "wrong instruction", not the shell's; a
+        # worker's other signal
+        ('                System.out.println("Błędna instrukcja");', "segfault.sigill"),
+        ("Błędna instrukcja: x = ", "segfault.sigill"),
+        ("The exit codes of the workers are {SIGSEGV(-11)}", "host.sigkill"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

@@ -969,6 +969,8 @@ def test_normalise_strips_what_differs_between_occurrences() -> None:
         ("段错误 (核心已转储)", Category.SEGFAULT),
         ("Ошибка сегментирования (стек памяти сброшен на диск)", Category.SEGFAULT),
         ("Speicherzugriffsfehler (Speicherabzug geschrieben)", Category.SEGFAULT),
+        ("Ungültiger Maschinenbefehl (Speicherabzug geschrieben)", Category.SEGFAULT),
+        ("非法指令 (核心已转储)", Category.SEGFAULT),
         ("已杀死", Category.HOST_OOM),
         ("OSError: [WinError 1455] 页面文件太小，无法完成操作。", Category.HOST_OOM),
     ],

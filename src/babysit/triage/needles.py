@@ -367,7 +367,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"configerror",
     b"launch timed out",
     b"initialization error",
-    # The shell's signal messages in other locales (glibc): zh, ru, de, fr, es, ja.
+    # The shell's signal messages in other locales (glibc): zh, ru, de, fr, es, ja, pl, pt.
     "段错误".encode(),
     "已杀死".encode(),
     "总线错误".encode(),
@@ -379,7 +379,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     "rocessus arrêté".encode(),
     "iolación de segmento".encode(),
     "セグメンテーション違反".encode(),
-    b"naruszenie ochrony pami",  # pl: `Naruszenie ochrony pamięci`
+    "naruszenie ochrony pamięci".encode(),
     # and SIGILL's (segfault.sigill): de, fr, es, pt, ru, zh, ja, pl
     b"maschinenbefehl",
     "instruction illégale".encode(),

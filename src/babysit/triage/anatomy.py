@@ -96,10 +96,11 @@ _GLOG = re.compile(
     r"(?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d(?:\.\d+)?)"
     r"(?: +\d+)?(?: [\w./-]+:\d+)?\] ?"
 )
+# (and in double quotes, as some clusters' log exports print it: `"2023-08-09T09:46:00+08:00" `)
 _ISO = re.compile(
-    r"\[?(?P<y>\d{4})-(?P<mo>\d\d)-(?P<d>\d\d)[T ](?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)"
+    r"[\[\x22]?(?P<y>\d{4})-(?P<mo>\d\d)-(?P<d>\d\d)[T ](?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)"
     r"(?:[.,](?P<frac>\d{1,9}))?(?:Z|(?P<tz>[+-])(?P<tzh>\d\d):?(?P<tzm>\d\d))?"
-    r"\]?(?: - | \| |: | )?"
+    r"[\]\x22]?(?: - | \| |: | )?"
 )
 _MONTHS = {
     m: i
@@ -225,7 +226,7 @@ def anatomy(text: str) -> Anatomy:
                 rank = int(m["rank"])
                 pos = m.end()
                 continue
-        if c.isdigit() or c == " " or c == "[":
+        if c.isdigit() or c in ' ["':
             m = _ISO.match(text, pos)
             if m:
                 ts, kind = _iso(m), "iso"

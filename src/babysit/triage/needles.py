@@ -233,7 +233,7 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     # Windows' exit statuses of a native crash, each as hex, unsigned and signed, and the name
     # Windows gives it: an access violation (0xC0000005), a stack overflow (0xC00000FD; its name
     # holds `overflow`, a needle above), a fail-fast abort (0xC0000409), an integer division by
-    # zero (0xC0000094)
+    # zero (0xC0000094), an illegal instruction (0xC000001D)
     b"0xc0000005",
     b"3221225477",
     b"-1073741819",
@@ -249,6 +249,10 @@ RARE_NEEDLES: tuple[bytes, ...] = (
     b"3221225620",
     b"-1073741676",
     b"status_integer_divide_by_zero",
+    b"0xc000001d",
+    b"3221225501",
+    b"-1073741795",
+    b"status_illegal_instruction",
     *DEVICE_DOWN,
     b"(nan)",  # a metric logger's running average gone non-finite: `loss: 6.72 (inf)`
     b"(inf)",

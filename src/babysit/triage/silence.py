@@ -194,6 +194,9 @@ def nothing_found(
     elif isinstance(ending, Jump):
         category, confidence = Category.NUMERICAL, 0.3
         times = ending.after / ending.before
+        ratio = f"x{times:.1f}" if times < 1000 else f"x{times:.2g}"
+        if ending.negative:
+            ratio += " in size"
         how = (
             f"climbed {ending.climb} logged steps in a row, from {ending.before:.4g}"
             if ending.climb
@@ -201,8 +204,8 @@ def nothing_found(
         )
         summary = (
             f"no error found in {counted} of {where}, and the training loss {how} to "
-            f"{ending.after:.4g} (x{times:.1f}) before the log ended: a loss spike or a "
-            f"divergence; the step: {quote(ending.line)}"
+            f"{'-' if ending.negative else ''}{ending.after:.4g} ({ratio}) before the log ended: "
+            f"a loss spike or a divergence; the step: {quote(ending.line)}"
         )
         action = (
             "Roll back to a checkpoint from before the jump and skip the data of the steps around "

@@ -152,6 +152,13 @@ def test_single_prefix(
             1691523461.112,
             "iso",
         ),
+        # an ISO time in double quotes, as a cluster's log export prints it (icefall's run)
+        (
+            '"2023-08-09T09:46:00+08:00" malloc(): invalid size (unsorted)',
+            "malloc(): invalid size (unsorted)",
+            utc(2023, 8, 9, 1, 46, 0),
+            "iso",
+        ),
         # ctime (mpirun --timestamp-output) is absolute too
         ("Fri Aug 11 12:31:45 2023 error here", "error here", utc(2023, 8, 11, 12, 31, 45), "iso"),
     ],

@@ -4817,6 +4817,35 @@ def test_a_death_by_signal_is_read_from_the_launchers_return_code(
         ("Naruszenie ochrony pamięci", "segfault.segv"),
         # joblib's loky executor naming its killed workers' signal
         ("The exit codes of the workers are {SIGKILL(-9)}", "host.sigkill"),
+        # MegEngine's device allocator
+        ("RuntimeError: out of memory while requesting 68719476736 bytes; you can try setting "
+         "MGB_CUDA_RESERVE_MEMORY to reserve all memory. If there are dynamic variables, you can "
+         "also try enabling graph option `enable_grad_var_static_reshape` so some gradient "
+         "variables can be statically allocated", "cuda.oom"),
+        # torch.compile's Triton kernel too big for the GPU, its cause wrapped below the line
+        ("torch._inductor.exc.InductorError: RuntimeError: No valid triton configs. ",
+         "code.gpu_arch"),
+        # Windows' illegal instruction (PyCharm's report of the process's exit); Visual Studio's
+        # debugger on an access violation
+        ("Process finished with exit code -1073741795 (0xC000001D)", "segfault.sigill"),
+        ("Unhandled exception at 0x000007FEF9EECAA7 (vcruntime140.dll) in darknet.exe: "
+         "0xC0000005: Access violation reading location 0x0000000000000000.", "segfault.segv"),
+        # gdb's backtrace through a crash handler (Jittor's)
+        ("#3  <signal handler called>", "segfault.native_backtrace"),
+        # old torch's CPU allocator failing with ENOMEM (12), as libtorch's Rust binding prints it
+        (" value: TorchError { c_error: \"[enforce fail at CPUAllocator.cpp:56] "
+         "posix_memalign(&data, gAlignment, nbytes) == 0. 12 vs 0\\nframe #0: ...",
+         "host.memory_error"),
+        # MindSpore's device waiting on its data queue
+        ("RuntimeError: For 'GetNext', get data timeout. Queue name: "
+         "e008c6e6-0088-11ee-974c-3cecefb225f0", "hang.data_loader"),
+        # torch 2.x's words for a full /dev/shm
+        ("RuntimeError: unable to allocate shared memory(shm) for file </torch_287_129298167_2>: "
+         "Success (0)", "fs.shm_full"),
+        # GraphVite's glog check of a CUDA call
+        ("Check failed: error == cudaSuccess CUDA error unknown error at /network/home/zhuzhaoc/"
+         ".local/envs/build/conda-bld/graphvite_1584598935508/work/include/core/solver.h:203",
+         "gpu.unknown_cuda_error"),
     ],
 )  # fmt: skip
 def test_documented_words_of_other_libraries_for_the_same_failure(
@@ -5360,6 +5389,15 @@ def test_an_info_line_is_not_handed_to_the_rules() -> None:
         ('                System.out.println("Błędna instrukcja");', "segfault.sigill"),
         ("Błędna instrukcja: x = ", "segfault.sigill"),
         ("The exit codes of the workers are {SIGSEGV(-11)}", "host.sigkill"),
+        # Triton's out-of-resource is no CUDA OOM, on one line or its kernel's name alone; a
+        # max-autotune log of a config it skipped; a clean exit; gdb's frames of a waiting process
+        ("OutOfMemoryError: out of resource: triton_per_fused_add_div_expand_mul_pow_slice_7",
+         "cuda.oom"),
+        ("No valid triton configs. OutOfMemoryError: out of resource: triton_tem_fused_0",
+         "code.gpu_arch"),
+        ("Process finished with exit code 0", "segfault.sigill"),
+        ("#0  0x00007f35e93926c2 in __GI___waitpid (pid=78009, stat_loc=0x0, options=0) at "
+         "../sysdeps/unix/sysv/linux/waitpid.c:30", "segfault.native_backtrace"),
     ],
 )  # fmt: skip
 def test_words_a_healthy_run_prints_are_not_these_failures(

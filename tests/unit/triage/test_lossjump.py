@@ -108,6 +108,35 @@ def test_a_tensorflow_estimator_s_cross_entropy_is_a_training_loss() -> None:
     assert jumped([f"mean loss = {x}" for x in [3.22, 3.19, 3.25, 3.21, 3936.86]]) is None
 
 
+def test_detectron2_s_total_loss_and_chainer_s_main_loss_are_training_losses() -> None:
+    lines = [
+        f"iter: {i}  total_loss: {v}  loss_cls: 0.4  time: 0.51  lr: 0.02  max_mem: 7712M"
+        for i, v in zip(range(1000, 1100, 20), [1.21, 1.19, 1.22, 1.20, 5.31], strict=True)
+    ]
+    j = jumped(lines)
+    assert j is not None and j.after == 5.31 and not j.negative
+    # ESPnet's report of its trainer (Chainer's keys), `validation/main/loss` not the training's
+    chainer = ['    "main/loss": 58.973086261749266,', '    "main/loss": 59.60016016960144,']
+    assert jumped([*chainer, '        "validation/main/loss": 5900.3,']) is None
+
+
+def test_a_loss_that_went_negative_and_huge_left_its_curve_and_an_rl_loss_did_not() -> None:
+    # ESPnet's CTC loss gone to -1e34 after a steady positive curve
+    ctc = ['        "main/loss": 58.973086261749266,', '        "main/loss": 59.60016016960144,',
+           '        "main/loss": -3.190146999736208e+34,']
+    j = jumped(ctc)
+    assert j is not None and j.negative and j.after == 3.190146999736208e34
+    # LapIRN's NCC loss, below zero from the start, growing tenfold in size
+    ncc = [f'step "{s}" -> training loss "{v}" - sim_NCC "{v}"' for s, v in
+           [(869, "-10781668352.0000"), (1396, "-118240641024.0000")]]
+    j = jumped(ncc)
+    assert j is not None and j.negative and j.after == 118240641024.0
+    # an RL loss that swings around zero; a loss below zero, only a few times the size of the
+    # positive curve before it
+    assert jumped(["loss: 0.8", "loss: 0.9", "loss: -2.5", "loss: 0.7"]) is None
+    assert jumped(["loss: 2.5", "loss: 2.4", "loss: -40.0"]) is None
+
+
 def test_a_loss_that_climbs_past_its_curve_or_rises_above_all_of_it_left_the_curve() -> None:
     # a divergence: four rises in a row, to a new high (BLOOM 104B's second run)
     climb = [_megatron(6900 + 10 * i, v) for i, v in enumerate([6.37, 6.60, 7.31, 9.12, 10.24])]
@@ -129,3 +158,7 @@ def test_triage_says_how_the_loss_left_its_curve(tmp_path: Path) -> None:
     d = triage_files([log]).diagnosis
     assert d.category == Category.NUMERICAL and d.transient is None
     assert "climbed 4 logged steps in a row, from 6.37 to 10.24" in d.summary
+    log.write_text('    "main/loss": 58.97,\n    "main/loss": 59.6,\n    "main/loss": -3.19e+34,\n')
+    d = triage_files([log]).diagnosis
+    assert d.category == Category.NUMERICAL
+    assert "jumped from about 59.28 to -3.19e+34 (x5.4e+32 in size) before" in d.summary

@@ -7,11 +7,13 @@ error in the log: a run that ends without a word after its loss spiked or diverg
 The training loss as trainers print it (Megatron's `lm loss: 6.444662E+00`, `loss: 2.31`, `'loss':
 2.31`, `loss=2.3`, `loss 9.2`, OpenNMT's cross-entropy `xent: 5.93`, a TensorFlow estimator's
 `cross_entropy = 3.21`, Detectron2's `total_loss: 1.2`, Chainer's and ESPnet's `"main/loss":
-58.9`; not a validation's, an evaluation's, a test's, a best or an average one, though a line may
-name other metrics' averages: `train_mean_iou`) rising to JUMP_RATIO times the median of up to
-BASELINE values before it, which held steady (the largest within STEADY of the smallest), and by
-more than NOISE times their own range: a per-step loss that wanders by a fifth (fine-tuning on
-small batches) makes one step half as high again now and then, which is no spike.
+58.9`; not a validation's, an evaluation's, a test's, a best or an average one, named before the
+loss on its line, though a line may name other metrics' averages, `train_mean_iou`, or a
+validation's loss after the training's: Keras's `loss: 2.43 - accuracy: 0.86 - val_loss: 3.99`)
+rising to JUMP_RATIO times the median of up to BASELINE values before it, which held steady (the
+largest within STEADY of the smallest), and by more than NOISE times their own range: a per-step
+loss that wanders by a fifth (fine-tuning on small batches) makes one step half as high again now
+and then, which is no spike.
 The excerpt of a log may hold only a few steps, too few for the vital signs' robust spike detector
 (detect/spike.py, which needs twenty): this asks for a jump no healthy curve makes between two of
 its logged values.
@@ -56,7 +58,7 @@ _LOSS = re.compile(
     r"(?:\s*[:=]\s*|\s+)['\"]?(?:tensor\()?"
     r"(?P<v>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\b"
 )
-# Lines of a loss that is not the training's own.
+# Words before a loss that is not the training's own.
 _NOT_TRAINING = re.compile(r"(?i)valid|\bval\b|val_|eval|\btest|best|\bavg\b|average|\bmean\b")
 
 
@@ -77,7 +79,7 @@ def jumped(lines: Sequence[str]) -> Jump | None:
             continue
         body = anatomy(line).body
         m = _LOSS.search(body)
-        if m is None or _NOT_TRAINING.search(body):
+        if m is None or _NOT_TRAINING.search(body, 0, m.start()):
             continue
         v = float(m["v"])
         if v != 0:

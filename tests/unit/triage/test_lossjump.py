@@ -120,6 +120,23 @@ def test_detectron2_s_total_loss_and_chainer_s_main_loss_are_training_losses() -
     assert jumped([*chainer, '        "validation/main/loss": 5900.3,']) is None
 
 
+def test_a_line_naming_the_validation_s_loss_after_the_training_s_holds_a_training_loss() -> None:
+    # Keras's epoch lines (tf-metal's MNIST run), nanoGPT's evaluation line
+    keras = [
+        f"938/938 [==============================] - 5s 5ms/step - loss: {v} - accuracy: 0.86 - "
+        f"val_loss: {v + 1.5:.4f} - val_accuracy: 0.81"
+        for v in [0.5007, 0.4871, 0.4790, 0.4911, 2.4296]
+    ]
+    j = jumped(keras)
+    assert j is not None and j.after == 2.4296
+    steps = [(0, 2.31), (250, 2.30), (500, 7.9)]
+    nanogpt = [f"step {s}: train loss {v}, val loss 2.45" for s, v in steps]
+    j = jumped(nanogpt)
+    assert j is not None and j.after == 7.9
+    # a validation's loss before the training's on its line is not read
+    assert jumped([f"val_loss: 3.99 - loss: {v}" for v in [2.4, 2.4, 9.0]]) is None
+
+
 def test_a_loss_that_went_negative_and_huge_left_its_curve_and_an_rl_loss_did_not() -> None:
     # ESPnet's CTC loss gone to -1e34 after a steady positive curve
     ctc = ['        "main/loss": 58.973086261749266,', '        "main/loss": 59.60016016960144,',

@@ -19,10 +19,12 @@ The excerpt of a log may hold only a few steps, too few for the vital signs' rob
 its logged values.
 A loss below zero is weighed by its size against the values of its own sign before it (an NCC
 loss at -1e10, then -1e11), never against the others' (an RL loss swings around zero), except
-where it went below zero at NEGATIVE_RATIO times the size of a steady positive curve (a CTC loss
+where it went below zero at HUGE_RATIO times the size of a steady positive curve (a CTC loss
 at -1e35 after 59): it left its curve as surely as one that went up.
 A loss near zero (below FLOOR) is left alone: its noise is multiplicative, and a few hard batches
-double it. Two more shapes of a loss that left its curve: one that rises above JUMP_RATIO times
+double it; unless it blew up to HUGE_RATIO times the highest of the values before it, and past
+FLOOR (a diffusion loss from 0.05 to 3.6e7).
+Two more shapes of a loss that left its curve: one that rises above JUMP_RATIO times
 the highest of the values before it (at least ABOVE_AFTER of them: a curve that came down, then
 went past where it started), and one that climbed CLIMB logged values in a row, each above the
 one before, to CLIMB_RATIO times where the climb began and above every value before it, as the
@@ -48,7 +50,7 @@ FLOOR = 0.3
 ABOVE_AFTER = 3  # values before one that rises above them all
 CLIMB = 4  # rises in a row
 CLIMB_RATIO = 1.25
-NEGATIVE_RATIO = 1000.0
+HUGE_RATIO = 1000.0  # a jump no noise makes, whatever the curve before it
 _MAX_VALUES = 400  # the last lines' losses read, at most
 # A loss's key and its value: `lm loss: 6.44E+00`, `'loss': 2.31`, `loss=2.3`, `loss 9.2`,
 # `xent: 5.9`, `cross_entropy = 3.2`, `loss: tensor(2.3)`, `total_loss: 1.2`, `"main/loss": -1e35`;
@@ -95,7 +97,7 @@ def jumped(lines: Sequence[str]) -> Jump | None:
             positive = [b for b in window if b > 0]
             level = statistics.median(positive) if positive else 0.0
             steady = bool(positive) and max(positive) <= STEADY * min(positive)
-            if steady and level >= FLOOR and size >= NEGATIVE_RATIO * level:
+            if steady and level >= FLOOR and size >= HUGE_RATIO * level:
                 return Jump(level, size, line.strip(), negative=True)
             continue
         if not before:
@@ -103,6 +105,8 @@ def jumped(lines: Sequence[str]) -> Jump | None:
         level = statistics.median(before)
         low, high = min(before), max(before)
         if level < FLOOR:
+            if size >= FLOOR and size >= HUGE_RATIO * high:  # from near zero, blown up
+                return Jump(level, size, line.strip(), negative=negative)
             continue
         steady = high <= STEADY * low
         if size >= JUMP_RATIO * level and steady and size - level > NOISE * (high - low):

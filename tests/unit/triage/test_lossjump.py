@@ -120,6 +120,16 @@ def test_detectron2_s_total_loss_and_chainer_s_main_loss_are_training_losses() -
     assert jumped([*chainer, '        "validation/main/loss": 5900.3,']) is None
 
 
+def test_a_loss_near_zero_that_blew_up_a_thousandfold_left_its_curve() -> None:
+    # audio-diffusion-pytorch's loss, from about 0.05 to 3.6e7
+    losses = [0.0519, 0.0557, 0.0499, 0.0482, 1.4608, 35551447.3009]
+    j = jumped([f"{1330 + i} Loss : {v}" for i, v in enumerate(losses)])
+    assert j is not None and j.after == 35551447.3009
+    # a loss near zero that a few hard batches multiply, even a hundredfold, is left alone
+    assert jumped([f"step {i} | loss: {v}" for i, v in enumerate([0.002, 0.003, 0.25])]) is None
+    assert jumped([f"step {i} | loss: {v}" for i, v in enumerate([1e-5, 2e-5, 0.1])]) is None
+
+
 def test_a_line_naming_the_validation_s_loss_after_the_training_s_holds_a_training_loss() -> None:
     # Keras's epoch lines (tf-metal's MNIST run), nanoGPT's evaluation line
     keras = [

@@ -119,6 +119,13 @@ _RANK_IN_BODY = re.compile(
 )
 # rsyslog's high-precision format puts the host and `kernel:` after an ISO timestamp.
 _ISO_KERNEL = re.compile(r"(?P<host>[\w.-]{1,64}) kernel: ")
+# The kubelet's container log files (CRI's format, what a collector tailing /var/log/containers
+# reads): after the time, the stream and whether the line is whole (F) or a part (P):
+# `2024-05-01T12:00:00.123456789Z stderr F RuntimeError: ...`.
+_CRI = re.compile(r"(?:stdout|stderr) [FP] ")
+# Docker Compose's label of the container that printed a line, padded to the longest of them:
+# `trainer-1  | Traceback ...` (v2), `rasa_1      | ...` (v1).
+_COMPOSE = re.compile(r"[A-Za-z0-9][\w.-]{0,62}?[-_]\d{1,4} +\|(?: |$)")
 # The GPU driver's and the kernel's own words, whatever prefix the collector put before them.
 _DRIVER = ("NVRM: ", "kernel: ")
 # Older PyTorch glog without a date: `[E ProcessGroupNCCL.cpp:474] `; a bare pid: `[80746] `.
@@ -189,6 +196,11 @@ def anatomy(text: str) -> Anatomy:
             if m:
                 pos = m.end()
                 continue
+        if pos == 0 and "| " in text[:72] and c.isalnum():
+            m = _COMPOSE.match(text)
+            if m:
+                pos = m.end()
+                continue
         if c == ">" and text.startswith("> ", pos):  # a markdown quote's mark, pasted with it
             pos += 2
             continue
@@ -234,6 +246,9 @@ def anatomy(text: str) -> Anatomy:
                 k = _ISO_KERNEL.match(text, pos)
                 if k:
                     host, kernel, pos = k["host"], True, k.end()
+                elif text.startswith(("stdout ", "stderr "), pos):
+                    k = _CRI.match(text, pos)
+                    pos = k.end() if k else pos
                 continue
             if c != "[":
                 m = _SRUN.match(text, pos)

@@ -114,6 +114,16 @@ def utc(y: int, mo: int, d: int, h: int = 0, mi: int = 0, s: int = 0) -> float:
         ),
         ("(llama-qlora, pid=17187) RuntimeError: boom", "RuntimeError: boom", None, None, None),
         ("(raylet, ip=10.0.0.7) [E] boom", "[E] boom", None, "10.0.0.7", None),
+        # Docker Compose's label of the container (v2's `name-1`, v1's `name_1`, padded), and a
+        # pdsh host label after it (a DeepSpeed worker in compose); an empty line it labels
+        ('geti-tune-1  |   File "/app/train.py", line 8, in main',
+         '  File "/app/train.py", line 8, in main', None, None, None),
+        ("rasa_1      | MemoryError", "MemoryError", None, None, None),
+        ("deepspeed-worker-2-1  | worker-0: [E socket.cpp:462] [c10d] The server socket has failed",
+         "[c10d] The server socket has failed", None, "worker-0", None),
+        ("algo-1-rqpqu_1  | ", "", None, None, None),
+        # not a compose label: a step's table, a launcher's rank column
+        ("Epoch 1 | loss 2.31", "Epoch 1 | loss 2.31", None, None, None),
         # `[Rank 3]` in the body (c10d)
         (
             "[Rank 3] Watchdog caught collective operation timeout",
@@ -157,6 +167,13 @@ def test_single_prefix(
             '"2023-08-09T09:46:00+08:00" malloc(): invalid size (unsorted)',
             "malloc(): invalid size (unsorted)",
             utc(2023, 8, 9, 1, 46, 0),
+            "iso",
+        ),
+        # the kubelet's container log files (CRI): the stream and the whole-or-part tag after it
+        (
+            "2024-05-01T12:00:00.5Z stderr F RuntimeError: CUDA error: an illegal memory access",
+            "RuntimeError: CUDA error: an illegal memory access",
+            utc(2024, 5, 1, 12, 0, 0) + 0.5,
             "iso",
         ),
         # ctime (mpirun --timestamp-output) is absolute too

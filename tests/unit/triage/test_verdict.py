@@ -2877,3 +2877,22 @@ def test_an_agent_stopped_by_srun_after_a_task_failed_is_no_preemption() -> None
     told = triage([*error[1:], stop[2]])
     assert told.category == Category.PREEMPTION and told.rule == "sched.death_signal"
     assert triage([*error[1:], stop[2], *stop[:2]]).category == Category.PREEMPTION
+
+
+def test_a_traceback_under_docker_compose_s_labels_is_read_as_one(tmp_path: Path) -> None:
+    # Geti's tuning container, its lines labelled by Docker Compose: the innermost frame is found
+    log = tmp_path / "compose.log"
+    log.write_text(
+        "geti-tune-1  | Traceback (most recent call last):\n"
+        'geti-tune-1  |   File "/app/train.py", line 40, in <module>\n'
+        "geti-tune-1  |     main()\n"
+        'geti-tune-1  |   File "/venv/lib/python3.13/site-packages/torch/storage.py", line 524, '
+        "in _share_fd_cpu_\n"
+        "geti-tune-1  |     return super()._share_fd_cpu_(*args, **kwargs)\n"
+        "geti-tune-1  | RuntimeError: unable to allocate shared memory(shm) for file "
+        "</torch_287_129298167_2>: Success (0)\n"
+    )
+    d = triage_files([log]).diagnosis
+    assert d.category == Category.FILESYSTEM_IO and d.rule == "fs.shm_full"
+    assert "train.py:40 in <module>: RuntimeError: unable to allocate" in d.summary
+    assert "geti-tune-1" not in d.summary

@@ -122,7 +122,7 @@ def utc(y: int, mo: int, d: int, h: int = 0, mi: int = 0, s: int = 0) -> float:
         ("deepspeed-worker-2-1  | worker-0: [E socket.cpp:462] [c10d] The server socket has failed",
          "[c10d] The server socket has failed", None, "worker-0", None),
         ("algo-1-rqpqu_1  | ", "", None, None, None),
-        # not a compose label: a step's table, a launcher's rank column
+        # not a compose label: a step line's columns
         ("Epoch 1 | loss 2.31", "Epoch 1 | loss 2.31", None, None, None),
         # `[Rank 3]` in the body (c10d)
         (

@@ -2880,7 +2880,8 @@ def test_an_agent_stopped_by_srun_after_a_task_failed_is_no_preemption() -> None
 
 
 def test_a_traceback_under_docker_compose_s_labels_is_read_as_one(tmp_path: Path) -> None:
-    # Geti's tuning container, its lines labelled by Docker Compose: the innermost frame is found
+    # Geti's tuning container, its lines labelled by Docker Compose: read as one traceback, its
+    # frame in the training's own code named and the label left out of the quote
     log = tmp_path / "compose.log"
     log.write_text(
         "geti-tune-1  | Traceback (most recent call last):\n"

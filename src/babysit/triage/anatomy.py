@@ -196,7 +196,7 @@ def anatomy(text: str) -> Anatomy:
             if m:
                 pos = m.end()
                 continue
-        if pos == 0 and "| " in text[:72] and c.isalnum():
+        if pos == 0 and c.isalnum() and text.find("| ", 0, 72) > 0:  # no copy of the line
             m = _COMPOSE.match(text)
             if m:
                 pos = m.end()
@@ -246,9 +246,8 @@ def anatomy(text: str) -> Anatomy:
                 k = _ISO_KERNEL.match(text, pos)
                 if k:
                     host, kernel, pos = k["host"], True, k.end()
-                elif text.startswith(("stdout ", "stderr "), pos):
-                    k = _CRI.match(text, pos)
-                    pos = k.end() if k else pos
+                elif k := _CRI.match(text, pos):
+                    pos = k.end()
                 continue
             if c != "[":
                 m = _SRUN.match(text, pos)
